@@ -1,0 +1,39 @@
+"""Tools that run over any game's rules: perft and random games."""
+
+from __future__ import annotations
+
+import random
+
+from .base import Game, State
+
+
+def perft(state: State, depth: int) -> int:
+    """Number of move sequences of length depth from state (games that end earlier are not counted)."""
+    if depth == 0:
+        return 1
+    moves = state.legal_moves()
+    if depth == 1:
+        return len(moves)
+    return sum(perft(state.play(move), depth - 1) for move in moves)
+
+
+def random_game(game: Game, rng: random.Random, state: State | None = None) -> list[int]:
+    """Moves of a game played by uniformly random choice: legal_moves()[int(rng.random() * n)]."""
+    state = game.initial_state() if state is None else state
+    moves = []
+    while not state.is_terminal():
+        legal = state.legal_moves()
+        move = legal[int(rng.random() * len(legal))]
+        moves.append(move)
+        state = state.play(move)
+    return moves
+
+
+def random_playout(game: Game, state: State, rng: random.Random) -> State:
+    """The final state of a random game from state; uses a game's fast playout when it has one."""
+    fast = getattr(game, "random_playout", None)
+    if fast is not None:
+        return fast(state, rng)
+    for move in random_game(game, rng, state):
+        state = state.play(move)
+    return state

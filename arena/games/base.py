@@ -1,0 +1,153 @@
+"""What every game offers: the Game and State interfaces and the errors of rules."""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+
+class GameError(ValueError):
+    """A request the rules cannot honour."""
+
+
+class InvalidMoveError(GameError):
+    """Move text that is not a move of this game at all (syntax)."""
+
+
+class IllegalMoveError(GameError):
+    """A move that is well formed but not legal in this position."""
+
+
+class InvalidStateError(GameError):
+    """State text that does not describe a reachable-looking position."""
+
+
+class GameOptionError(GameError):
+    """An unknown rule option or a value it does not allow."""
+
+
+#: Scores per player at the end of a game: win, draw, loss.
+WIN, DRAW, LOSS = 1.0, 0.5, 0.0
+
+
+@dataclass(frozen=True)
+class RuleOption:
+    """One rule option a game accepts: its allowed values and default."""
+
+    name: str
+    choices: tuple[Any, ...]
+    default: Any
+    help: str
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Static facts about a game, declared once."""
+
+    name: str
+    summary: str
+    rules: str
+    max_length: int
+    move_count: int
+    options: tuple[RuleOption, ...] = field(default=())
+
+
+class State(abc.ABC):
+    """A position. Immutable: play() returns a new state."""
+
+    __slots__ = ()
+
+    to_move: int  #: seat to move, 0 (x, first) or 1 (o)
+
+    @abc.abstractmethod
+    def legal_moves(self) -> tuple[int, ...]:
+        """Moves legal here, ascending; empty exactly when the game is over."""
+
+    @abc.abstractmethod
+    def play(self, move: int) -> State:
+        """The state after move; raises IllegalMoveError if it is not legal."""
+
+    @abc.abstractmethod
+    def is_terminal(self) -> bool:
+        """True when the game is over."""
+
+    @property
+    @abc.abstractmethod
+    def winner(self) -> int | None:
+        """Seat that won, or None for a draw or a game still going."""
+
+    @abc.abstractmethod
+    def encode(self) -> str:
+        """One-line text that the game's parse_state() turns back into this state."""
+
+    @abc.abstractmethod
+    def render(self) -> str:
+        """A board drawing for people."""
+
+    def returns(self) -> tuple[float, float]:
+        """Score per seat at the end: 1 win, 0.5 draw, 0 loss."""
+        if not self.is_terminal():
+            raise GameError("the game is not over: no result yet")
+        w = self.winner
+        if w is None:
+            return (DRAW, DRAW)
+        return (WIN, LOSS) if w == 0 else (LOSS, WIN)
+
+
+class Game(abc.ABC):
+    """A game with its rule options fixed: makes and reads states and moves."""
+
+    info: ClassVar[GameInfo]
+
+    def __init__(self, **options: Any) -> None:
+        self.options = self._check_options(options)
+
+    @classmethod
+    def _check_options(cls, given: dict[str, Any]) -> dict[str, Any]:
+        known = {opt.name: opt for opt in cls.info.options}
+        for key, value in given.items():
+            if key not in known:
+                allowed = ", ".join(known) or "none"
+                raise GameOptionError(
+                    f"game {cls.info.name!r} has no rule option {key!r} (options: {allowed})")
+            if value not in known[key].choices:
+                choices = ", ".join(repr(c) for c in known[key].choices)
+                raise GameOptionError(
+                    f"game {cls.info.name!r}: option {key!r} cannot be {value!r} (allowed: {choices})")
+        return {name: given.get(name, opt.default) for name, opt in known.items()}
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @abc.abstractmethod
+    def initial_state(self) -> State:
+        """The position before the first move."""
+
+    @abc.abstractmethod
+    def parse_state(self, text: str) -> State:
+        """The state a State.encode() text describes; raises InvalidStateError."""
+
+    def move_text(self, move: int) -> str:
+        """Canonical move text: the cell index in decimal."""
+        return str(move)
+
+    def parse_move(self, text: str) -> int:
+        """The move a canonical move text names; raises InvalidMoveError."""
+        text = text.strip()
+        if not text.isascii() or not text.isdigit():
+            raise InvalidMoveError(f"{text[:40]!r} is not a move: expected a cell number "
+                                   f"0..{self.info.move_count - 1}")
+        move = int(text)
+        if move >= self.info.move_count:
+            raise InvalidMoveError(f"{text!r} is not a move: cells are numbered "
+                                   f"0..{self.info.move_count - 1}")
+        return move
+
+    def replay(self, moves: list[int]) -> State:
+        """The state after playing moves from the start."""
+        state = self.initial_state()
+        for move in moves:
+            state = state.play(move)
+        return state

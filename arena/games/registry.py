@@ -1,0 +1,55 @@
+"""Which games exist: a registry that the built-in games (and, later, plugins) fill."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from .base import Game, GameError
+from .bigboard import Meta, NineBoard, Ultimate
+from .tictactoe import TicTacToe
+
+BUILTIN_GAMES: tuple[type[Game], ...] = (TicTacToe, Ultimate, Meta, NineBoard)
+
+
+class UnknownGameError(GameError):
+    """A game name nobody registered."""
+
+
+class GameRegistry:
+    """Game classes by name."""
+
+    def __init__(self, games: tuple[type[Game], ...] = ()) -> None:
+        self._games: dict[str, type[Game]] = {}
+        for game in games:
+            self.add(game)
+
+    def add(self, game: type[Game]) -> None:
+        """Register a game class; its info.name must be new."""
+        name = game.info.name
+        if name in self._games and self._games[name] is not game:
+            raise GameError(f"a game named {name!r} is already registered")
+        self._games[name] = game
+
+    def names(self) -> list[str]:
+        """Registered game names, in registration order."""
+        return list(self._games)
+
+    def get(self, name: str) -> type[Game]:
+        """The game class called name; raises UnknownGameError with a suggestion."""
+        try:
+            return self._games[name]
+        except KeyError:
+            close = difflib.get_close_matches(name, self._games, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise UnknownGameError(
+                f"unknown game {name!r}{hint}; known games: {', '.join(self._games)}") from None
+
+    def create(self, name: str, **options: Any) -> Game:
+        """A game called name with its rule options set."""
+        return self.get(name)(**options)
+
+
+def default_registry() -> GameRegistry:
+    """A registry holding the built-in games."""
+    return GameRegistry(BUILTIN_GAMES)

@@ -1,0 +1,128 @@
+"""One conformance test over every registered game and rule variant."""
+
+import random
+
+import pytest
+
+from arena.games import (GameError, IllegalMoveError, InvalidMoveError, InvalidStateError,
+                         default_registry, random_game)
+
+REGISTRY = default_registry()
+VARIANTS = [(name, {}) for name in REGISTRY.names()] + [("ultimate", {"tiebreak": "boards"})]
+IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in o.items())}" if o else n for n, o in VARIANTS]
+
+
+@pytest.mark.parametrize(("name", "options"), VARIANTS, ids=IDS)
+def test_random_playouts_obey_the_contract(name, options):
+    game = REGISTRY.create(name, **options)
+    info = game.info
+    for seed in range(60):
+        rng = random.Random(seed)
+        state = game.initial_state()
+        plies = 0
+        assert game.parse_state(state.encode()) == state
+        while True:
+            legal = state.legal_moves()
+            assert bool(legal) == (not state.is_terminal())
+            assert list(legal) == sorted(set(legal))
+            assert state.render()
+            assert game.parse_state(state.encode()) == state
+            if state.is_terminal():
+                break
+            for move in range(info.move_count):
+                assert game.parse_move(game.move_text(move)) == move
+                if move not in legal:
+                    with pytest.raises(IllegalMoveError):
+                        state.play(move)
+            for junk in (-1, info.move_count, None, "3", 2.0):
+                with pytest.raises(IllegalMoveError):
+                    state.play(junk)
+            mover = state.to_move
+            state = state.play(legal[int(rng.random() * len(legal))])
+            assert state.to_move == 1 - mover
+            plies += 1
+            assert plies <= info.max_length
+        scores = state.returns()
+        assert scores in ((1.0, 0.0), (0.0, 1.0), (0.5, 0.5))
+        assert state.winner in (0, 1, None)
+        if state.winner is not None:
+            assert scores[state.winner] == 1.0
+        with pytest.raises(IllegalMoveError):
+            state.play(0)
+
+
+@pytest.mark.parametrize("name", REGISTRY.names())
+def test_returns_before_the_end_is_an_error(name):
+    with pytest.raises(GameError):
+        REGISTRY.create(name).initial_state().returns()
+
+
+@pytest.mark.parametrize("name", REGISTRY.names())
+def test_bad_move_text_is_an_invalid_move(name):
+    game = REGISTRY.create(name)
+    for text in ("", "x", "-1", "1.5", "4 4", str(game.info.move_count), "٣"):
+        with pytest.raises(InvalidMoveError):
+            game.parse_move(text)
+
+
+@pytest.mark.parametrize("name", REGISTRY.names())
+def test_bad_state_text_is_rejected(name):
+    game = REGISTRY.create(name)
+    good = game.initial_state().encode()
+    for text in ("", "garbage", good.replace(".", "x", 1), good + " extra", good.replace(" x", " o")):
+        with pytest.raises(InvalidStateError):
+            game.parse_state(text)
+
+
+@pytest.mark.parametrize("name", [n for n in REGISTRY.names() if n != "tictactoe"])
+def test_fast_playout_plays_the_same_game_as_the_state_api(name):
+    game = REGISTRY.create(name)
+    for seed in range(200):
+        moves = random_game(game, random.Random(seed))
+        expected = game.replay(moves)
+        assert game.random_playout(game.initial_state(), random.Random(seed)) == expected
+        assert game.random_playout(game.initial_state(), random.Random(seed)).outcome == expected.outcome
+
+
+def _rates(game, n, seed):
+    rng = random.Random(seed)
+    wins = [0, 0, 0]
+    plies = 0
+    start = game.initial_state()
+    for _ in range(n):
+        if hasattr(game, "random_playout"):
+            end = game.random_playout(start, rng)
+            plies += sum(1 for c in range(81) if end.cell(c) >= 0)
+        else:
+            moves = random_game(game, rng)
+            end = game.replay(moves)
+            plies += len(moves)
+        wins[2 if end.winner is None else end.winner] += 1
+    return [w / n for w in wins], plies / n
+
+
+def test_random_tictactoe_matches_known_rates():
+    (first, second, draw), _ = _rates(REGISTRY.create("tictactoe"), 20000, 1)
+    assert first == pytest.approx(0.585, abs=0.012)
+    assert draw == pytest.approx(0.127, abs=0.01)
+    assert second == pytest.approx(0.288, abs=0.012)
+
+
+def test_random_ultimate_matches_known_rates():
+    (first, second, draw), plies = _rates(REGISTRY.create("ultimate"), 20000, 2)
+    assert first == pytest.approx(0.412, abs=0.012)
+    assert draw == pytest.approx(0.222, abs=0.01)
+    assert second == pytest.approx(0.366, abs=0.012)
+    assert plies == pytest.approx(58.9, abs=0.3)
+
+
+def test_unknown_game_suggests_a_name():
+    with pytest.raises(GameError, match="did you mean 'ultimate'"):
+        REGISTRY.create("ultimat")
+
+
+def test_unknown_rule_option_names_the_allowed_ones():
+    with pytest.raises(GameError, match="tiebreak"):
+        REGISTRY.create("ultimate", tie="boards")
+    with pytest.raises(GameError, match="'none', 'boards'"):
+        REGISTRY.create("ultimate", tiebreak="coin")

@@ -70,7 +70,9 @@ class GameRecord:
     scores: tuple[float, float] = (0.5, 0.5)
     stderr_tails: list[str] = field(default_factory=lambda: ["", ""])
     started_at: str = ""        #: ISO 8601 UTC
-    duration_ms: float = 0.0
+    duration_ms: float = 0.0    #: start of the first process to the last one's end
+    startup_ms: float = 0.0     #: starting both bots and their handshakes
+    play_ms: float = 0.0        #: the moves, after start-up, before shutdown
     version: int = RECORD_VERSION
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,0 +1,20 @@
+"""Leagues: YAML config, fixtures, the results store, ratings and the leaderboard.
+
+config <- schedule <- store; ratings and leaderboard read game records only.
+"""
+
+from .config import (BotCheck, BotConfig, BotProblem, ConfigError, LeagueConfig, RatingConfig,
+                     RayConfig, SandboxConfig, TimeControl, TimeoutPolicy, config_from_dict,
+                     load_config)
+from .leaderboard import FORMATS, Cell, Leaderboard, Row, build_leaderboard, render
+from .ratings import HistoryPoint, Ratings, compute_ratings, make_env, points
+from .schedule import Fixture, make_fixtures, schedule
+from .store import Store, StoredGame, StoreError
+
+__all__ = [
+    "FORMATS", "BotCheck", "BotConfig", "BotProblem", "Cell", "ConfigError", "Fixture",
+    "HistoryPoint", "Leaderboard", "LeagueConfig", "RatingConfig", "Ratings", "RayConfig", "Row",
+    "SandboxConfig", "Store", "StoreError", "StoredGame", "TimeControl", "TimeoutPolicy",
+    "build_leaderboard", "compute_ratings", "config_from_dict", "load_config", "make_env",
+    "make_fixtures", "points", "render", "schedule",
+]

@@ -1,0 +1,522 @@
+"""A league's YAML config: read, checked completely, and turned into frozen dataclasses.
+
+Nothing runs until the whole file is known to be valid, and every mistake is
+reported as one line naming the file, the line and the key path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import os
+import re
+import shlex
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn, get_type_hints
+
+import yaml
+
+from arena.games import GameRegistry, default_registry
+
+DIALECTS = ("arena", "codingame", "theaigames", "riddles")  #: as arena.protocol names them
+#: sandbox modes (as arena.sandbox takes them); "auto": the strongest isolation the host offers
+SANDBOX_MODES = ("auto", "bwrap", "unshare", "none")
+EXECUTORS = ("local", "ray")
+TIMEOUT_MODES = ("forfeit", "strikes")
+
+KeyPath = tuple[str | int, ...]
+
+
+class ConfigError(ValueError):
+    """A league config that cannot be used; str() is one line: file:line: key: problem."""
+
+    def __init__(self, source: str, line: int | None, path: KeyPath, problem: str) -> None:
+        self.source, self.line, self.path, self.problem = source, line, path, problem
+        where = f"{source}:{line}" if line is not None else source
+        key = format_path(path)
+        super().__init__(f"{where}: {key}: {problem}" if key else f"{where}: {problem}")
+
+
+@dataclass(frozen=True)
+class BotProblem:
+    """What a bot check found wrong; option names the bad option, if one is to blame."""
+
+    message: str
+    option: str | None = None
+
+
+#: Checks a registered bot: (bot name, game, options) -> None when fine, else the problem.
+BotCheck = Callable[[str, str, Mapping[str, Any]], "str | BotProblem | None"]
+
+
+def format_path(path: KeyPath) -> str:
+    """A key path as written in messages: bots[2].options.depth."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+# --- the config, as dataclasses -------------------------------------------------------------
+# Sections read by _section() declare their checks in field metadata: min / max (inclusive),
+# above (exclusive lower bound), below (exclusive upper bound), choices.
+
+@dataclass(frozen=True)
+class TimeControl:
+    """How much time a bot gets (enforced by the referee)."""
+
+    move_ms: int = field(default=1000, metadata={"min": 1})
+    startup_ms: int = field(default=5000, metadata={"min": 1})
+    bank_ms: int = field(default=0, metadata={"min": 0})
+    increment_ms: int = field(default=0, metadata={"min": 0})
+    overhead_ms: int = field(default=50, metadata={"min": 0})
+
+
+@dataclass(frozen=True)
+class TimeoutPolicy:
+    """What a missed deadline costs: the game (forfeit), or a strike and a random move."""
+
+    mode: str = field(default="forfeit", metadata={"choices": TIMEOUT_MODES})
+    strikes: int = field(default=3, metadata={"min": 1})
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """Isolation and resource limits for every bot process."""
+
+    mode: str = field(default="auto", metadata={"choices": SANDBOX_MODES})
+    memory_mb: int = field(default=1024, metadata={"min": 1})
+    cpu_seconds: int = field(default=600, metadata={"min": 1})
+    file_size_mb: int = field(default=16, metadata={"min": 1})
+    open_files: int = field(default=256, metadata={"min": 3})
+    processes: int = field(default=64, metadata={"min": 1})
+    scratch_mb: int = field(default=64, metadata={"min": 1})
+
+
+@dataclass(frozen=True)
+class RatingConfig:
+    """TrueSkill constants and how faults are rated."""
+
+    mu: float = 25.0
+    sigma: float = field(default=25.0 / 3, metadata={"above": 0})
+    beta: float = field(default=25.0 / 6, metadata={"above": 0})
+    tau: float = field(default=25.0 / 300, metadata={"min": 0})
+    draw_probability: float = field(default=0.1, metadata={"above": 0, "below": 1})
+    faults_count_as_losses: bool = True
+
+
+@dataclass(frozen=True)
+class RayConfig:
+    """Where the ray cluster is; address None starts or finds a local one."""
+
+    address: str | None = None
+
+
+@dataclass(frozen=True)
+class BotConfig:
+    """One entrant: a registered bot with options, or a command speaking a dialect."""
+
+    name: str
+    bot: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    command: str | None = None
+    #: the command split into words, files that exist made absolute (runs from any directory)
+    argv: tuple[str, ...] = ()
+    dialect: str = "arena"
+    #: directory the bot may read (absolute); None for registered bots
+    dir: Path | None = None
+
+    @property
+    def spec(self) -> str:
+        """How the bot is started, as a record's BotEntry.spec: NAME or DIALECT:COMMAND."""
+        return self.bot if self.bot is not None else f"{self.dialect}:{self.command}"
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    """A validated league: who plays what, under which limits, stored where."""
+
+    name: str
+    game: str
+    rules: Mapping[str, Any]
+    bots: tuple[BotConfig, ...]
+    games_per_pairing: int = 2
+    time_control: TimeControl = TimeControl()
+    timeout_policy: TimeoutPolicy = TimeoutPolicy()
+    sandbox: SandboxConfig = SandboxConfig()
+    rating: RatingConfig = RatingConfig()
+    workers: int = 1
+    executor: str = "local"
+    ray: RayConfig | None = None
+    store: Path = Path("results/league.sqlite")
+    seed: int = 0
+    publish: Path | None = None
+    #: directory relative paths were resolved against (the config file's directory)
+    base_dir: Path = Path(".")
+    #: the file this came from, None when built from a dict
+    source: Path | None = None
+
+    @property
+    def bot_names(self) -> list[str]:
+        """Display names in config order."""
+        return [bot.name for bot in self.bots]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready snapshot (paths as strings)."""
+        snapshot: dict[str, Any] = _jsonable(dataclasses.asdict(self))
+        return snapshot
+
+    def to_json(self) -> str:
+        """to_dict() as compact JSON with sorted keys."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+TOP_KEYS = ("name", "game", "rules", "bots", "games_per_pairing", "time_control", "timeout_policy",
+            "sandbox", "rating", "workers", "executor", "ray", "store", "seed", "publish")
+BOT_KEYS = ("name", "bot", "options", "command", "dialect", "dir")
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+# --- entry points ---------------------------------------------------------------------------
+
+def load_config(path: str | os.PathLike[str], known_bots: BotCheck | None = None, *,
+                games: GameRegistry | None = None) -> LeagueConfig:
+    """Read and validate a league YAML file; raises ConfigError (one line) on any problem."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(source, None, (), f"cannot read the config: {exc}") from None
+    data, lines = _parse_yaml(text, source)
+    base = Path(path).resolve().parent
+    reader = _Reader(source, lines)
+    return _build(reader, data, base, known_bots, games or default_registry(), Path(path))
+
+
+def config_from_dict(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] = ".",
+                     known_bots: BotCheck | None = None, games: GameRegistry | None = None,
+                     source: str = "<config>") -> LeagueConfig:
+    """Validate a config given as a dict (no line numbers); raises ConfigError."""
+    reader = _Reader(source, {})
+    return _build(reader, data, Path(base_dir).resolve(), known_bots, games or default_registry(),
+                  None)
+
+
+# --- YAML with line numbers -----------------------------------------------------------------
+
+def _parse_yaml(text: str, source: str) -> tuple[Any, dict[KeyPath, int]]:
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        lines: dict[KeyPath, int] = {}
+        if node is not None:
+            _index_lines(node, (), lines, source)
+            data = loader.construct_document(node)
+        else:
+            data, lines = None, {(): 1}
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = exc.problem or exc.context or "cannot parse"
+        if exc.context and exc.context_mark is not None and exc.problem:
+            problem += f" ({exc.context} on line {exc.context_mark.line + 1})"
+        raise ConfigError(source, line, (), f"malformed YAML: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(source, None, (), f"malformed YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    return data, lines
+
+
+def _index_lines(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int], source: str) -> None:
+    """Record the line of every key and list item; refuse duplicate keys (YAML keeps the last)."""
+    lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.value == "<<":
+                continue
+            key = key_node.value
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise ConfigError(source, line, path + (key,),
+                                  "duplicate key: each key may appear once in a mapping")
+            seen.add(key)
+            lines[path + (key,)] = line
+            _index_lines(value_node, path + (key,), lines, source)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            lines[path + (i,)] = item.start_mark.line + 1
+            _index_lines(item, path + (i,), lines, source)
+
+
+# --- checking -------------------------------------------------------------------------------
+
+def _describe(value: Any) -> str:
+    return "nothing (null)" if value is None else repr(value)
+
+
+class _Reader:
+    """Turns a key path into an error with the right line, and checks value shapes."""
+
+    def __init__(self, source: str, lines: dict[KeyPath, int]) -> None:
+        self.source, self.lines = source, lines
+
+    def fail(self, path: KeyPath, problem: str) -> NoReturn:
+        at = path
+        while at and at not in self.lines:
+            at = at[:-1]
+        raise ConfigError(self.source, self.lines.get(at), path, problem)
+
+    def mapping(self, value: Any, path: KeyPath, allowed: Sequence[str],
+                required: Sequence[str] = (), what: str = "a mapping") -> dict[str, Any]:
+        if value is None and not required:
+            return {}
+        if not isinstance(value, Mapping):
+            self.fail(path, f"must be {what} with keys {', '.join(allowed)}; got {_describe(value)}")
+        for key in value:
+            if not isinstance(key, str):
+                self.fail(path, f"keys must be text; got {key!r}")
+            if key not in allowed:
+                close = difflib.get_close_matches(key, allowed, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                self.fail(path + (key,), f"unknown key{hint}; allowed keys: {', '.join(allowed)}")
+        for key in required:
+            if key not in value:
+                self.fail(path, f"required key {key!r} is missing; allowed keys: "
+                                f"{', '.join(allowed)}")
+        return dict(value)
+
+    def value(self, value: Any, path: KeyPath, kind: Any, rules: Mapping[str, Any]) -> Any:
+        """Check one scalar against its declared type and field metadata."""
+        optional = kind in (str | None, int | None)
+        if value is None and optional:
+            return None
+        base = str if kind in (str, str | None) else int if kind in (int, int | None) else kind
+        if base is bool:
+            if not isinstance(value, bool):
+                self.fail(path, f"must be true or false, got {_describe(value)}")
+            return value
+        if base is str:
+            choices = rules.get("choices")
+            if choices is not None and value not in choices:
+                allowed = ", ".join(repr(c) for c in choices)
+                self.fail(path, f"must be one of {allowed}, got {_describe(value)}")
+            if not isinstance(value, str) or not value.strip():
+                self.fail(path, f"must be non-empty text, got {_describe(value)}")
+            return value
+        number_ok = isinstance(value, (int, float)) if base is float else isinstance(value, int)
+        if isinstance(value, bool) or not number_ok:
+            self.fail(path, f"must be {_bounds(base, rules)}, got {_describe(value)}")
+        if (("min" in rules and value < rules["min"]) or ("max" in rules and value > rules["max"])
+                or ("above" in rules and value <= rules["above"])
+                or ("below" in rules and value >= rules["below"])):
+            self.fail(path, f"must be {_bounds(base, rules)}, got {_describe(value)}")
+        return float(value) if base is float else value
+
+
+def _bounds(kind: type, rules: Mapping[str, Any]) -> str:
+    noun = "an integer" if kind is int else "a number"
+    parts = [f">= {rules['min']}" if "min" in rules else "",
+             f"> {rules['above']}" if "above" in rules else "",
+             f"< {rules['below']}" if "below" in rules else "",
+             f"<= {rules['max']}" if "max" in rules else ""]
+    return f"{noun} " + " and ".join(p for p in parts if p) if any(parts) else noun
+
+
+def _section(reader: _Reader, raw: Any, path: KeyPath, cls: type[Any]) -> Any:
+    """Read a mapping into dataclass cls, checking each field against its metadata."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    given = reader.mapping(raw, path, names)
+    hints = get_type_hints(cls)
+    values = {f.name: reader.value(given[f.name], path + (f.name,), hints[f.name], f.metadata)
+              for f in dataclasses.fields(cls) if f.name in given}
+    return cls(**values)
+
+
+def _build(reader: _Reader, data: Any, base: Path, known_bots: BotCheck | None,
+           games: GameRegistry, source: Path | None) -> LeagueConfig:
+    if data is None:
+        reader.fail((), f"the config is empty; expected a mapping with keys {', '.join(TOP_KEYS)}")
+    top = reader.mapping(data, (), TOP_KEYS, required=("name", "game", "bots"))
+
+    name = reader.value(top["name"], ("name",), str, {})
+    if not NAME_RE.fullmatch(name):
+        reader.fail(("name",), f"must be letters, digits, '.', '_' or '-' (it names files), "
+                               f"starting with a letter or digit; got {name!r}")
+
+    game = reader.value(top["game"], ("game",), str, {})
+    if game not in games.names():
+        close = difflib.get_close_matches(game, games.names(), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        reader.fail(("game",), f"unknown game {game!r}{hint}; known games: "
+                               f"{', '.join(games.names())}")
+    rules = _rules(reader, top.get("rules"), games, game)
+
+    gpp = reader.value(top.get("games_per_pairing", 2), ("games_per_pairing",), int, {"min": 2})
+    if gpp % 2:
+        reader.fail(("games_per_pairing",), f"must be an even integer >= 2 (games come in "
+                                            f"seat-swapped pairs), got {gpp!r}")
+
+    timeout_policy = _section(reader, top.get("timeout_policy"), ("timeout_policy",), TimeoutPolicy)
+    if (timeout_policy.mode == "forfeit" and isinstance(top.get("timeout_policy"), Mapping)
+            and "strikes" in top["timeout_policy"]):
+        reader.fail(("timeout_policy", "strikes"), "only allowed with mode: strikes "
+                                                  "(mode is 'forfeit')")
+
+    executor = reader.value(top.get("executor", "local"), ("executor",), str,
+                            {"choices": EXECUTORS})
+    ray = None
+    if "ray" in top:
+        if executor != "ray":
+            reader.fail(("ray",), f"only allowed with executor: ray (executor is {executor!r})")
+        ray = _section(reader, top["ray"], ("ray",), RayConfig)
+    elif executor == "ray":
+        ray = RayConfig()
+
+    store = _path(reader, top.get("store", f"results/{name}.sqlite"), ("store",), base)
+    if store.exists() and store.is_dir():
+        reader.fail(("store",), f"must be a file path, but {str(store)!r} is a directory")
+    publish = None if top.get("publish") is None else _path(reader, top["publish"], ("publish",),
+                                                           base)
+
+    return LeagueConfig(
+        name=name, game=game, rules=rules,
+        bots=_bots(reader, top["bots"], base, game, known_bots),
+        games_per_pairing=gpp,
+        time_control=_section(reader, top.get("time_control"), ("time_control",), TimeControl),
+        timeout_policy=timeout_policy,
+        sandbox=_section(reader, top.get("sandbox"), ("sandbox",), SandboxConfig),
+        rating=_section(reader, top.get("rating"), ("rating",), RatingConfig),
+        workers=reader.value(top.get("workers", os.cpu_count() or 1), ("workers",), int,
+                             {"min": 1}),
+        executor=executor, ray=ray, store=store,
+        seed=reader.value(top.get("seed", 0), ("seed",), int, {"min": 0}),
+        publish=publish, base_dir=base, source=source,
+    )
+
+
+def _path(reader: _Reader, raw: Any, path: KeyPath, base: Path) -> Path:
+    text = reader.value(raw, path, str, {})
+    return (base / Path(text).expanduser()).resolve()
+
+
+def _rules(reader: _Reader, raw: Any, games: GameRegistry, game: str) -> dict[str, Any]:
+    options = {opt.name: opt for opt in games.get(game).info.options}
+    if raw is not None and not options:
+        reader.fail(("rules",), f"game {game!r} has no rule options; remove 'rules'")
+    given = reader.mapping(raw, ("rules",), list(options), what=f"a mapping of {game!r} rule options")
+    for key, value in given.items():
+        choices = options[key].choices
+        if value not in choices or isinstance(value, bool) != any(isinstance(c, bool)
+                                                                  for c in choices):
+            allowed = ", ".join(repr(c) for c in choices)
+            reader.fail(("rules", key), f"must be one of {allowed}, got {_describe(value)}")
+    return {key: given.get(key, opt.default) for key, opt in options.items()}
+
+
+def _bots(reader: _Reader, raw: Any, base: Path, game: str,
+          known_bots: BotCheck | None) -> tuple[BotConfig, ...]:
+    if not isinstance(raw, list) or len(raw) < 2:
+        count = f"{len(raw)} bot{'s' * (len(raw) != 1)}" if isinstance(raw, list) else _describe(raw)
+        reader.fail(("bots",), f"must be a list of at least 2 bots (each with name and bot "
+                               f"or command), got {count}")
+    bots: list[BotConfig] = []
+    first_use: dict[str, int] = {}
+    for i, item in enumerate(raw):
+        bot = _bot(reader, item, ("bots", i), base, game, known_bots)
+        if bot.name in first_use:
+            reader.fail(("bots", i, "name"), f"duplicate bot name {bot.name!r} (already used by "
+                                             f"bots[{first_use[bot.name]}]); names must be unique")
+        first_use[bot.name] = i
+        bots.append(bot)
+    return tuple(bots)
+
+
+def _bot(reader: _Reader, raw: Any, path: KeyPath, base: Path, game: str,
+         known_bots: BotCheck | None) -> BotConfig:
+    item = reader.mapping(raw, path, BOT_KEYS, required=("name",), what="a bot: a mapping")
+    name = reader.value(item["name"], path + ("name",), str, {})
+    if "|" in name or name != name.strip() or not name.isprintable():
+        reader.fail(path + ("name",), f"must be printable text without '|' or surrounding "
+                                      f"spaces, got {name!r}")
+    if ("bot" in item) == ("command" in item):
+        reader.fail(path, "give exactly one of 'bot' (a registered bot) or 'command' "
+                          "(a program to run)")
+    if "bot" in item:
+        for key in ("dialect", "dir"):
+            if key in item:
+                reader.fail(path + (key,), "only allowed with 'command' (a registered bot "
+                                           "knows how it is started)")
+        bot_name = reader.value(item["bot"], path + ("bot",), str, {})
+        options = item.get("options") or {}
+        if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
+            reader.fail(path + ("options",), f"must be a mapping of option names to values, "
+                                             f"got {_describe(options)}")
+        if known_bots is not None:
+            problem = known_bots(bot_name, game, options)
+            if isinstance(problem, BotProblem) and problem.option is not None:
+                reader.fail(path + ("options", problem.option), problem.message)
+            if problem is not None:
+                reader.fail(path + ("bot",), problem.message if isinstance(problem, BotProblem)
+                            else problem)
+        return BotConfig(name=name, bot=bot_name, options=dict(options))
+
+    if "options" in item:
+        reader.fail(path + ("options",), "only allowed with 'bot'; pass a command's options "
+                                         "in the command itself")
+    command = reader.value(item["command"], path + ("command",), str, {})
+    dialect = reader.value(item.get("dialect", "arena"), path + ("dialect",), str,
+                           {"choices": DIALECTS})
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        reader.fail(path + ("command",), f"cannot split into words ({exc}): check the quotes")
+    if not words:
+        reader.fail(path + ("command",), "must name a program to run, got an empty command")
+    argv, files = _resolve_argv(words, base)
+    program = words[0]
+    if "/" in program and not (base / program).is_file():
+        reader.fail(path + ("command",), f"program {program!r} not found (relative paths are "
+                                         f"relative to {str(base)!r})")
+    if "/" not in program and files[0] is None and shutil.which(program) is None:
+        reader.fail(path + ("command",), f"program {program!r} is not on PATH and is not a file "
+                                         f"in {str(base)!r}")
+    if "dir" in item:
+        bot_dir = _path(reader, item["dir"], path + ("dir",), base)
+        if not bot_dir.is_dir():
+            reader.fail(path + ("dir",), f"must be an existing directory, got {str(bot_dir)!r}")
+    else:
+        relative = [f for w, f in zip(words, files) if f is not None and not os.path.isabs(w)]
+        bot_dir = relative[0].parent if relative else base
+    return BotConfig(name=name, command=command, argv=argv, dialect=dialect, dir=bot_dir)
+
+
+def _resolve_argv(words: list[str], base: Path) -> tuple[tuple[str, ...], list[Path | None]]:
+    """Words of a command with existing relative files made absolute; also each word's file.
+
+    Symlinks are not resolved: a program may behave by the name it is called by.
+    """
+    files: list[Path | None] = []
+    for word in words:
+        candidate = Path(os.path.normpath(base / word)) if not word.startswith("-") else None
+        files.append(candidate if candidate is not None and candidate.is_file() else None)
+    argv = tuple(str(f) if f is not None and not os.path.isabs(w) else w
+                 for w, f in zip(words, files))
+    return argv, files
+
+

@@ -1,0 +1,105 @@
+"""TrueSkill ratings replayed from stored game records, in fixture order.
+
+Replaying in a fixed order (not the order games finished) makes the ratings a
+function of the stored results alone: worker count and timing cannot change them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import trueskill  # type: ignore[import-untyped]
+
+from arena.record import GameRecord, Termination
+
+from .config import RatingConfig
+
+#: A stored game as ratings read it: (fixture key, fixture index, record), e.g. a StoredGame.
+GameRow = tuple[str, int, GameRecord]
+EXPOSE_SIGMAS = 3
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    """A bot's rating right after one of its games."""
+
+    key: str        #: fixture key of the game
+    mu: float
+    sigma: float
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """Every bot's rating after all games, and its path there."""
+
+    env: trueskill.TrueSkill
+    ratings: Mapping[str, trueskill.Rating]
+    history: Mapping[str, tuple[HistoryPoint, ...]]
+
+    def exposed(self, bot: str) -> float:
+        """The conservative estimate the leaderboard ranks by: mu - 3 sigma."""
+        return exposed(self.ratings[bot])
+
+
+def exposed(rating: trueskill.Rating) -> float:
+    """mu - 3 sigma: a skill the bot very probably has, what leaderboards sort by.
+
+    Not env.expose(), which subtracts (initial mu / initial sigma) sigmas: that is 3
+    only with TrueSkill's default constants (and 0 for a league with mu: 0).
+    """
+    return float(rating.mu - EXPOSE_SIGMAS * rating.sigma)
+
+
+def make_env(settings: RatingConfig) -> trueskill.TrueSkill:
+    """A TrueSkill environment with the league's constants (never the global one)."""
+    return trueskill.TrueSkill(mu=settings.mu, sigma=settings.sigma, beta=settings.beta,
+                               tau=settings.tau, draw_probability=settings.draw_probability)
+
+
+def points(record: GameRecord, faults_count_as_losses: bool = True) -> tuple[float, float] | None:
+    """Points per seat a game counts for in the standings (1 win, 0.5 draw), or None if left out.
+
+    A fault is a loss for the seat that faulted when faults count as losses; otherwise
+    the game is left out of ratings and standings (its fault is still counted).
+    Aborted games are always left out.
+    """
+    if record.termination is Termination.ABORTED:
+        return None
+    if record.termination.is_fault and record.faulted is not None:
+        if not faults_count_as_losses:
+            return None
+        return (0.0, 1.0) if record.faulted == 0 else (1.0, 0.0)
+    if record.winner is None:
+        return (0.5, 0.5)
+    return (1.0, 0.0) if record.winner == 0 else (0.0, 1.0)
+
+
+def compute_ratings(games: Iterable[GameRow], settings: RatingConfig,
+                    bots: Sequence[str] | None = None) -> Ratings:
+    """Replay games in the order given (Store.records() gives fixture order).
+
+    With bots, only games between two of them are rated, and each of them gets a
+    rating even without games; without, every bot met in the records is rated.
+    """
+    env = make_env(settings)
+    ratings: dict[str, trueskill.Rating] = {name: env.create_rating() for name in bots or ()}
+    history: dict[str, list[HistoryPoint]] = {name: [] for name in ratings}
+    for key, _index, record in games:
+        seats = (record.bots[0].name, record.bots[1].name)
+        if bots is not None and not all(name in ratings for name in seats):
+            continue
+        result = points(record, settings.faults_count_as_losses)
+        if result is None:
+            continue
+        for name in seats:
+            if name not in ratings:
+                ratings[name] = env.create_rating()
+                history[name] = []
+        ranks = [0 if result[0] >= result[1] else 1, 0 if result[1] >= result[0] else 1]
+        (ratings[seats[0]],), (ratings[seats[1]],) = env.rate(
+            [(ratings[seats[0]],), (ratings[seats[1]],)], ranks=ranks)
+        for name in seats:
+            history[name].append(HistoryPoint(key, ratings[name].mu, ratings[name].sigma))
+    return Ratings(env=env, ratings=ratings,
+                   history={name: tuple(points_) for name, points_ in history.items()})

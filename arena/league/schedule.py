@@ -1,0 +1,75 @@
+"""Fixtures of a league: a double round robin with seat swaps, fixed by the league seed alone.
+
+A fixture's identity (its key) and its seed depend only on the league seed, the two
+bot names and the pair number, never on the other bots or their order in the config:
+adding a bot adds fixtures and leaves every existing one as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from .config import LeagueConfig
+
+SEED_BITS = 63
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """One game to play: who sits where, with which seed, and where it falls in the order."""
+
+    index: int      #: position in the schedule (the order ratings replay games in)
+    key: str        #: identity, stable across config changes: "alice|bob|3|0"
+    pairing: str    #: the two bots, sorted: "alice|bob"
+    seat0: str      #: display name of the bot moving first
+    seat1: str
+    seed: int       #: shared by the two seat-swapped games of a pair
+    round: int      #: 2*k + swap; round r holds one game of every pairing
+
+    @property
+    def seats(self) -> tuple[str, str]:
+        """(seat0, seat1)."""
+        return (self.seat0, self.seat1)
+
+    @property
+    def order(self) -> tuple[int, int, str]:
+        """The sort key of the schedule; comparable across schedules of the same league."""
+        return (self.round, self.seed, self.key)
+
+
+def game_seed(league_seed: int, first: str, second: str, k: int) -> int:
+    """The seed of pair k of two bots (names sorted): a 63-bit slice of a SHA-256."""
+    text = f"{league_seed}|{first}|{second}|{k}".encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> (64 - SEED_BITS)
+
+
+def make_fixtures(bots: Sequence[str], games_per_pairing: int, seed: int) -> list[Fixture]:
+    """Every pair of bots plays games_per_pairing games: pairs of one seed, seats swapped.
+
+    Round r = 2k + swap holds one game of every pairing, so early games spread over
+    all pairings; within a round pairings come in the order of their seeds (a
+    shuffle fixed by the league seed that stays put when bots are added).
+    """
+    if len(set(bots)) != len(bots):
+        raise ValueError(f"bot names must be unique: {list(bots)}")
+    if games_per_pairing < 2 or games_per_pairing % 2:
+        raise ValueError(f"games_per_pairing must be even and >= 2, not {games_per_pairing}")
+    unordered = []
+    for i, a in enumerate(bots):
+        for b in bots[i + 1:]:
+            first, second = sorted((a, b))
+            for k in range(games_per_pairing // 2):
+                pair_seed = game_seed(seed, first, second, k)
+                for swap, seats in enumerate(((first, second), (second, first))):
+                    unordered.append(Fixture(
+                        index=-1, key=f"{first}|{second}|{k}|{swap}", pairing=f"{first}|{second}",
+                        seat0=seats[0], seat1=seats[1], seed=pair_seed, round=2 * k + swap))
+    unordered.sort(key=lambda f: f.order)
+    return [replace(f, index=i) for i, f in enumerate(unordered)]
+
+
+def schedule(config: LeagueConfig) -> list[Fixture]:
+    """The fixtures of a league config, in playing (and rating) order."""
+    return make_fixtures(config.bot_names, config.games_per_pairing, config.seed)

@@ -1,0 +1,198 @@
+"""The league's results: one SQLite file, append-only, the source of truth.
+
+Each finished game is committed on its own, so a crash (even kill -9 of the writer)
+loses only the games still being played, and a re-run plays exactly what is missing.
+WAL journal with synchronous=FULL: a commit is fsynced before add_game returns, so a
+stored game also survives a power cut; that costs a few milliseconds per game, which
+is nothing next to the seconds a game takes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from arena.record import GameRecord, Termination
+
+from .config import LeagueConfig
+from .schedule import Fixture
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 30_000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS league (
+    key   TEXT PRIMARY KEY,     -- name, game, rules, seed, config, created, updated
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id            INTEGER PRIMARY KEY,
+    fixture_key   TEXT NOT NULL UNIQUE,
+    fixture_index INTEGER NOT NULL,   -- index in the schedule that played it
+    round         INTEGER NOT NULL,
+    seed          INTEGER NOT NULL,
+    seat0         TEXT NOT NULL,
+    seat1         TEXT NOT NULL,
+    winner        INTEGER,            -- 0, 1, or NULL for a draw
+    termination   TEXT NOT NULL,
+    faulted       INTEGER,
+    reason        TEXT NOT NULL,
+    record        TEXT NOT NULL,      -- GameRecord.to_json(): moves, times, everything
+    finished_at   TEXT NOT NULL       -- ISO 8601 UTC, when it was stored
+);
+CREATE INDEX IF NOT EXISTS games_in_order ON games (round, seed, fixture_key);
+"""
+
+
+class StoreError(RuntimeError):
+    """A store file that cannot be used for this league."""
+
+
+class StoredGame(NamedTuple):
+    """One stored game: its fixture key, its fixture index and its record."""
+
+    key: str
+    fixture_index: int      #: (not "index": that is a tuple method)
+    record: GameRecord
+
+
+class Store:
+    """A league's SQLite results file; safe to share between threads of one process."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,   # busy_timeout
+                                   isolation_level=None, check_same_thread=False)
+        try:
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = FULL")
+            with self._transaction():
+                for statement in _SCHEMA.split(";"):   # executescript() would COMMIT first
+                    self._db.execute(statement)
+                row = self._db.execute("SELECT version FROM schema_version").fetchone()
+                if row is None:
+                    self._db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+                elif row[0] != SCHEMA_VERSION:
+                    raise StoreError(f"{self.path}: store schema version {row[0]}, this arena "
+                                     f"reads version {SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise StoreError(f"{self.path}: not a usable arena store ({exc})") from None
+        except StoreError:
+            self._db.close()
+            raise
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on an error; holds the store's lock."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the file; the store is unusable afterwards."""
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the league the store belongs to ---
+
+    def bind(self, config: LeagueConfig) -> None:
+        """Tie the store to a league: first use records it; later uses must agree.
+
+        Game, rule options and seed must match what the store was made with (other
+        settings may change between runs, and bots may be added); the latest config
+        snapshot is kept.
+        """
+        now = _now()
+        identity = {"game": config.game, "rules": json.dumps(dict(config.rules), sort_keys=True),
+                    "seed": str(config.seed)}
+        with self._transaction():
+            meta = self._meta()
+            for key, value in identity.items():
+                if key in meta and meta[key] != value:
+                    raise StoreError(
+                        f"{self.path}: this store holds a league with {key} {meta[key]}, the "
+                        f"config says {value}; use another store file for a different league")
+            fresh = {**identity, "name": config.name, "config": config.to_json(), "updated": now}
+            if "created" not in meta:
+                fresh["created"] = now
+            self._db.executemany("INSERT OR REPLACE INTO league (key, value) VALUES (?, ?)",
+                                 fresh.items())
+
+    def meta(self) -> dict[str, str]:
+        """The league's stored facts: name, game, rules, seed, config (JSON), created, updated."""
+        with self._lock:
+            return self._meta()
+
+    def _meta(self) -> dict[str, str]:
+        return dict(self._db.execute("SELECT key, value FROM league").fetchall())
+
+    # --- games ---
+
+    def add_game(self, fixture: Fixture, record: GameRecord) -> bool:
+        """Store a finished game, durably, at once; False if its fixture was already stored."""
+        names = [bot.name for bot in record.bots]
+        if names != [fixture.seat0, fixture.seat1] or record.seed != fixture.seed:
+            raise ValueError(f"record does not match fixture {fixture.key!r}: seats {names} seed "
+                             f"{record.seed}, expected {list(fixture.seats)} seed {fixture.seed}")
+        if record.termination is Termination.ABORTED:
+            raise ValueError(f"fixture {fixture.key!r}: an aborted game is not a result; leave "
+                             f"it out and the next run plays it again")
+        row: tuple[Any, ...] = (
+            fixture.key, fixture.index, fixture.round, fixture.seed, fixture.seat0, fixture.seat1,
+            record.winner, record.termination.value, record.faulted, record.reason,
+            record.to_json(), _now())
+        with self._lock:
+            cursor = self._db.execute(
+                "INSERT INTO games (fixture_key, fixture_index, round, seed, seat0, seat1, winner,"
+                " termination, faulted, reason, record, finished_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (fixture_key) DO NOTHING", row)
+            return cursor.rowcount == 1
+
+    def done_keys(self) -> set[str]:
+        """Keys of every stored fixture."""
+        with self._lock:
+            return {key for (key,) in self._db.execute("SELECT fixture_key FROM games")}
+
+    def missing(self, fixtures: Iterable[Fixture]) -> list[Fixture]:
+        """The fixtures not stored yet, in the order given."""
+        done = self.done_keys()
+        return [f for f in fixtures if f.key not in done]
+
+    def count(self) -> int:
+        """How many games are stored."""
+        with self._lock:
+            return int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
+
+    def records(self) -> Iterator[StoredGame]:
+        """Every stored game in fixture order (round, seed, key), whatever order they finished in."""
+        with self._lock:
+            rows = self._db.execute("SELECT fixture_key, fixture_index, record FROM games"
+                                    " ORDER BY round, seed, fixture_key").fetchall()
+        for key, index, text in rows:
+            yield StoredGame(key, index, GameRecord.from_json(text))
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")

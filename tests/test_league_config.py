@@ -1,0 +1,322 @@
+"""League config: real YAML files in temporary directories, every error path one clear line."""
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from arena.league import (BotProblem, ConfigError, LeagueConfig, config_from_dict, load_config,
+                          schedule)
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "config.md"
+
+BASE = """\
+name: quick
+game: ultimate
+rules: {tiebreak: none}
+bots:
+  - name: mcts
+    bot: mcts
+    options: {time_ms: 50}
+  - name: rand
+    bot: random
+  - name: mine
+    command: "python3 bots/mine/bot.py --fast"
+    dialect: codingame
+games_per_pairing: 4
+time_control: {move_ms: 200, startup_ms: 1000}
+timeout_policy: {mode: strikes, strikes: 2}
+rating: {draw_probability: 0.2}
+workers: 3
+seed: 7
+"""
+
+
+@pytest.fixture
+def league_dir(tmp_path):
+    (tmp_path / "bots" / "mine").mkdir(parents=True)
+    (tmp_path / "bots" / "mine" / "bot.py").write_text("print('hi')\n")
+    return tmp_path
+
+
+def write(directory, text, name="league.yaml"):
+    path = directory / name
+    path.write_text(text)
+    return path
+
+
+def error_of(path, **kwargs) -> str:
+    with pytest.raises(ConfigError) as info:
+        load_config(path, **kwargs)
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+def line_of(text, needle) -> int:
+    """1-based line of the first line containing needle."""
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def test_a_valid_config_loads_with_resolved_paths_and_defaults(league_dir, tmp_path, monkeypatch):
+    path = write(league_dir, BASE)
+    monkeypatch.chdir(tmp_path.parent)         # relative paths follow the file, not the cwd
+    config = load_config(path)
+    assert isinstance(config, LeagueConfig)
+    assert config.name == "quick" and config.game == "ultimate" and config.rules == {"tiebreak": "none"}
+    assert config.bot_names == ["mcts", "rand", "mine"]
+    mcts, rand, mine = config.bots
+    assert mcts.bot == "mcts" and mcts.options == {"time_ms": 50} and mcts.spec == "mcts"
+    assert rand.options == {} and rand.command is None
+    assert mine.command == "python3 bots/mine/bot.py --fast" and mine.dialect == "codingame"
+    assert mine.argv == ("python3", str(league_dir / "bots" / "mine" / "bot.py"), "--fast")
+    assert mine.dir == league_dir / "bots" / "mine"
+    assert mine.spec == "codingame:python3 bots/mine/bot.py --fast"
+    assert config.games_per_pairing == 4
+    assert (config.time_control.move_ms, config.time_control.startup_ms) == (200, 1000)
+    assert (config.time_control.bank_ms, config.time_control.overhead_ms) == (0, 50)
+    assert (config.timeout_policy.mode, config.timeout_policy.strikes) == ("strikes", 2)
+    assert config.rating.draw_probability == 0.2 and config.rating.mu == 25.0
+    assert config.rating.faults_count_as_losses is True
+    assert config.sandbox.mode == "auto" and config.sandbox.memory_mb == 1024
+    assert config.workers == 3 and config.executor == "local" and config.ray is None
+    assert config.store == league_dir / "results" / "quick.sqlite"
+    assert config.seed == 7 and config.publish is None and config.base_dir == league_dir
+    snapshot = json.loads(config.to_json())
+    assert snapshot["bots"][2]["dir"] == str(league_dir / "bots" / "mine")
+
+
+def test_minimal_config_takes_every_default(tmp_path):
+    config = load_config(write(tmp_path, "name: m\ngame: tictactoe\nbots:\n"
+                                         "  - {name: a, bot: x}\n  - {name: b, bot: y}\n"))
+    assert config.rules == {} and config.games_per_pairing == 2 and config.seed == 0
+    assert config.workers == (os.cpu_count() or 1)
+    assert config.timeout_policy.mode == "forfeit"
+    assert config.rating.sigma == pytest.approx(25 / 3)
+    assert config.store == tmp_path / "results" / "m.sqlite"
+    ultimate = load_config(write(tmp_path, "name: u\ngame: ultimate\nbots:\n"
+                                           "  - {name: a, bot: x}\n  - {name: b, bot: y}\n"))
+    assert ultimate.rules == {"tiebreak": "none"}
+
+
+def test_the_full_example_in_the_docs_loads(tmp_path):
+    text = DOCS.read_text()
+    example = re.search(r"## Full example\s+```yaml\n(.*?)```", text, re.S).group(1)
+    (tmp_path / "bots" / "mine").mkdir(parents=True)
+    (tmp_path / "bots" / "mine" / "my_bot.py").write_text("")
+    seen = []
+    config = load_config(write(tmp_path, example),
+                         known_bots=lambda bot, game, options: seen.append((bot, game, options)))
+    assert seen == [("mcts", "ultimate", {"time_ms": 50}), ("random", "ultimate", {})]
+    assert config.store == tmp_path / "results" / "quickstart.sqlite"
+    assert config.publish == tmp_path / "site" / "quickstart"
+    assert len(schedule(config)) == 3 * 4
+
+
+def test_every_documented_key_is_a_real_key():
+    from arena.league import config as cfg
+    text = DOCS.read_text()
+    documented = set(re.findall(r"^\| `(\w+)` \|", text, re.M))
+    assert set(cfg.TOP_KEYS) | set(cfg.BOT_KEYS) <= documented
+    import dataclasses
+    for section in (cfg.TimeControl, cfg.TimeoutPolicy, cfg.SandboxConfig, cfg.RatingConfig):
+        assert {f.name for f in dataclasses.fields(section)} <= documented
+
+
+# Each case: (replace this, with that) in BASE, then what the one-line error must contain:
+# the line holding `at`, the key path, and the allowed values.
+ERRORS = [
+    (("workers: 3", "wokers: 3"), "wokers:", "wokers", ["did you mean 'workers'", "allowed keys"]),
+    (("games_per_pairing: 4", "games_per_pairing: 3"), "games_per_pairing", "games_per_pairing",
+     ["even integer >= 2", "got 3"]),
+    (("games_per_pairing: 4", "games_per_pairing: 0"), "games_per_pairing", "games_per_pairing",
+     ["integer >= 2", "got 0"]),
+    (("move_ms: 200", "move_ms: -5"), "move_ms", "time_control.move_ms", ["integer >= 1", "got -5"]),
+    (("startup_ms: 1000", "startup_ms: 1.5"), "startup_ms", "time_control.startup_ms",
+     ["integer >= 1", "got 1.5"]),
+    (("move_ms: 200", "move_ms: 200, bank_ms: -1"), "bank_ms", "time_control.bank_ms",
+     ["integer >= 0", "got -1"]),
+    (("move_ms: 200", "move_msec: 200"), "move_msec", "time_control.move_msec",
+     ["did you mean 'move_ms'", "increment_ms"]),
+    (("tiebreak: none", "tiebreak: coin"), "tiebreak", "rules.tiebreak",
+     ["'none', 'boards'", "got 'coin'"]),
+    (("tiebreak: none", "tiebrake: none"), "tiebrake", "rules.tiebrake",
+     ["did you mean 'tiebreak'", "allowed keys: tiebreak"]),
+    (("game: ultimate", "game: ultimat"), "game:", "game", ["did you mean 'ultimate'",
+                                                             "known games: tictactoe, ultimate"]),
+    (("game: ultimate", "game: 3"), "game:", "game", ["non-empty text", "got 3"]),
+    (("name: rand", "name: mcts  # again"), "again", "bots[1].name",
+     ["duplicate bot name 'mcts'", "bots[0]", "unique"]),
+    (("name: rand", "name: 'a|b'"), "a|b", "bots[1].name", ["without '|'"]),
+    (("dialect: codingame", "dialect: uci"), "dialect", "bots[2].dialect",
+     ["'arena', 'codingame', 'theaigames'", "got 'uci'"]),
+    (("mode: strikes, strikes: 2", "mode: forfeit, strikes: 2"), "timeout_policy",
+     "timeout_policy.strikes", ["only allowed with mode: strikes"]),
+    (("mode: strikes, strikes: 2", "mode: sometimes"), "timeout_policy", "timeout_policy.mode",
+     ["'forfeit', 'strikes'", "got 'sometimes'"]),
+    (("mode: strikes, strikes: 2", "mode: strikes, strikes: 0"), "timeout_policy",
+     "timeout_policy.strikes", ["integer >= 1", "got 0"]),
+    (("draw_probability: 0.2", "draw_probability: 1"), "draw_probability",
+     "rating.draw_probability", ["number > 0 and < 1", "got 1"]),
+    (("draw_probability: 0.2", "sigma: -1"), "sigma", "rating.sigma", ["number > 0", "got -1"]),
+    (("draw_probability: 0.2", "faults_count_as_losses: maybe"), "faults_count_as_losses",
+     "rating.faults_count_as_losses", ["true or false", "got 'maybe'"]),
+    (("workers: 3", "workers: 0"), "workers", "workers", ["integer >= 1", "got 0"]),
+    (("workers: 3", "workers: yes"), "workers", "workers", ["integer >= 1", "got True"]),
+    (("seed: 7", "seed: -1"), "seed", "seed", ["integer >= 0", "got -1"]),
+    (("seed: 7", "seed: 7\nexecutor: slurm"), "executor", "executor",
+     ["'local', 'ray'", "got 'slurm'"]),
+    (("seed: 7", "seed: 7\nray: {address: 'ray://head:10001'}"), "ray:", "ray",
+     ["only allowed with executor: ray"]),
+    (("seed: 7", "seed: 7\nexecutor: ray\nray: {adress: x}"), "adress", "ray.adress",
+     ["did you mean 'address'"]),
+    (("seed: 7", "seed: 7\nsandbox: {mode: docker}"), "sandbox", "sandbox.mode",
+     ["'auto', 'bwrap', 'unshare', 'none'", "got 'docker'"]),
+    (("seed: 7", "seed: 7\nsandbox: {memory_mb: 0}"), "sandbox", "sandbox.memory_mb",
+     ["integer >= 1", "got 0"]),
+    (("seed: 7", "seed: 7\nsandbox: 12"), "sandbox", "sandbox",
+     ["must be a mapping with keys mode, memory_mb", "got 12"]),
+    (("name: quick", "name: 'quick league'"), "name: ", "name",
+     ["letters, digits, '.', '_' or '-'", "got 'quick league'"]),
+    (("name: quick", "nme: quick"), "nme", "nme", ["did you mean 'name'"]),
+    (("  - name: rand\n    bot: random\n", "  - name: rand\n"), "name: rand", "bots[1]",
+     ["exactly one of 'bot'", "'command'"]),
+    (("    bot: random\n", "    bot: random\n    command: ./x\n"), "name: rand", "bots[1]",
+     ["exactly one of 'bot'"]),
+    (("    bot: random\n", "    bot: random\n    dialect: arena\n"), "dialect: arena", "bots[1].dialect",
+     ["only allowed with 'command'"]),
+    (("    bot: random\n", "    bot: random\n    options: [1, 2]\n"), "options: [1", "bots[1].options",
+     ["mapping of option names", "got [1, 2]"]),
+    (("    dialect: codingame\n", "    dialect: codingame\n    options: {depth: 3}\n"), "depth: 3",
+     "bots[2].options", ["only allowed with 'bot'"]),
+    (("    bot: random\n", "    bot: random\n    colour: red\n"), "colour", "bots[1].colour",
+     ["unknown key", "allowed keys: name, bot, options, command, dialect, dir"]),
+    (('"python3 bots/mine/bot.py --fast"', '"python3 \'bots/mine/bot.py"'), "python3", "bots[2].command",
+     ["check the quotes"]),
+    (('"python3 bots/mine/bot.py --fast"', '"bots/mine/nothere"'), "nothere", "bots[2].command",
+     ["program 'bots/mine/nothere' not found", "relative to"]),
+    (('"python3 bots/mine/bot.py --fast"', '"no-such-program-xyz"'), "no-such", "bots[2].command",
+     ["not on PATH"]),
+    (("    dialect: codingame\n", "    dialect: codingame\n    dir: bots/nope\n"), "dir:",
+     "bots[2].dir", ["must be an existing directory", "bots/nope"]),
+]
+
+
+@pytest.mark.parametrize("change, at, key, allowed", ERRORS, ids=[e[2] for e in ERRORS])
+def test_config_errors_name_file_line_key_and_what_is_allowed(league_dir, change, at, key, allowed):
+    text = BASE.replace(*change)
+    assert text != BASE, change
+    message = error_of(write(league_dir, text))
+    assert message.startswith(f"{league_dir / 'league.yaml'}:{line_of(text, at)}: {key}: "), message
+    for needle in allowed:
+        assert needle in message, (needle, message)
+
+
+def test_bots_must_be_two_or_more(league_dir):
+    one_bot = "name: q\ngame: meta\nbots:\n  - {name: a, bot: x}\n"
+    message = error_of(write(league_dir, one_bot))
+    assert ":3: bots: must be a list of at least 2 bots" in message and "got 1 bot" in message
+    message = error_of(write(league_dir, "name: q\ngame: meta\nbots: mcts\n"))
+    assert ":3: bots: must be a list" in message and "got 'mcts'" in message
+
+
+def test_missing_required_keys_and_rules_for_a_game_without_options(league_dir):
+    message = error_of(write(league_dir, "name: q\nbots: []\n"))
+    assert message.endswith(":1: required key 'game' is missing; allowed keys: name, game, rules, "
+                            "bots, games_per_pairing, time_control, timeout_policy, sandbox, "
+                            "rating, workers, executor, ray, store, seed, publish")
+    text = BASE.replace("game: ultimate", "game: meta")
+    message = error_of(write(league_dir, text))
+    assert ":3: rules: game 'meta' has no rule options" in message
+
+
+def test_malformed_yaml_names_the_line(league_dir):
+    text = BASE.replace("options: {time_ms: 50}", "options: {time_ms: 50")
+    message = error_of(write(league_dir, text))
+    assert message.startswith(f"{league_dir / 'league.yaml'}:")
+    assert "malformed YAML" in message
+    assert f"on line {line_of(text, 'time_ms')}" in message
+    message = error_of(write(league_dir, BASE.replace("  - name: rand", "\t- name: rand")))
+    assert f"league.yaml:{line_of(BASE, 'name: rand')}: malformed YAML" in message
+
+
+def test_a_duplicate_key_is_refused_not_silently_overwritten(league_dir):
+    text = BASE.replace("seed: 7", "seed: 7\nseed: 8")
+    message = error_of(write(league_dir, text))
+    assert f"league.yaml:{line_of(text, 'seed: 8')}: seed: duplicate key" in message
+
+
+def test_empty_file_and_non_mapping_and_unreadable(league_dir):
+    assert "league.yaml:1: the config is empty" in error_of(write(league_dir, ""))
+    assert "league.yaml:1: must be a mapping" in error_of(write(league_dir, "- a\n- b\n"))
+    message = error_of(league_dir / "absent.yaml")
+    assert "absent.yaml: cannot read the config" in message
+
+
+def test_known_bots_check_points_at_the_bot_or_at_the_option(league_dir):
+    text = BASE.replace("options: {time_ms: 50}", "options:\n      time_ms: 50\n      depth: deep")
+    calls = []
+
+    def check(bot, game, options):
+        calls.append((bot, game, dict(options)))
+        if bot == "random":
+            return "unknown bot 'random' for game 'ultimate'; bots: mcts, minimax"
+        if options.get("depth") == "deep":
+            return BotProblem("must be an integer >= 1, got 'deep'", option="depth")
+        return None
+
+    message = error_of(write(league_dir, text), known_bots=check)
+    assert message == (f"{league_dir / 'league.yaml'}:{line_of(text, 'depth: deep')}: "
+                       f"bots[0].options.depth: must be an integer >= 1, got 'deep'")
+    assert calls == [("mcts", "ultimate", {"time_ms": 50, "depth": "deep"})]
+    message = error_of(write(league_dir, BASE), known_bots=check)
+    assert message.endswith(f":{line_of(BASE, 'bot: random')}: bots[1].bot: unknown bot 'random' "
+                            f"for game 'ultimate'; bots: mcts, minimax")
+    problem = BotProblem("bot 'random' plays tictactoe, not ultimate")
+    message = error_of(write(league_dir, BASE),
+                       known_bots=lambda bot, game, options: problem if bot == "random" else None)
+    assert "bots[1].bot: bot 'random' plays tictactoe, not ultimate" in message
+
+
+def test_bot_dir_defaults_and_explicit(league_dir):
+    (league_dir / "solo.py").write_text("")
+    text = BASE.replace("python3 bots/mine/bot.py --fast", "python3 solo.py")
+    assert load_config(write(league_dir, text)).bots[2].dir == league_dir
+    text = BASE.replace("python3 bots/mine/bot.py --fast", "python3 -c pass")
+    assert load_config(write(league_dir, text)).bots[2].dir == league_dir
+    text = BASE.replace("    dialect: codingame\n", "    dialect: codingame\n    dir: bots\n")
+    assert load_config(write(league_dir, text)).bots[2].dir == league_dir / "bots"
+
+
+def test_store_and_publish_are_relative_to_the_config_file(league_dir):
+    text = BASE + "store: data/q.db\npublish: site\n"
+    config = load_config(write(league_dir, text))
+    assert config.store == league_dir / "data" / "q.db"
+    assert config.publish == league_dir / "site"
+    (league_dir / "data").mkdir()
+    message = error_of(write(league_dir, BASE + "store: data\n"))
+    assert f":{line_of(BASE + 'store: data', 'store:')}: store: must be a file path" in message
+
+
+def test_executor_ray_gets_a_ray_section(league_dir):
+    config = load_config(write(league_dir, BASE + "executor: ray\n"))
+    assert config.executor == "ray" and config.ray is not None and config.ray.address is None
+    config = load_config(write(league_dir, BASE + "executor: ray\nray: {address: 'ray://h:1'}\n"))
+    assert config.ray.address == "ray://h:1"
+
+
+def test_config_from_dict_validates_the_same_way(tmp_path):
+    data = {"name": "d", "game": "ultimate", "rules": {"tiebreak": "boards"},
+            "bots": [{"name": "a", "bot": "x"}, {"name": "b", "bot": "y"}], "workers": 1}
+    config = config_from_dict(data, base_dir=tmp_path)
+    assert config.rules == {"tiebreak": "boards"} and config.source is None
+    assert config.store == tmp_path / "results" / "d.sqlite"
+    with pytest.raises(ConfigError) as info:
+        config_from_dict({**data, "games_per_pairing": 5}, base_dir=tmp_path)
+    assert str(info.value).startswith("<config>: games_per_pairing: must be an even integer >= 2")
+    assert info.value.line is None and info.value.path == ("games_per_pairing",)
+    with pytest.raises(ConfigError, match=r"bots\[1\]\.options: must be a mapping"):
+        config_from_dict({**data, "bots": [{"name": "a", "bot": "x"},
+                                           {"name": "b", "bot": "y", "options": 3}]})

@@ -1,0 +1,11 @@
+"""Errors and warnings raised by the sandbox."""
+
+from __future__ import annotations
+
+
+class SandboxError(RuntimeError):
+    """A bot could not be sandboxed or started as asked."""
+
+
+class SandboxWarning(UserWarning):
+    """A protection the caller may expect is not enforced on this machine."""

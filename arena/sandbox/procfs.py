@@ -1,0 +1,174 @@
+"""Small, cheap readers of /proc and process-handle helpers (Linux)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+from dataclasses import dataclass
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+PR_SET_CHILD_SUBREAPER = 36
+
+
+@dataclass(frozen=True)
+class Stat:
+    """The fields of /proc/<pid>/stat the sandbox uses (times in clock ticks)."""
+
+    state: str
+    ppid: int
+    pgrp: int
+    session: int
+    utime: int
+    stime: int
+    cutime: int
+    cstime: int
+    num_threads: int
+    starttime: int
+
+
+def parse_stat(data: bytes) -> Stat:
+    """Parse the text of /proc/<pid>/stat."""
+    # The command name (field 2) may contain spaces and ')': split after the last ')'.
+    rest = data[data.rindex(b")") + 2 :].split()
+    return Stat(
+        state=rest[0].decode(),
+        ppid=int(rest[1]),
+        pgrp=int(rest[2]),
+        session=int(rest[3]),
+        utime=int(rest[11]),
+        stime=int(rest[12]),
+        cutime=int(rest[13]),
+        cstime=int(rest[14]),
+        num_threads=int(rest[17]),
+        starttime=int(rest[19]),
+    )
+
+
+def read_stat(pid: int) -> Stat | None:
+    """/proc/<pid>/stat of a process, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            return parse_stat(file.read())
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class StatReader:
+    """Re-reads /proc/<pid>/stat through one open fd (a few microseconds a read).
+
+    The open fd stays bound to the process it was opened for, so a reused pid
+    can never be read by mistake: reads of a reaped process fail instead.
+    """
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self._fd: int | None = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+
+    def read(self) -> Stat | None:
+        """The current stat, or None once the process has been reaped."""
+        if self._fd is None:
+            return None
+        try:
+            return parse_stat(os.pread(self._fd, 2048, 0))
+        except (OSError, ValueError, IndexError):
+            self.close()
+            return None
+
+    def close(self) -> None:
+        """Release the fd; later reads return None."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def children(pid: int, all_threads: bool = False) -> list[int]:
+    """Direct children of `pid` (of its main thread only, unless all_threads)."""
+    tids = [pid]
+    if all_threads:
+        try:
+            tids = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
+        except OSError:
+            return []
+    found: list[int] = []
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as file:
+                found.extend(int(child) for child in file.read().split())
+        except OSError:
+            continue
+    return found
+
+
+def real_uid(pid: int) -> int | None:
+    """The real uid of a process, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as file:
+            for line in file:
+                if line.startswith(b"Uid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def count_user_tasks(uid: int) -> int:
+    """Processes and threads owned by `uid` now (what RLIMIT_NPROC counts)."""
+    total = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid != uid:
+                continue
+        except OSError:
+            continue
+        stat = read_stat(int(entry.name))
+        total += stat.num_threads if stat else 0
+    return total
+
+
+class ProcessHandle:
+    """Signals one process without the risk of hitting a reused pid (pidfd)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.fd: int | None = None
+        try:
+            self.fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            self.pid = 0  # already gone: nothing to signal, ever
+        except (OSError, AttributeError):
+            self.fd = None  # old kernel: fall back to the plain pid
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        """Send `sig`; a process that is already gone is not an error."""
+        try:
+            if self.fd is not None:
+                signal.pidfd_send_signal(self.fd, sig)
+            elif self.pid > 0:
+                os.kill(self.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def close(self) -> None:
+        """Release the pidfd; later kill() calls do nothing."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        self.pid = 0  # never fall back to a pid that may belong to someone else by now
+
+
+_subreaper_set = False
+
+
+def become_child_subreaper() -> bool:
+    """Make this process adopt its orphaned descendants; True if it worked."""
+    global _subreaper_set
+    if not _subreaper_set:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            _subreaper_set = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            _subreaper_set = False
+    return _subreaper_set

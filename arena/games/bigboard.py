@@ -143,7 +143,7 @@ class BigBoardState(State):
         return POPCOUNT[self.xwon], POPCOUNT[self.owon]
 
     def encode(self) -> str:
-        cells = "".join(".xo"[self.cell(c) + 1] for c in range(81))
+        cells = "".join([_board_text(v) for v in self.boards])
         target = "*" if self.target < 0 else str(self.target)
         return f"{cells} {'xo'[self.to_move]} {target}"
 
@@ -178,6 +178,18 @@ class BigBoardState(State):
 
     def __repr__(self) -> str:
         return f"BigBoardState({self.encode()!r})"
+
+
+_BOARD_TEXT: dict[int, str] = {}
+
+
+def _board_text(v: int) -> str:
+    """The 9 cells of one board as text; cached, since a board takes at most 3^9 values."""
+    text = _BOARD_TEXT.get(v)
+    if text is None:
+        text = _BOARD_TEXT[v] = "".join("x" if v >> s & 1 else "o" if v >> (s + 9) & 1 else "."
+                                        for s in range(9))
+    return text
 
 
 def _make(rules: BigBoardRules, boards: tuple[int, ...], xwon: int, owon: int, closed: int,

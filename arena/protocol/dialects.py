@@ -1,0 +1,238 @@
+"""Dialects: how a turn is told to a bot and how its answer is read.
+
+`arena` is our own protocol (docs/protocol.md). `codingame` and `theaigames` /
+`riddles` translate for bots written for those platforms' ultimate tic-tac-toe,
+so they play unchanged. Each dialect is a small set of pure functions from game
+facts to lines and from a line to a move; the referee does all the I/O.
+"""
+
+from __future__ import annotations
+
+import abc
+import re
+from dataclasses import dataclass
+
+from arena.games import Game, InvalidMoveError, State
+
+PROTOCOL_VERSION = 1
+
+
+class ProtocolError(ValueError):
+    """A line from a bot that does not follow its dialect."""
+
+
+@dataclass(frozen=True)
+class TurnInfo:
+    """What a bot is told at its turn."""
+
+    state: State
+    last_move: int | None
+    legal: tuple[int, ...]
+    move_ms: int        #: time for this move
+    bank_ms: int        #: extra time in the bank, usable on any move
+    ply: int            #: moves played so far
+    seat: int
+
+
+class Dialect(abc.ABC):
+    """One wire format, as seen from the referee."""
+
+    name: str
+    #: the bot answers the start lines with a "ready" line
+    expects_ready: bool = False
+    #: games it can express; None means every game
+    games: tuple[str, ...] | None = None
+
+    def supports(self, game: Game) -> str | None:
+        """None if this dialect can play game, else why not."""
+        if self.games is not None and game.name not in self.games:
+            return f"the {self.name} dialect plays {', '.join(self.games)}, not {game.name}"
+        return None
+
+    def start_lines(self, game: Game, seat: int, seed: int, move_ms: int, bank_ms: int) -> list[str]:
+        """Lines sent when the bot joins a game."""
+        return []
+
+    def check_ready(self, line: str) -> None:
+        """Raises ProtocolError unless line is a valid answer to the start lines."""
+
+    @abc.abstractmethod
+    def turn_lines(self, game: Game, turn: TurnInfo) -> list[str]:
+        """Lines that ask the bot for a move."""
+
+    @abc.abstractmethod
+    def parse_move(self, game: Game, turn: TurnInfo, line: str) -> int:
+        """The move a reply names; InvalidMoveError if it names none."""
+
+    def over_lines(self, result: str, termination: str) -> list[str]:
+        """Lines sent at the end of a game (result: win, loss or draw)."""
+        return []
+
+    def quit_lines(self) -> list[str]:
+        """Lines that ask the bot to exit."""
+        return []
+
+
+class ArenaDialect(Dialect):
+    """bot-arena's own line protocol, version 1 (docs/protocol.md)."""
+
+    name = "arena"
+    expects_ready = True
+
+    def start_lines(self, game: Game, seat: int, seed: int, move_ms: int, bank_ms: int) -> list[str]:
+        rules = "".join(f" {k}={v}" for k, v in sorted(game.options.items()))
+        return [f"arena {PROTOCOL_VERSION} {game.name} {seat} {seed}{rules}"]
+
+    def check_ready(self, line: str) -> None:
+        if line.split(" ", 1)[0] != "ready":
+            raise ProtocolError(f"expected 'ready' after the handshake, got {line[:80]!r}")
+
+    def turn_lines(self, game: Game, turn: TurnInfo) -> list[str]:
+        return [format_turn(game, turn)]
+
+    def parse_move(self, game: Game, turn: TurnInfo, line: str) -> int:
+        text = line.strip()
+        if not text or len(text.split()) != 1:
+            raise InvalidMoveError(f"expected one move, got {line[:80]!r}")
+        return game.parse_move(text)
+
+    def over_lines(self, result: str, termination: str) -> list[str]:
+        return [f"over {result} {termination}"]
+
+    def quit_lines(self) -> list[str]:
+        return ["quit"]
+
+
+def format_turn(game: Game, turn: TurnInfo) -> str:
+    """The arena protocol's turn line."""
+    last = "-" if turn.last_move is None else game.move_text(turn.last_move)
+    legal = ",".join(game.move_text(m) for m in turn.legal)
+    return f"turn {turn.move_ms} {turn.bank_ms} {last} {legal} {turn.state.encode()}"
+
+
+def _grid_width(game: Game) -> int:
+    return 3 if game.info.move_count == 9 else 9
+
+
+def cell_to_row_col(game: Game, cell: int) -> tuple[int, int]:
+    """Row and column on the whole grid (3x3, or 9x9 for the nine-board games)."""
+    if _grid_width(game) == 3:
+        return divmod(cell, 3)
+    board, square = divmod(cell, 9)
+    return 3 * (board // 3) + square // 3, 3 * (board % 3) + square % 3
+
+
+def row_col_to_cell(game: Game, row: int, col: int) -> int:
+    """Inverse of cell_to_row_col."""
+    width = _grid_width(game)
+    if not (0 <= row < width and 0 <= col < width):
+        raise InvalidMoveError(f"row {row} column {col} is off the {width}x{width} grid")
+    if width == 3:
+        return 3 * row + col
+    return 9 * (3 * (row // 3) + col // 3) + 3 * (row % 3) + col % 3
+
+
+_INT_PAIR = re.compile(r"\s*(-?\d+)\s+(-?\d+)(?:\s.*)?$")
+
+
+class CodinGameDialect(Dialect):
+    """CodinGame's "Tic-Tac-Toe" / "Ultimate Tic-Tac-Toe" puzzle protocol.
+
+    Each turn: "opponentRow opponentCol" (-1 -1 before the first move), the number
+    of valid actions, then one "row col" line per valid action. The bot answers
+    "row col", optionally followed by a message. Rows and columns span the whole
+    grid (0..8 for the 9x9 games). No handshake; the start-up time is added to
+    the bot's first turn, as CodinGame does.
+    """
+
+    name = "codingame"
+    games = ("tictactoe", "ultimate", "meta", "nineboard")
+
+    def turn_lines(self, game: Game, turn: TurnInfo) -> list[str]:
+        row, col = (-1, -1) if turn.last_move is None else cell_to_row_col(game, turn.last_move)
+        lines = [f"{row} {col}", str(len(turn.legal))]
+        lines.extend("%d %d" % cell_to_row_col(game, m) for m in turn.legal)
+        return lines
+
+    def parse_move(self, game: Game, turn: TurnInfo, line: str) -> int:
+        match = _INT_PAIR.match(line)
+        if not match:
+            raise InvalidMoveError(f"expected 'row col', got {line[:80]!r}")
+        return row_col_to_cell(game, int(match[1]), int(match[2]))
+
+
+class TheAIGamesDialect(Dialect):
+    """theaigames.com's ultimate tic-tac-toe engine protocol (2016), and its
+    riddles.io successor (flavour "riddles": ids 0/1, "." for empty).
+
+    Settings lines at the start; each turn "update game ..." lines with the
+    81-cell field (row-major over the 9x9 grid) and the 3x3 macroboard (-1 where
+    the bot may play, the winner's id on won boards), then "action move BANK_MS".
+    The bot answers "place_move X Y" (X column, Y row; "place_disc" is accepted).
+    """
+
+    games = ("ultimate", "meta", "nineboard")
+    _REPLY = re.compile(r"\s*(?:place_move|place_disc)\s+(\d+)\s+(\d+)\s*$")
+
+    def __init__(self, flavour: str = "theaigames") -> None:
+        self.name = flavour
+        self.riddles = flavour == "riddles"
+
+    def _id(self, seat: int) -> str:
+        return str(seat if self.riddles else seat + 1)
+
+    def start_lines(self, game: Game, seat: int, seed: int, move_ms: int, bank_ms: int) -> list[str]:
+        first = 0 if self.riddles else 1
+        return [
+            f"settings timebank {bank_ms + move_ms}",
+            f"settings time_per_move {move_ms}",
+            f"settings player_names player{first},player{first + 1}",
+            f"settings your_bot player{self._id(seat)}",
+            f"settings your_botid {self._id(seat)}",
+        ]
+
+    def turn_lines(self, game: Game, turn: TurnInfo) -> list[str]:
+        state = turn.state
+        empty, none = (".", ".") if self.riddles else ("0", "0")
+        field = [empty] * 81
+        for cell in range(81):
+            holder = state.cell(cell)
+            if holder >= 0:
+                row, col = cell_to_row_col(game, cell)
+                field[9 * row + col] = self._id(holder)
+        playable = {m // 9 for m in turn.legal}
+        macro = []
+        for board in range(9):
+            if state.xwon >> board & 1:
+                macro.append(self._id(0))
+            elif state.owon >> board & 1:
+                macro.append(self._id(1))
+            else:
+                macro.append("-1" if board in playable else none)
+        lines = [f"update game round {turn.ply // 2 + 1}"]
+        if not self.riddles:
+            lines.append(f"update game move {turn.ply + 1}")
+        lines += [f"update game field {','.join(field)}",
+                  f"update game macroboard {','.join(macro)}",
+                  f"action move {turn.move_ms + turn.bank_ms}"]
+        return lines
+
+    def parse_move(self, game: Game, turn: TurnInfo, line: str) -> int:
+        match = self._REPLY.match(line)
+        if not match:
+            raise InvalidMoveError(f"expected 'place_move X Y', got {line[:80]!r}")
+        return row_col_to_cell(game, int(match[2]), int(match[1]))
+
+
+DIALECTS: dict[str, Dialect] = {
+    d.name: d for d in (ArenaDialect(), CodinGameDialect(), TheAIGamesDialect("theaigames"),
+                        TheAIGamesDialect("riddles"))
+}
+
+
+def get_dialect(name: str) -> Dialect:
+    """The dialect called name; ProtocolError naming the known ones otherwise."""
+    try:
+        return DIALECTS[name]
+    except KeyError:
+        raise ProtocolError(f"unknown dialect {name!r}; known: {', '.join(DIALECTS)}") from None

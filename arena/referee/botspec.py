@@ -1,0 +1,76 @@
+"""Turn what a user writes for a bot (a registered name, or DIALECT:COMMAND) into a BotSpec."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import arena
+from arena.protocol import DIALECTS
+
+from .referee import BotSpec
+
+
+class BotSpecError(ValueError):
+    """A bot description that names no bot and no command."""
+
+
+ARENA_PACKAGE_DIR = str(Path(arena.__file__).resolve().parent)
+
+
+def sdk_argv(target: str, options: Mapping[str, object] | None = None) -> tuple[str, ...]:
+    """Command that runs a Python agent class ('module:Class') through the SDK."""
+    import json
+    opts = tuple(f"{k}={json.dumps(v)}" for k, v in sorted((options or {}).items()))
+    return (sys.executable, "-m", "arena.sdk", target) + opts
+
+
+def command_spec(name: str, dialect: str, command: str, cwd: str | None = None,
+                 readable: tuple[str, ...] = ()) -> BotSpec:
+    """A bot started by a shell-style command line; paths in it are made absolute and readable."""
+    if dialect not in DIALECTS:
+        raise BotSpecError(f"unknown dialect {dialect!r} in {dialect}:{command}; "
+                           f"known: {', '.join(DIALECTS)}")
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        raise BotSpecError(f"cannot parse the command {command!r}: {exc}") from None
+    if not words:
+        raise BotSpecError(f"empty command in {dialect}:{command!r}")
+    base = Path(cwd or os.getcwd())
+    argv, dirs = [], list(readable)
+    for i, word in enumerate(words):
+        path = base / word
+        looks_like_path = "/" in word or (i > 0 and path.exists())
+        if looks_like_path and path.exists():
+            resolved = path.resolve()
+            argv.append(str(resolved))
+            dirs.append(str(resolved if resolved.is_dir() else resolved.parent))
+        elif i == 0 and "/" in word:
+            raise BotSpecError(f"{word!r} does not exist (in {dialect}:{command})")
+        else:
+            if i == 0 and shutil.which(word) is None:
+                raise BotSpecError(f"command {word!r} not found on PATH (in {dialect}:{command})")
+            argv.append(word)
+    return BotSpec(name=name, argv=tuple(argv), dialect=dialect, readable=tuple(dict.fromkeys(dirs)),
+                   spec=f"{dialect}:{command}")
+
+
+def resolve_bot(text: str, registered: Callable[[str], BotSpec | None] | None = None,
+                name: str | None = None) -> BotSpec:
+    """BotSpec for 'DIALECT:COMMAND' or a registered bot name."""
+    dialect, sep, command = text.partition(":")
+    if sep and dialect in DIALECTS:
+        return command_spec(name or command.strip() or text, dialect, command)
+    spec = registered(text) if registered else None
+    if spec is None:
+        raise BotSpecError(f"{text!r} is neither a registered bot nor DIALECT:COMMAND "
+                           f"(dialects: {', '.join(DIALECTS)}); `arena bots` lists the bots")
+    if name:
+        spec = dataclasses.replace(spec, name=name)
+    return spec

@@ -1,0 +1,246 @@
+"""Line I/O with sandboxed bots: send requests, wait for a reply by a deadline,
+keep stderr as a capped tail. Nothing a bot prints can grow the referee's memory
+past the caps, and nothing it does (or fails to do) can block the referee."""
+
+from __future__ import annotations
+
+import errno
+import os
+import selectors
+import time
+from collections import deque
+from dataclasses import dataclass
+
+from arena.protocol import LineBuffer, LineTooLongError
+from arena.record import Termination
+
+READ_CHUNK = 1 << 16
+EXIT_GRACE_S = 0.2  # after stdout closes, how long to wait for the exit status
+
+
+class BotFault(Exception):
+    """A bot broke a rule; the referee turns this into the game's result."""
+
+    def __init__(self, termination: Termination, reason: str) -> None:
+        super().__init__(reason)
+        self.termination = termination
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class OutputLimits:
+    """Caps on what a bot may print during one game (bytes)."""
+
+    max_line_bytes: int = 64 * 1024
+    max_stdout_bytes: int = 16 * 1024 * 1024
+    max_stderr_bytes: int = 16 * 1024 * 1024
+    stderr_tail_bytes: int = 4096
+
+
+_MEMORY_SIGNS = ("MemoryError", "Cannot allocate memory", "std::bad_alloc", "out of memory",
+                 "JavaScript heap out of memory", "OutOfMemoryError")
+_PROCESS_SIGNS = ("Resource temporarily unavailable", "BlockingIOError", "fork failed",
+                  "can't start new thread")
+
+
+class BotChannel:
+    """One bot process's pipes, seen as requests and reply lines."""
+
+    def __init__(self, proc, limits: OutputLimits, label: str) -> None:
+        self.proc = proc
+        self.limits = limits
+        self.label = label
+        self.lines: deque[str] = deque()
+        self.outstanding = 0          # requests sent whose reply has not come yet
+        self.fault: BotFault | None = None
+        self.stdout_closed = False
+        self.stderr_closed = False
+        self._stdout = LineBuffer(limits.max_line_bytes)
+        self._stdout_total = 0
+        self._stderr_total = 0
+        self._tail = bytearray()
+        self._out = bytearray()
+
+    # -- writing -------------------------------------------------------------
+    def request(self, lines: list[str], expects_reply: bool = True) -> None:
+        """Queue lines for the bot; expects_reply counts them as one request."""
+        self._out += "".join(line + "\n" for line in lines).encode()
+        if expects_reply:
+            self.outstanding += 1
+        self.flush()
+
+    def flush(self) -> None:
+        """Write what the pipe takes now; a closed pipe is noted, not raised."""
+        while self._out:
+            try:
+                written = os.write(self.proc.stdin_fd, self._out)
+            except BlockingIOError:
+                return
+            except (BrokenPipeError, OSError):
+                self._out.clear()
+                self.stdout_closed = self.stdout_closed or self.proc.poll() is not None
+                return
+            del self._out[:written]
+
+    @property
+    def wants_write(self) -> bool:
+        return bool(self._out)
+
+    # -- reading -------------------------------------------------------------
+    def read_stdout(self) -> None:
+        """Take what stdout has; sort complete lines into replies, stale or unsolicited."""
+        try:
+            data = os.read(self.proc.stdout_fd, READ_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            if exc.errno != errno.EIO:
+                raise
+            data = b""
+        if not data:
+            self.stdout_closed = True
+            return
+        self._stdout_total += len(data)
+        if self._stdout_total > self.limits.max_stdout_bytes:
+            self._set_fault(Termination.OUTPUT_CAP,
+                            f"printed more than {self.limits.max_stdout_bytes} bytes on stdout")
+            return
+        try:
+            lines = self._stdout.feed(data)
+        except LineTooLongError:
+            self._set_fault(Termination.OUTPUT_CAP,
+                            f"printed a line longer than {self.limits.max_line_bytes} bytes")
+            return
+        for raw in lines:
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                line = raw.decode("utf-8", "replace")
+            if self.outstanding == 0:
+                self._set_fault(Termination.MALFORMED,
+                                f"printed {line[:80]!r} when nothing was asked")
+                return
+            self.outstanding -= 1
+            if self.outstanding == 0:
+                self.lines.append(line)
+            # else: the late answer to a request already given up on (timeout strike)
+
+    def read_stderr(self) -> None:
+        """Keep the last stderr_tail_bytes of stderr; past max_stderr_bytes it is a fault."""
+        try:
+            data = os.read(self.proc.stderr_fd, READ_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self.stderr_closed = True
+            return
+        self._stderr_total += len(data)
+        keep = self.limits.stderr_tail_bytes
+        self._tail += data[-keep:]
+        if len(self._tail) > keep:
+            del self._tail[:-keep]
+        if self._stderr_total > self.limits.max_stderr_bytes:
+            self._set_fault(Termination.OUTPUT_CAP,
+                            f"printed more than {self.limits.max_stderr_bytes} bytes on stderr")
+
+    def _set_fault(self, termination: Termination, reason: str) -> None:
+        if self.fault is None:
+            self.fault = BotFault(termination, reason)
+            self.proc.kill_tree()
+
+    def stderr_tail(self) -> str:
+        """The last bytes the bot wrote to stderr, as text."""
+        return self._tail.decode("utf-8", "replace")
+
+    def partial_line(self) -> int:
+        """Bytes of a reply started but not ended by a newline."""
+        return self._stdout.pending
+
+    # -- judging an exit -----------------------------------------------------
+    def exit_fault(self, when: str) -> BotFault:
+        """The fault for a bot whose stdout closed: why it exited, or that it closed stdout."""
+        deadline = time.monotonic() + EXIT_GRACE_S
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.002)
+        if self.proc.poll() is None:
+            self.proc.kill_tree()
+            return BotFault(Termination.CRASH, f"closed its standard output {when} (still running)")
+        self.drain_stderr()
+        how = self.proc.exit_description()
+        limit = self.proc.resource_limit_hit()
+        tail = self.stderr_tail()
+        if limit is None and any(sign in tail for sign in _MEMORY_SIGNS):
+            limit = "memory limit"
+        if limit is None and any(sign in tail for sign in _PROCESS_SIGNS):
+            limit = "process limit"
+        if limit is not None:
+            return BotFault(Termination.RESOURCE_LIMIT, f"hit its {limit} {when} ({how})")
+        return BotFault(Termination.CRASH, f"exited {when} ({how})")
+
+    def drain_stderr(self) -> None:
+        """Read whatever stderr still holds (after an exit)."""
+        for _ in range(64):
+            if self.stderr_closed:
+                return
+            before = self._stderr_total
+            self.read_stderr()
+            if self._stderr_total == before and not self.stderr_closed:
+                return
+
+
+class Multiplexer:
+    """Waits on every bot's pipes at once, so an idle bot's output is drained too."""
+
+    def __init__(self, channels: list[BotChannel]) -> None:
+        self.channels = channels
+        self.selector = selectors.DefaultSelector()
+        for ch in channels:
+            self.selector.register(ch.proc.stdout_fd, selectors.EVENT_READ, (ch, "out"))
+            self.selector.register(ch.proc.stderr_fd, selectors.EVENT_READ, (ch, "err"))
+
+    def close(self) -> None:
+        self.selector.close()
+
+    def _unregister_closed(self, ch: BotChannel) -> None:
+        for fd, closed in ((ch.proc.stdout_fd, ch.stdout_closed), (ch.proc.stderr_fd, ch.stderr_closed)):
+            if closed:
+                try:
+                    self.selector.unregister(fd)
+                except (KeyError, ValueError):
+                    pass
+
+    def wait_line(self, active: BotChannel, deadline: float, when: str,
+                  kill_on_timeout: bool = True) -> str:
+        """The active bot's reply line, or BotFault: timeout at the deadline, exit, caps."""
+        while True:
+            if active.fault is not None:
+                raise active.fault
+            if active.lines:
+                return active.lines.popleft()
+            if active.stdout_closed:
+                raise active.exit_fault(when)
+            if active.wants_write:
+                active.flush()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                pending = active.partial_line()
+                if kill_on_timeout:
+                    active.proc.kill_tree()
+                extra = f"; it had printed {pending} bytes with no newline" if pending else ""
+                raise BotFault(Termination.TIMEOUT, f"no reply {when}{extra}")
+            for key, _ in self.selector.select(remaining if not active.wants_write else min(remaining, 0.005)):
+                ch, stream = key.data
+                if stream == "out":
+                    ch.read_stdout()
+                else:
+                    ch.read_stderr()
+                self._unregister_closed(ch)
+
+    def poll_others(self) -> None:
+        """Drain pending output of every bot without waiting."""
+        for key, _ in self.selector.select(0):
+            ch, stream = key.data
+            ch.read_stdout() if stream == "out" else ch.read_stderr()
+            self._unregister_closed(ch)

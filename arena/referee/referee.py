@@ -1,0 +1,248 @@
+"""Plays one game between two sandboxed bots. The only place time is enforced;
+every fault a bot commits becomes the game's termination, never an exception."""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Callable, Mapping
+
+from arena.games import Game, IllegalMoveError, InvalidMoveError, State
+from arena.protocol import Dialect, ProtocolError, TurnInfo, get_dialect
+from arena.record import BotEntry, GameRecord, MoveRecord, Termination
+from arena.sandbox import Sandbox, SandboxError
+
+from .channel import BotChannel, BotFault, Multiplexer, OutputLimits
+from .timecontrol import Clock, TimeControl, TimeoutPolicy
+
+QUIT_GRACE_S = 0.05  # how long a bot gets to exit by itself after 'quit'
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """How to start one bot: its command, dialect and what it may read."""
+
+    name: str
+    argv: tuple[str, ...]
+    dialect: str = "arena"
+    readable: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    spec: str = ""                       #: what the user wrote, for the record
+    options: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """Everything about how games are run that is not the game or the bots."""
+
+    time: TimeControl = TimeControl()
+    timeout_policy: TimeoutPolicy = TimeoutPolicy()
+    output: OutputLimits = OutputLimits()
+
+
+def bot_seed(game_seed: int, seat: int) -> int:
+    """The seed a bot is handed for a game: fixed by the game seed and the seat."""
+    return random.Random(game_seed * 2 + seat).getrandbits(63)
+
+
+class _Seat:
+    def __init__(self, seat: int, spec: BotSpec, control: TimeControl) -> None:
+        self.seat = seat
+        self.spec = spec
+        self.dialect: Dialect = get_dialect(spec.dialect)
+        self.clock = Clock(control)
+        self.channel: BotChannel | None = None
+        self.strikes = 0
+        self.first_turn = True
+        self.cpu_seen = 0.0  # the bot's CPU seconds at its previous reply
+
+
+#: a player in the referee's own process (a person at the terminal): gets the state
+#: and the opponent's last move, returns a move. Never used for rated games.
+LocalPlayer = Callable[[State, "int | None"], int]
+
+
+def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: Sandbox,
+              settings: MatchSettings = MatchSettings(),
+              local: Mapping[int, LocalPlayer] | None = None) -> GameRecord:
+    """Play one game, bots[0] moving first; the record says how it ended and why.
+
+    Seats in `local` are played by the given function instead of a process."""
+    local = local or {}
+    started = time.monotonic()
+    record = GameRecord(
+        game=game.name, rule_options=dict(game.options), seed=seed,
+        bots=[BotEntry(name=b.name, spec=b.spec, options=dict(b.options)) for b in bots],
+        started_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
+    seats = [_Seat(i, spec, settings.time) for i, spec in enumerate(bots)]
+    mux: Multiplexer | None = None
+    state = game.initial_state()
+    try:
+        for s in seats:
+            why = s.dialect.supports(game)
+            if why:
+                raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, why))
+        for s in seats:
+            if s.seat in local:
+                continue
+            try:
+                proc = sandbox.start(list(s.spec.argv), readable=s.spec.readable, env=s.spec.env)
+            except SandboxError as exc:
+                raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, f"could not start: {exc}"))
+            s.channel = BotChannel(proc, settings.output, s.spec.name)
+        mux = Multiplexer([s.channel for s in seats if s.channel is not None])
+        _handshake(game, seats, seed, settings, mux)
+        record.startup_ms = round((time.monotonic() - started) * 1000, 3)
+        rng = random.Random(seed)
+        last_move: int | None = None
+        while not state.is_terminal():
+            s = seats[state.to_move]
+            _check_idle(seats, mux)
+            if s.seat in local:
+                move, state = _local_move(game, s, state, last_move, local[s.seat], record)
+            else:
+                move, state = _one_move(game, s, state, last_move, settings, mux, rng, record)
+            last_move = move
+        record.winner = state.winner
+        record.scores = state.returns()
+        record.termination = Termination.NORMAL
+        record.reason = "draw" if state.winner is None else f"{'xo'[state.winner]} wins"
+    except _Faulted as faulted:
+        record.termination = faulted.fault.termination
+        record.faulted = faulted.seat
+        record.winner = 1 - faulted.seat
+        record.scores = (0.0, 1.0) if faulted.seat == 0 else (1.0, 0.0)
+        record.reason = f"{bots[faulted.seat].name} (seat {faulted.seat}): {faulted.fault.reason}"
+    except KeyboardInterrupt:
+        record.termination = Termination.ABORTED
+        record.reason = "interrupted"
+        raise
+    finally:
+        if record.startup_ms:
+            record.play_ms = round((time.monotonic() - started) * 1000 - record.startup_ms, 3)
+        _finish(seats, record, mux)
+        record.duration_ms = round((time.monotonic() - started) * 1000, 3)
+    return record
+
+
+class _Faulted(Exception):
+    def __init__(self, seat: int, fault: BotFault) -> None:
+        super().__init__(fault.reason)
+        self.seat = seat
+        self.fault = fault
+
+
+def _handshake(game: Game, seats: list[_Seat], seed: int, settings: MatchSettings,
+               mux: Multiplexer) -> None:
+    control = settings.time
+    deadline = time.monotonic() + (control.startup_ms + control.overhead_ms) / 1000
+    for s in seats:
+        if s.channel is None:
+            continue
+        lines = s.dialect.start_lines(game, s.seat, bot_seed(seed, s.seat), control.move_ms,
+                                      s.clock.bank_ms)
+        s.channel.request(lines, expects_reply=s.dialect.expects_ready)
+    for s in seats:
+        if s.channel is None or not s.dialect.expects_ready:
+            continue
+        try:
+            line = mux.wait_line(s.channel, deadline, f"to the handshake within {control.startup_ms} ms")
+            s.dialect.check_ready(line)
+        except BotFault as fault:
+            raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, fault.reason))
+        except ProtocolError as exc:
+            raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, str(exc)))
+
+
+def _check_idle(seats: list[_Seat], mux: Multiplexer) -> None:
+    mux.poll_others()
+    for s in seats:
+        if s.channel is not None and s.channel.fault is not None:
+            raise _Faulted(s.seat, s.channel.fault)
+
+
+def _local_move(game: Game, s: _Seat, state: State, last_move: int | None, player: LocalPlayer,
+                record: GameRecord) -> tuple[int, State]:
+    sent = time.monotonic()
+    move = player(state, last_move)
+    after = state.play(move)  # a local player must hand back a legal move
+    record.moves.append(MoveRecord(seat=s.seat, move=game.move_text(move),
+                                   wall_ms=round((time.monotonic() - sent) * 1000, 3)))
+    return move, after
+
+
+def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, mux: Multiplexer,
+              rng: random.Random, record: GameRecord) -> tuple[int, State]:
+    control = settings.time
+    allowed = s.clock.allowed_ms()
+    legal = state.legal_moves()
+    ply = len(record.moves)
+    if s.first_turn and not s.dialect.expects_ready:
+        allowed += control.startup_ms  # no handshake: start-up happens on the first turn
+    s.first_turn = False
+    turn = TurnInfo(state=state, last_move=last_move, legal=legal, move_ms=control.move_ms,
+                    bank_ms=allowed - control.move_ms, ply=ply, seat=s.seat)
+    ch = s.channel
+    ch.request(s.dialect.turn_lines(game, turn))
+    sent = time.monotonic()
+    strikes_left = settings.timeout_policy.mode == "strikes" and \
+        s.strikes < settings.timeout_policy.strikes
+    try:
+        line = mux.wait_line(ch, sent + (allowed + control.overhead_ms) / 1000,
+                             f"to move {ply + 1} within {allowed} ms", kill_on_timeout=not strikes_left)
+    except BotFault as fault:
+        if fault.termination is Termination.TIMEOUT and strikes_left:
+            s.strikes += 1
+            s.clock.bank_ms = 0
+            move = legal[int(rng.random() * len(legal))]
+            record.moves.append(MoveRecord(
+                seat=s.seat, move=game.move_text(move), wall_ms=round((time.monotonic() - sent) * 1000, 3),
+                cpu_ms=None, substituted=f"timeout strike {s.strikes} of {settings.timeout_policy.strikes}"))
+            return move, state.play(move)
+        raise _Faulted(s.seat, fault)
+    wall_ms = (time.monotonic() - sent) * 1000
+    # CPU since the bot's previous reply: its thinking on this move (and any pondering)
+    cpu = ch.proc.cpu_seconds()
+    cpu_ms, s.cpu_seen = (cpu - s.cpu_seen) * 1000, cpu
+    record.moves.append(MoveRecord(seat=s.seat, move=line.strip()[:32], wall_ms=round(wall_ms, 3),
+                                   cpu_ms=round(cpu_ms, 3)))
+    try:
+        move = s.dialect.parse_move(game, turn, line)
+        after = state.play(move)
+    except InvalidMoveError as exc:
+        raise _Faulted(s.seat, BotFault(Termination.MALFORMED, f"move {ply + 1}: {exc}"))
+    except IllegalMoveError as exc:
+        raise _Faulted(s.seat, BotFault(Termination.ILLEGAL_MOVE, f"move {ply + 1}: {exc}"))
+    record.moves[-1].move = game.move_text(move)
+    s.clock.charge(max(0.0, wall_ms - control.overhead_ms))
+    return move, after
+
+
+def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None) -> None:
+    """Tell live bots the result, let them exit briefly, then kill every process tree."""
+    for s in seats:
+        ch = s.channel
+        if ch is None:
+            continue
+        if ch.fault is None and not ch.stdout_closed and ch.proc.poll() is None:
+            if record.winner is None:
+                result = "draw"
+            else:
+                result = "win" if record.winner == s.seat else "loss"
+            ch.request(s.dialect.over_lines(result, record.termination.value) + s.dialect.quit_lines(),
+                       expects_reply=False)
+    deadline = time.monotonic() + QUIT_GRACE_S
+    for s in seats:
+        if s.channel is not None:
+            while s.channel.proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.001)
+    for s in seats:
+        if s.channel is not None:
+            s.channel.proc.kill_tree()
+            s.channel.drain_stderr()
+            s.channel.proc.close()
+    record.stderr_tails = [s.channel.stderr_tail() if s.channel else "" for s in seats]
+    if mux is not None:
+        mux.close()

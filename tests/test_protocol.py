@@ -1,0 +1,155 @@
+"""Protocol pieces without processes: framing, dialect translation, the SDK loop, clocks."""
+
+import io
+import random
+
+import pytest
+
+from arena.games import InvalidMoveError, default_registry
+from arena.protocol import LineBuffer, LineTooLongError, TurnInfo, get_dialect
+from arena.protocol.dialects import cell_to_row_col, format_turn, row_col_to_cell
+from arena.referee import Clock, TimeControl, TimeoutPolicy
+from arena.sdk import SDKError, run
+
+R = default_registry()
+
+
+def test_line_buffer_splits_strips_cr_and_keeps_partials():
+    buf = LineBuffer(max_line=10)
+    assert buf.feed(b"12\r\n3") == [b"12"]
+    assert buf.pending == 1
+    assert buf.feed(b"4\n\n56\n") == [b"34", b"", b"56"]
+    assert buf.pending == 0
+
+
+def test_line_buffer_refuses_a_long_line_before_it_ends():
+    buf = LineBuffer(max_line=10)
+    buf.feed(b"123456")
+    with pytest.raises(LineTooLongError):
+        buf.feed(b"78901")
+    with pytest.raises(LineTooLongError):
+        LineBuffer(max_line=4).feed(b"12345678\n")
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "ultimate"])
+def test_row_col_round_trip(name):
+    game = R.create(name)
+    for cell in range(game.info.move_count):
+        assert row_col_to_cell(game, *cell_to_row_col(game, cell)) == cell
+    with pytest.raises(InvalidMoveError):
+        row_col_to_cell(game, 9, 0)
+
+
+def _turn(game, moves, seat_ms=(100, 0)):
+    state = game.replay(moves)
+    return TurnInfo(state=state, last_move=moves[-1] if moves else None, legal=state.legal_moves(),
+                    move_ms=seat_ms[0], bank_ms=seat_ms[1], ply=len(moves), seat=len(moves) % 2)
+
+
+def test_arena_turn_line_carries_everything_a_stateless_bot_needs():
+    game = R.create("ultimate")
+    line = format_turn(game, _turn(game, [40, 36]))
+    words = line.split()
+    assert words[:4] == ["turn", "100", "0", "36"]
+    assert words[4] == ",".join(map(str, game.replay([40, 36]).legal_moves()))
+    assert game.parse_state(" ".join(words[5:])) == game.replay([40, 36])
+
+
+def test_codingame_turn_and_reply():
+    game = R.create("ultimate")
+    dialect = get_dialect("codingame")
+    first = dialect.turn_lines(game, _turn(game, []))
+    assert first[0] == "-1 -1" and first[1] == "81" and len(first) == 83
+    lines = dialect.turn_lines(game, _turn(game, [40]))  # board 4 square 4 = row 4 col 4
+    assert lines[0] == "4 4" and lines[1] == "8"
+    assert "3 3" in lines[2:] and "4 4" not in lines[2:]
+    turn = _turn(game, [40])
+    assert dialect.parse_move(game, turn, "3 3 gl hf") == 36
+    for bad in ("33", "row col", "", "3"):
+        with pytest.raises(InvalidMoveError):
+            dialect.parse_move(game, turn, bad)
+
+
+@pytest.mark.parametrize("flavour", ["theaigames", "riddles"])
+def test_theaigames_field_and_macroboard(flavour):
+    game = R.create("ultimate")
+    dialect = get_dialect(flavour)
+    start = dialect.start_lines(game, 1, 5, 100, 900)
+    me = "1" if flavour == "riddles" else "2"
+    assert f"settings your_botid {me}" in start and "settings timebank 1000" in start
+    lines = dialect.turn_lines(game, _turn(game, [40]))
+    field = next(l for l in lines if l.startswith("update game field")).split()[3].split(",")
+    macro = next(l for l in lines if l.startswith("update game macroboard")).split()[3].split(",")
+    x_id = "0" if flavour == "riddles" else "1"
+    assert field[4 * 9 + 4] == x_id and field.count(x_id) == 1
+    assert macro[4] == "-1" and macro.count("-1") == 1
+    assert lines[-1] == "action move 100"
+    assert dialect.parse_move(game, _turn(game, [40]), "place_move 3 5") == row_col_to_cell(game, 5, 3)
+    assert dialect.parse_move(game, _turn(game, [40]), "place_disc 3 5") == row_col_to_cell(game, 5, 3)
+    with pytest.raises(InvalidMoveError):
+        dialect.parse_move(game, _turn(game, [40]), "3 5")
+
+
+def test_dialects_refuse_games_they_cannot_express():
+    assert get_dialect("theaigames").supports(R.create("tictactoe"))
+    assert get_dialect("codingame").supports(R.create("tictactoe")) is None
+    assert get_dialect("arena").supports(R.create("meta")) is None
+
+
+class FirstLegal:
+    def __init__(self, game, rng, **options):
+        self.options = options
+
+    def choose(self, state, time_left_ms):
+        assert time_left_ms == 1500.0
+        return state.legal_moves()[0]
+
+
+def test_sdk_plays_the_protocol_loop():
+    game = R.create("ultimate")
+    turn = format_turn(game, _turn(game, [40], (1000, 500)))
+    stdin = io.StringIO(f"arena 1 ultimate 1 42 tiebreak=none\n{turn}\nover loss normal\nquit\n")
+    stdout = io.StringIO()
+    assert run(FirstLegal, stdin=stdin, stdout=stdout) == 0
+    assert stdout.getvalue().splitlines() == ["ready", "36"]
+
+
+def test_sdk_refuses_an_unknown_protocol_version():
+    with pytest.raises(SDKError, match="protocol 1"):
+        run(FirstLegal, stdin=io.StringIO("arena 2 ultimate 0 1\n"), stdout=io.StringIO())
+
+
+def test_clock_bank_and_increment():
+    clock = Clock(TimeControl(move_ms=100, bank_ms=50, increment_ms=10))
+    assert clock.allowed_ms() == 150
+    assert clock.charge(130)          # 30 over: bank 50 -> 20, +10
+    assert clock.bank_ms == 30
+    assert clock.charge(20) and clock.bank_ms == 40
+    assert not clock.charge(141)
+
+
+def test_bad_time_settings_are_refused():
+    with pytest.raises(ValueError, match="move_ms"):
+        TimeControl(move_ms=0)
+    with pytest.raises(ValueError, match="strikes"):
+        TimeoutPolicy(mode="strikes", strikes=0)
+    with pytest.raises(ValueError, match="forfeit"):
+        TimeoutPolicy(mode="lenient")
+
+
+def test_protocol_doc_transcript_is_a_real_game():
+    text = open("docs/protocol.md").read()
+    game = R.create("ultimate")
+    moves, turns = [], 0
+    for line in text.splitlines():
+        if line.startswith("> turn "):
+            words = line[2:].split()
+            if words[3] != "-":
+                moves.append(int(words[3]))
+            state = game.parse_state(" ".join(words[5:]))
+            assert state == game.replay(moves)
+            assert words[4] == ",".join(map(str, state.legal_moves()))
+            turns += 1
+        elif line.startswith("< ") and line[2:].isdigit():
+            moves.append(int(line[2:]))
+    assert turns >= 2

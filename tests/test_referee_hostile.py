@@ -1,0 +1,159 @@
+"""Hostile bots, as real sandboxed processes: each misbehaviour ends its game with the
+right termination and reason, the other bot wins, no process is left behind, and
+the next game runs normally."""
+
+import os
+import socket
+import sys
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+
+from arena.games import default_registry
+from arena.record import Termination
+from arena.referee import BotSpec, MatchSettings, OutputLimits, TimeControl, TimeoutPolicy, play_game
+from arena.referee.botspec import ARENA_PACKAGE_DIR
+from arena.sandbox import Limits, Sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "fixture_bots"
+GOOD = BotSpec(name="good", argv=(sys.executable, str(ROOT / "examples" / "first_move_bot.py")),
+               readable=(str(ROOT / "examples"), ARENA_PACKAGE_DIR))
+SETTINGS = MatchSettings(time=TimeControl(move_ms=400, startup_ms=3000, overhead_ms=50),
+                         output=OutputLimits(max_stderr_bytes=1 << 20))
+ULTIMATE = default_registry().create("ultimate")
+TTT = default_registry().create("tictactoe")
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    return Sandbox(limits=Limits(memory_mb=256, cpu_seconds=20, processes=64))
+
+
+def hostile(behaviour, arg="", marker=""):
+    return BotSpec(name=f"hostile-{behaviour}",
+                   argv=(sys.executable, str(BOTS / "hostile.py"), behaviour, arg or "-", marker),
+                   readable=(str(BOTS),))
+
+
+def processes_with(marker):
+    """PIDs of live processes whose command line or environment holds marker."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmdline = fh.read()
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                environ = fh.read()
+            with open(f"/proc/{entry}/stat") as fh:
+                zombie = fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+        except OSError:
+            continue
+        if not zombie and (marker.encode() in cmdline or marker.encode() in environ):
+            found.append(int(entry))
+    return found
+
+
+CASES = [
+    # behaviour, arg, termination, words in the reason
+    ("hang_start", "", Termination.STARTUP_FAILURE, "handshake"),
+    ("crash_start", "", Termination.STARTUP_FAILURE, "exit code 3"),
+    ("hang_mid", "", Termination.TIMEOUT, "no reply to move 3"),
+    ("late", "650", Termination.TIMEOUT, "within 400 ms"),
+    ("crash_mid", "", Termination.CRASH, "exit code 3"),
+    ("signal", "", Termination.CRASH, "SIGSEGV"),
+    ("garbage", "", Termination.MALFORMED, "hello referee"),
+    ("illegal", "", Termination.ILLEGAL_MOVE, "not legal"),
+    ("huge_line", "", Termination.OUTPUT_CAP, "longer than 65536 bytes"),
+    ("no_newline", "", Termination.TIMEOUT, "no newline"),
+    ("flood_stderr", "", Termination.OUTPUT_CAP, "stderr"),
+    ("memory", "", Termination.RESOURCE_LIMIT, "memory"),
+    ("fork", "", Termination.RESOURCE_LIMIT, "process limit"),
+    ("escape", "", Termination.CRASH, "exit code 4"),
+    # closing stdout is seen as end of file where the bot held the only copy of the pipe
+    # (sandbox mode none); under bubblewrap its init keeps a copy, so it is a timeout
+    ("close_stdout", "", (Termination.CRASH, Termination.TIMEOUT), ""),
+    ("spin", "", Termination.TIMEOUT, "no reply to move 3"),
+]
+
+
+@pytest.mark.parametrize(("behaviour", "arg", "termination", "words"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_hostile_bot_loses_with_reason_and_leaves_nothing(sandbox, behaviour, arg, termination, words):
+    marker = f"arena-test-{uuid.uuid4().hex}"
+    record = play_game(ULTIMATE, (hostile(behaviour, arg, marker), GOOD), 7, sandbox, SETTINGS)
+    expected = termination if isinstance(termination, tuple) else (termination,)
+    assert record.termination in expected, record.reason
+    assert record.faulted == 0 and record.winner == 1 and record.scores == (0.0, 1.0)
+    assert words in record.reason, record.reason
+    assert record.reason.startswith("hostile-")
+    assert processes_with(marker) == []
+    # the next game runs normally in the same sandbox
+    after = play_game(TTT, (GOOD, GOOD), 1, sandbox, SETTINGS)
+    assert after.termination is Termination.NORMAL, after.reason
+
+
+def test_network_is_closed(sandbox):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(3)
+    got = []
+    thread = threading.Thread(target=lambda: got.append(_accept(listener)))
+    thread.start()
+    marker = f"arena-test-{uuid.uuid4().hex}"
+    port = str(listener.getsockname()[1])
+    record = play_game(ULTIMATE, (hostile("network", port, marker), GOOD), 7, sandbox, SETTINGS)
+    thread.join()
+    listener.close()
+    assert got == [None], "the bot reached a listener on the host"
+    assert record.termination is Termination.CRASH and record.faulted == 0
+    assert processes_with(marker) == []
+
+
+def _accept(listener):
+    try:
+        conn, _ = listener.accept()
+    except OSError:
+        return None
+    conn.close()
+    return "connected"
+
+
+def test_store_file_is_out_of_sight(sandbox, tmp_path):
+    store = tmp_path / "league.sqlite"
+    store.write_bytes(b"SQLite format 3\x00secret results")
+    record = play_game(ULTIMATE, (hostile("read_store", str(store)), GOOD), 7, sandbox, SETTINGS)
+    assert record.termination is Termination.CRASH and record.faulted == 0
+    assert "read the store" not in record.stderr_tails[0]
+    assert "No such file" in record.stderr_tails[0] or "Permission" in record.stderr_tails[0]
+
+
+def test_an_answer_just_inside_the_limit_is_not_a_timeout(sandbox):
+    record = play_game(ULTIMATE, (hostile("late", "150"), GOOD), 7, sandbox, SETTINGS)
+    # the 'late' bot answers move 3 after 150 ms of a 400 ms limit, then every move the same way
+    assert record.termination is Termination.NORMAL, record.reason
+
+
+def test_strikes_policy_substitutes_random_moves_then_forfeits(sandbox):
+    settings = MatchSettings(time=TimeControl(move_ms=200, startup_ms=3000),
+                             timeout_policy=TimeoutPolicy(mode="strikes", strikes=2))
+    record = play_game(ULTIMATE, (hostile("late", "300"), GOOD), 7, sandbox, settings)
+    substituted = [m for m in record.moves if m.substituted]
+    assert [m.seat for m in substituted] == [0, 0]
+    assert "strike 1 of 2" in substituted[0].substituted
+    assert record.termination is Termination.TIMEOUT and record.faulted == 0
+    state = ULTIMATE.initial_state()
+    for m in record.moves:  # every recorded move, substituted or not, was legal in turn
+        state = state.play(int(m.move))
+
+
+def test_an_unstartable_command_is_a_startup_failure(sandbox):
+    ghost = BotSpec(name="ghost", argv=("/nonexistent/bot",))
+    record = play_game(ULTIMATE, (GOOD, ghost), 3, sandbox, SETTINGS)
+    assert record.termination is Termination.STARTUP_FAILURE and record.faulted == 1
+    assert record.winner == 0

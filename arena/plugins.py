@@ -1,0 +1,238 @@
+"""Plugins: pluggy hooks through which packages declare bots and games.
+
+A plugin is a module (found through the `arena` entry-point group) with
+functions marked @hookimpl. It only *declares*: a bot's name, game, options and
+how to start it. Bot code runs only in the bot's sandboxed process.
+
+    from arena.plugins import BotDeclaration, hookimpl
+
+    @hookimpl
+    def arena_register_bots(registry):
+        registry.add(BotDeclaration(name="my-bot", game="ultimate",
+                                    description="...", target="my_package.bot:MyBot"))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from arena.games import GameRegistry, default_registry
+
+PROJECT = "arena"
+ENTRY_POINT_GROUP = "arena"
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+class PluginError(ValueError):
+    """A plugin that failed to load or declared something unusable."""
+
+
+@dataclass(frozen=True)
+class BotOption:
+    """One option a bot accepts."""
+
+    default: Any
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class BotDeclaration:
+    """A bot as a plugin declares it. Exactly one of target (a Python agent class
+    run through the SDK, 'package.module:Class') or command (argv, with a dialect)."""
+
+    name: str
+    game: str                                  #: a game name, or "*" for any game
+    description: str
+    target: str | None = None
+    command: tuple[str, ...] | None = None
+    dialect: str = "arena"
+    options: Mapping[str, BotOption] = field(default_factory=dict)
+    plugin: str = ""                           #: filled in by the registry
+
+    def plays(self, game: str) -> bool:
+        return self.game in ("*", game)
+
+    def check_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Defaults overlaid with given options; PluginError names an unknown one."""
+        unknown = [k for k in given if k not in self.options]
+        if unknown:
+            allowed = ", ".join(self.options) or "none"
+            raise PluginError(f"bot {self.name!r} has no option {unknown[0]!r} (options: {allowed})")
+        return {**{k: o.default for k, o in self.options.items()}, **given}
+
+
+class ArenaHookSpecs:
+    """The hooks a plugin may implement. Specs only ever gain arguments."""
+
+    @hookspec
+    def arena_register_bots(self, registry: BotRegistry) -> None:
+        """Declare bots with registry.add(BotDeclaration(...))."""
+
+    @hookspec
+    def arena_register_games(self, registry: GameRegistry) -> None:
+        """Declare games with registry.add(GameClass)."""
+
+
+class BotRegistry:
+    """Bot declarations by name."""
+
+    def __init__(self, games: GameRegistry) -> None:
+        self._bots: dict[str, BotDeclaration] = {}
+        self._games = games
+        self.current_plugin = ""
+
+    def add(self, decl: BotDeclaration) -> None:
+        """Register a declaration; PluginError if it is malformed or the name is taken."""
+        who = self.current_plugin or "?"
+        if not isinstance(decl, BotDeclaration):
+            raise PluginError(f"plugin {who!r} registered {decl!r}, not a BotDeclaration")
+        if not decl.name or any(c.isspace() for c in decl.name) or ":" in decl.name:
+            raise PluginError(f"plugin {who!r}: bot name {decl.name!r} must be non-empty, "
+                              "without spaces or ':'")
+        if (decl.target is None) == (decl.command is None):
+            raise PluginError(f"plugin {who!r}: bot {decl.name!r} needs exactly one of target or command")
+        if decl.target is not None and decl.target.count(":") != 1:
+            raise PluginError(f"plugin {who!r}: bot {decl.name!r} target {decl.target!r} "
+                              "must be 'package.module:Class'")
+        if decl.game != "*" and decl.game not in self._games.names():
+            raise PluginError(f"plugin {who!r}: bot {decl.name!r} plays unknown game {decl.game!r}")
+        if decl.name in self._bots:
+            raise PluginError(f"plugin {who!r}: bot {decl.name!r} is already registered by "
+                              f"{self._bots[decl.name].plugin!r}")
+        self._bots[decl.name] = dataclasses.replace(decl, plugin=who)
+
+    def get(self, name: str) -> BotDeclaration | None:
+        return self._bots.get(name)
+
+    def all(self) -> list[BotDeclaration]:
+        return list(self._bots.values())
+
+
+@dataclass
+class Plugins:
+    """What the loaded plugins declared, and which failed to load."""
+
+    manager: pluggy.PluginManager
+    bots: BotRegistry
+    games: GameRegistry
+    errors: list[str]
+    versions: dict[str, str]
+
+
+def make_plugin_manager() -> pluggy.PluginManager:
+    """A plugin manager with arena's hook specs and no plugins."""
+    pm = pluggy.PluginManager(PROJECT)
+    pm.add_hookspecs(ArenaHookSpecs)
+    return pm
+
+
+def load_plugins(extra: tuple[object, ...] = (), entry_points: bool = True) -> Plugins:
+    """Load every entry-point plugin (and extra plugin objects); a failing plugin is
+    reported in .errors, named, and the others still load."""
+    pm = make_plugin_manager()
+    errors: list[str] = []
+    versions: dict[str, str] = {}
+    candidates: list[tuple[str, object | None, str]] = []
+    if entry_points:
+        for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            dist = ep.dist.name if ep.dist else "?"
+            try:
+                candidates.append((ep.name, ep.load(), dist))
+                versions[ep.name] = f"{dist} {ep.dist.version}" if ep.dist else "?"
+            except Exception as exc:  # a broken plugin must not stop the others
+                errors.append(f"plugin {ep.name!r} (from {dist}) failed to import: "
+                              f"{type(exc).__name__}: {exc}")
+    for obj in extra:
+        name = getattr(obj, "__name__", repr(obj))
+        candidates.append((name, obj, "given"))
+        versions.setdefault(name, "given")
+    for name, obj, _ in candidates:
+        try:
+            pm.register(obj, name=name)
+            pm.check_pending()
+        except Exception as exc:
+            if pm.is_registered(obj):
+                pm.unregister(obj)
+            versions.pop(name, None)
+            errors.append(f"plugin {name!r} is invalid: {exc}")
+    games = default_registry()
+    bots = BotRegistry(games)
+    order = {name: i for i, (name, _, _) in enumerate(candidates)}  # first come, first named
+    for impl in sorted(pm.hook.arena_register_games.get_hookimpls(), key=lambda i: order[i.plugin_name]):
+        _call_one(impl, "arena_register_games", {"registry": games}, errors, versions)
+    for impl in sorted(pm.hook.arena_register_bots.get_hookimpls(), key=lambda i: order[i.plugin_name]):
+        bots.current_plugin = impl.plugin_name
+        _call_one(impl, "arena_register_bots", {"registry": bots}, errors, versions)
+    bots.current_plugin = ""
+    return Plugins(manager=pm, bots=bots, games=games, errors=errors, versions=versions)
+
+
+def _call_one(impl, hook: str, kwargs: dict, errors: list[str], versions: dict[str, str]) -> None:
+    try:
+        impl.function(**kwargs)
+    except Exception as exc:  # one plugin's nonsense must not stop the others
+        errors.append(f"plugin {impl.plugin_name!r} failed in {hook}: {exc}")
+
+
+def module_dir(target: str) -> str | None:
+    """Directory holding the top-level package of a 'module:Class' target, without importing it."""
+    top = target.split(":", 1)[0].split(".", 1)[0]
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return str(Path(next(iter(spec.submodule_search_locations))).resolve())
+    return str(Path(spec.origin).resolve().parent) if spec.origin else None
+
+
+def bot_spec(decl: BotDeclaration, options: Mapping[str, Any] | None = None, name: str | None = None):
+    """The referee's BotSpec for a declared bot with the given options."""
+    from arena.referee import BotSpec
+    from arena.referee.botspec import ARENA_PACKAGE_DIR
+    opts = decl.check_options(options or {})
+    env: dict[str, str] = {}
+    if decl.target is not None:
+        argv = (sys.executable, "-m", "arena.sdk", decl.target) + tuple(
+            f"{k}={json.dumps(v)}" for k, v in sorted(opts.items()))
+        where = module_dir(decl.target)
+        readable = (ARENA_PACKAGE_DIR,) + ((where,) if where else ())
+        # the sandbox shows only these directories, so name their parents on the
+        # import path rather than rely on how the packages were installed
+        roots = [str(Path(ARENA_PACKAGE_DIR).parent)]
+        if where:
+            roots.append(where if _is_module_file_dir(decl.target, where) else str(Path(where).parent))
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(roots))
+    else:
+        argv = tuple(decl.command) + tuple(f"{k}={v}" for k, v in sorted(opts.items()))
+        readable = (ARENA_PACKAGE_DIR,)
+    return BotSpec(name=name or decl.name, argv=argv, dialect=decl.dialect, readable=readable,
+                   env=env, spec=decl.name, options=opts)
+
+
+def _is_module_file_dir(target: str, where: str) -> bool:
+    """True when target's top-level module is a single file directly in where."""
+    top = target.split(":", 1)[0].split(".", 1)[0]
+    return (Path(where) / f"{top}.py").is_file()
+
+
+def registered_bot_spec(name: str, plugins: Plugins | None = None):
+    """BotSpec for a registered bot name with its default options, or None."""
+    plugins = plugins or load_plugins()
+    decl = plugins.bots.get(name)
+    return None if decl is None else bot_spec(decl)

@@ -1,0 +1,192 @@
+"""The reference agents, declared as an arena plugin exactly like a third-party one.
+
+This module only declares: names, games, options and the class each bot runs.
+Agent code is imported only inside the bot's sandboxed process (arena.sdk).
+tests/test_plugins.py checks these declarations against the agent classes.
+"""
+
+from arena.plugins import BotDeclaration, BotOption, hookimpl
+
+_SEED = BotOption(
+    None,
+    "integer seed for this agent's own random generator (default: the seed the referee hands it)",
+)
+
+REFERENCE_BOTS = (
+    BotDeclaration(
+        name="ttt-blind",
+        game="tictactoe",
+        description="seed 002 (Tic-Tac-Toe AI), 'A Blind Move': plays a uniformly random empty cell",
+        target="bots.tictactoe_agents:Blind",
+        options={"seed": _SEED},
+    ),
+    BotDeclaration(
+        name="ttt-novice",
+        game="tictactoe",
+        description="seed 002 (Tic-Tac-Toe AI), 'A Novice Move': the best-ranked move 40% of the time, else the second-ranked",
+        target="bots.tictactoe_agents:Novice",
+        options={
+            "optimal_percent": BotOption(
+                40.0, "percent of decisions that take the best-ranked move (seed: 40)"
+            ),
+            "seed": _SEED,
+        },
+    ),
+    BotDeclaration(
+        name="ttt-master",
+        game="tictactoe",
+        description="seed 002 (Tic-Tac-Toe AI), 'A Master Move': perfect minimax with the seed's 10 - o-moves score",
+        target="bots.tictactoe_agents:Master",
+        options={},
+    ),
+    BotDeclaration(
+        name="ttt-negamax",
+        game="tictactoe",
+        description="seed 004 (9-board Tic-Tac-Toe), section 1.2: negamax with alpha-beta, counting states explored",
+        target="bots.tictactoe_agents:Negamax",
+        options={
+            "pruning": BotOption(
+                True, "alpha-beta pruning (false reproduces the seed's plain minimax count)"
+            )
+        },
+    ),
+    BotDeclaration(
+        name="uttt-random",
+        game="ultimate",
+        description="seed 001 (Ultimate TTT with TD learning), 2.2.1 Random Agent: a uniformly random move",
+        target="bots.ultimate_agents:UltimateRandom",
+        options={"seed": _SEED},
+    ),
+    BotDeclaration(
+        name="uttt-perceptron",
+        game="ultimate",
+        description="seed 001, 2.2.2 Perceptron Agent: simple features (2.3.1) with the paper's weights",
+        target="bots.ultimate_agents:Perceptron",
+        options={"seed": _SEED},
+    ),
+    BotDeclaration(
+        name="uttt-reflex",
+        game="ultimate",
+        description="seed 001, 2.2.3 Reflex Agent: random among moves that let the opponent win no small board",
+        target="bots.ultimate_agents:Reflex",
+        options={"seed": _SEED},
+    ),
+    BotDeclaration(
+        name="uttt-minimax",
+        game="ultimate",
+        description="seed 001, 2.2.4 Minimax Agent: depth-limited minimax, top-3 successor filter, learned weights",
+        target="bots.ultimate_agents:Minimax",
+        options={
+            "depth": BotOption(
+                2,
+                "search depth d of section 2.2.4: d drops after the opponent's move (d=1 is 2 plies)",
+            ),
+            "top": BotOption(
+                3,
+                "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all",
+            ),
+            "seed": _SEED,
+        },
+    ),
+    BotDeclaration(
+        name="uttt-minimax-pruning",
+        game="ultimate",
+        description="seed 001, 2.2.5 Minimax Pruning Agent: the Minimax Agent with alpha-beta pruning",
+        target="bots.ultimate_agents:MinimaxPruning",
+        options={
+            "depth": BotOption(
+                2,
+                "search depth d of section 2.2.4: d drops after the opponent's move (d=1 is 2 plies)",
+            ),
+            "top": BotOption(
+                3,
+                "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all",
+            ),
+            "seed": _SEED,
+        },
+    ),
+    BotDeclaration(
+        name="uttt-advanced-perceptron",
+        game="ultimate",
+        description="seed 001, 2.2.6 Advanced Perceptron Agent: best successor by the learned evaluation",
+        target="bots.ultimate_agents:AdvancedPerceptron",
+        options={"seed": _SEED},
+    ),
+    BotDeclaration(
+        name="uttt-expectimax",
+        game="ultimate",
+        description="seed 001, 2.2.7 Expectimax Agent: opponent nodes average all successors, agent nodes max of top 3",
+        target="bots.ultimate_agents:Expectimax",
+        options={
+            "depth": BotOption(1, "search depth d (section 2.2.4 semantics; Table 1 uses 1 and 2)"),
+            "top": BotOption(3, "successors kept at agent nodes, best by Eval; 0 keeps them all"),
+            "seed": _SEED,
+        },
+    ),
+    BotDeclaration(
+        name="meta-minimax",
+        game="meta",
+        description="seed 000 (meta-tic-tac-toe, TD-learned minimax): alpha-beta, six basis functions, 3 ply",
+        target="bots.meta_agents:MetaMinimax",
+        options={
+            "depth": BotOption(3, "plies searched (the seed's experiments use 3)"),
+            "constants": BotOption(
+                None, "c1..c6 as 'c1=3,c2=2,...' or JSON (default: the seed's 3, 2, .5, .5, .5, .5)"
+            ),
+            "weights": BotOption(
+                None,
+                "path of a file holding the constants as JSON or a Python dict (the seed's td.txt)",
+            ),
+            "time_ms": BotOption(
+                None,
+                "own time limit per move in ms (default: none; the referee's limit always applies)",
+            ),
+            "seed": _SEED,
+        },
+    ),
+    BotDeclaration(
+        name="nineboard-negamax",
+        game="nineboard",
+        description="seed 004 (9-board Tic-Tac-Toe), section 2: iterative-deepening negamax alpha-beta, two-in-a-row heuristic",
+        target="bots.nineboard_agents:NineBoardNegamax",
+        options={
+            "time_ms": BotOption(
+                500.0, "thinking time per move in ms (capped at half the referee's allowance)"
+            ),
+            "max_depth": BotOption(0, "deepest iteration in plies; 0 = until the time runs out"),
+        },
+    ),
+    BotDeclaration(
+        name="mcts",
+        game="*",
+        description="beyond the seeds: UCT Monte Carlo tree search with random playouts (the game's fast playout when it has one), any game",
+        target="bots.mcts:MCTS",
+        options={
+            "time_ms": BotOption(
+                1000.0,
+                "thinking time per move in ms; 0 = no own limit (then set iterations); always capped at half the referee's allowance",
+            ),
+            "iterations": BotOption(
+                0,
+                "most simulations per move; 0 = no cap (use it with time_ms=0 for reproducible play)",
+            ),
+            "c": BotOption(0.9, "UCB1 exploration constant"),
+            "reuse": BotOption(True, "keep the subtree of the position reached for the next move"),
+            "seed": _SEED,
+        },
+    ),
+    BotDeclaration(
+        name="random",
+        game="*",
+        description="beyond the seeds: a uniformly random legal move, any game",
+        target="bots.generic_agents:RandomAgent",
+        options={"seed": _SEED},
+    ),
+)
+
+
+@hookimpl
+def arena_register_bots(registry):
+    """Declare the reference agents of the seeds, plus MCTS and random."""
+    for declaration in REFERENCE_BOTS:
+        registry.add(declaration)

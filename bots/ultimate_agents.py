@@ -1,0 +1,296 @@
+"""Ultimate tic-tac-toe agents of seed 001 (Singhal and Nambikrishnan, "Playing Ultimate
+Tic-Tac-Toe with TD Learning and Monte Carlo Tree Search"), section 2.2, with the features
+and weights of section 2.3.
+
+Choices where the paper is vague (also in docs/agents.md):
+- "agent" in the features is the seat of the agent choosing the move; utility is +100
+  for its win, -100 for its loss, 0 for a draw (section 2.1).
+- Depth d follows the recurrence of section 2.2.4: it drops by one after the opponent's
+  move, so depth 1 is the agent's move and the opponent's reply (2 plies), then Eval.
+- The top-3 filter applies at every node of the recurrence that is not an end state and
+  has d > 0 (agent nodes keep the 3 successors of highest Eval, opponent nodes the 3 of
+  lowest); the root itself scores every legal move, as "choose the action whose
+  successor has the greatest minimax value" says. Successors are ranked by a stable
+  sort over ascending cells, and a successor that ends the game is ranked by its
+  utility rather than by Eval, so a winning move is never filtered out.
+- Ties at the root are broken uniformly at random from the agent's rng (section 2.2.4:
+  "or a random one if multiple actions that achieve the maximum exist").
+- Evaluation weights are applied as integers in millionths (bots.features.SCALE), so
+  equal positions get exactly equal values and minimax with and without pruning see the
+  same ties.
+- Expectimax (section 2.2.7): opponent nodes average over all their successors (the
+  paper's formula has no filter there); agent nodes keep the top 3 and take the max (the
+  paper's formula divides the max by |A(s)|, a typo).
+- If a search would overrun the time the referee allows, the agent falls back to the
+  depth-0 choice (the Advanced Perceptron's) and says so in last_stats.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from arena.games import Game, State
+from arena.games.bigboard import BigBoardState
+from arena.games.grid import FULL, SQUARES
+from arena.games.search_support import FREE
+
+from .base import SEED_OPTION, Agent
+from .features import SIMPLE_WEIGHTS, advanced_eval, scaled, simple_features
+from .search9 import INF, Search9, SearchTimeout, winning_squares
+
+
+class UltimateRandom(Agent):
+    """Seed 001, section 2.2.1 (Random Agent): a uniformly random legal move."""
+
+    name = "uttt-random"
+    game = "ultimate"
+    description = "seed 001 (Ultimate TTT with TD learning), 2.2.1 Random Agent: a uniformly random move"
+    options = dict(SEED_OPTION)
+
+    def choose(self, state: State, time_left_ms: float | None) -> int:
+        return self.pick(self.legal(state))
+
+
+class Perceptron(Agent):
+    """Seed 001, section 2.2.2 (Perceptron Agent): the move whose successor scores highest under the
+    Simple Feature Extractor (2.3.1) with weights wins 5, centre .2, corner .1, adjacent .4; ties at random.
+
+    The features count the agent's won boards, centre squares, corner squares and
+    squares with at least one of its own squares next to them (across a side or a
+    corner, within the same small board)."""
+
+    name = "uttt-perceptron"
+    game = "ultimate"
+    description = "seed 001, 2.2.2 Perceptron Agent: simple features (2.3.1) with the paper's weights"
+    options = dict(SEED_OPTION)
+
+    def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
+        super().__init__(game, rng, **options)
+        self.weights = {k: scaled(w) for k, w in SIMPLE_WEIGHTS.items()}
+
+    def choose(self, state: State, time_left_ms: float | None) -> int:
+        moves = self.legal(state)
+        seat = state.to_move
+        scored = []
+        for m in moves:
+            f = simple_features(state.play(m), seat)
+            scored.append((sum(f[k] * w for k, w in self.weights.items()), m))
+        best = max(v for v, _ in scored)
+        tied = [m for v, m in scored if v == best]
+        self.last_stats = {"score": best / 1e6, "tied": len(tied)}
+        return self.pick(tied)
+
+
+class Reflex(Agent):
+    """Seed 001, section 2.2.3 (Reflex Agent): a random move among those after which no opponent reply
+    wins a small board; a random move of all when every move allows one."""
+
+    name = "uttt-reflex"
+    game = "ultimate"
+    description = "seed 001, 2.2.3 Reflex Agent: random among moves that let the opponent win no small board"
+    options = dict(SEED_OPTION)
+
+    def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
+        super().__init__(game, rng, **options)
+        winning_squares()  # build the tables now rather than during the first move
+
+    def choose(self, state: State, time_left_ms: float | None) -> int:
+        moves = self.legal(state)
+        winsq = winning_squares()
+        safe = []
+        for m in moves:
+            nxt = state.play(m)
+            assert isinstance(nxt, BigBoardState)
+            if nxt.is_terminal():
+                safe.append(m)
+                continue
+            opp = winsq[nxt.to_move]
+            boards = (nxt.target,) if nxt.target >= 0 else SQUARES[FULL & ~nxt.closed]
+            if not any(opp[nxt.boards[b]] for b in boards):
+                safe.append(m)
+        self.last_stats = {"safe": len(safe), "moves": len(moves)}
+        return self.pick(safe or moves)
+
+
+class _Seed001Search(Agent):
+    """Shared search of seed 001's Minimax, Minimax Pruning, Advanced Perceptron and Expectimax agents."""
+
+    game = "ultimate"
+    mode = "minimax"  # "minimax" | "pruning" | "expectimax"
+    options = {
+        "depth": (2, "search depth d of section 2.2.4: d drops after the opponent's move (d=1 is 2 plies)"),
+        "top": (3, "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all"),
+        **SEED_OPTION,
+    }
+
+    def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
+        super().__init__(game, rng, **options)
+        if self.config["depth"] < 0 or self.config["top"] < 0:
+            raise ValueError(f"agent {self.name!r}: depth and top must be >= 0")
+
+    # a node is (side, target, closed, xw, ow, e); boards live in self.s9.boards
+
+    def _children(self, side, target, closed, xw, ow, e):
+        """[(agent value of child, move, b, nv, term, nt, nc, nxw, now, ne)] in ascending cell order."""
+        s9 = self.s9
+        boards = s9.boards
+        bs = (target,) if target >= 0 else SQUARES[FULL & ~closed]
+        out = []
+        child, agent_value = s9.child, s9.agent_value
+        for b in bs:
+            for s in FREE[boards[b]]:
+                m = 9 * b + s
+                nv, term, nt, nc, nxw, now, ne = child(side, target, closed, xw, ow, e, m)
+                out.append((agent_value(side, b, nv, term, nt, ne), m, b, nv, term, nt, nc, nxw, now, ne))
+        self.nodes += len(out)
+        return out
+
+    def _value(self, side, target, closed, xw, ow, e, d, alpha, beta):
+        """V(s, d) of section 2.2.4 (or 2.2.7) for a node that is not over, with d >= 1, for the agent."""
+        if self.clock() > self.deadline:
+            raise SearchTimeout
+        agent_turn = side == self.s9.agent
+        kids = self._children(side, target, closed, xw, ow, e)
+        mode, top = self.mode, self.config["top"]
+        expect = mode == "expectimax" and not agent_turn
+        if not expect:
+            kids.sort(key=lambda k: k[0], reverse=agent_turn)
+            if top:
+                del kids[top:]
+        nd = d if agent_turn else d - 1
+        prune = mode == "pruning"
+        boards = self.s9.boards
+        best = -INF if agent_turn else INF
+        total = 0
+        for key, _m, b, nv, term, nt, nc, nxw, now, ne in kids:
+            if term is not None or nd == 0:
+                val = key
+            else:
+                v = boards[b]
+                boards[b] = nv
+                try:
+                    val = self._value(side ^ 1, nt, nc, nxw, now, ne, nd, alpha, beta)
+                finally:
+                    boards[b] = v
+            if expect:
+                total += val
+            elif agent_turn:
+                if val > best:
+                    best = val
+                    if prune and val > alpha:
+                        alpha = val
+                        if alpha >= beta:
+                            break
+            else:
+                if val < best:
+                    best = val
+                    if prune and val < beta:
+                        beta = val
+                        if alpha >= beta:
+                            break
+        return total / len(kids) if expect else best
+
+    def choose(self, state: State, time_left_ms: float | None) -> int:
+        moves = self.legal(state)
+        start = self.clock()
+        budget = self.budget_ms(None, time_left_ms)
+        self.deadline = INF if budget is None else start + budget / 1000
+        self.nodes = 0
+        depth = self.config["depth"]
+        timed_out = False
+        try:
+            values = self._root_values(state, depth)
+        except SearchTimeout:
+            timed_out = True
+            values = self._root_values(state, 0)
+        best = max(v for _, v in values)
+        tied = [m for m, v in values if v == best]
+        move = self.pick(tied)
+        assert move in moves
+        self.last_stats = {"nodes": self.nodes, "depth": 0 if timed_out else depth, "value": best / 1e6,
+                           "tied": len(tied), "timeout": timed_out,
+                           "time_ms": round((self.clock() - start) * 1000, 3)}
+        return move
+
+    def clock(self) -> float:
+        return time.perf_counter()
+
+    def _root_values(self, state: State, depth: int) -> list[tuple[int, float]]:
+        """[(move, value for the agent)] for every legal move; values tied with the best are exact."""
+        assert isinstance(state, BigBoardState)
+        seat = state.to_move
+        self.s9 = s9 = Search9(state, advanced_eval(seat), seat)
+        self.nodes += 1
+        out = []
+        alpha = -INF
+        prune = self.mode == "pruning"
+        boards = s9.boards
+        for key, m, b, nv, term, nt, nc, nxw, now, ne in self._children(
+                seat, s9.target, s9.closed, s9.xwon, s9.owon, s9.e):
+            if term is not None or depth == 0:
+                val = key
+            else:
+                v = boards[b]
+                boards[b] = nv
+                try:
+                    # alpha - 1 keeps any move equal to the best so far exact (values are integers)
+                    val = self._value(seat ^ 1, nt, nc, nxw, now, ne, depth,
+                                      alpha - 1 if prune else -INF, INF)
+                finally:
+                    boards[b] = v
+            out.append((m, val))
+            if val > alpha:
+                alpha = val
+        return out
+
+
+class Minimax(_Seed001Search):
+    """Seed 001, section 2.2.4 (Minimax Agent): depth-limited minimax over the top-3 successors at each
+    node, Eval = the learned linear function of the Advanced Feature Extractor (2.3.2)."""
+
+    name = "uttt-minimax"
+    description = "seed 001, 2.2.4 Minimax Agent: depth-limited minimax, top-3 successor filter, learned weights"
+    mode = "minimax"
+
+
+class MinimaxPruning(_Seed001Search):
+    """Seed 001, section 2.2.5 (Minimax Pruning Agent): the Minimax Agent with alpha-beta pruning;
+    picks among moves of exactly the same values as the Minimax Agent (same rng, same move)."""
+
+    name = "uttt-minimax-pruning"
+    description = "seed 001, 2.2.5 Minimax Pruning Agent: the Minimax Agent with alpha-beta pruning"
+    mode = "pruning"
+
+
+class AdvancedPerceptron(_Seed001Search):
+    """Seed 001, section 2.2.6 (Advanced Perceptron Agent): the move whose successor has the highest
+    learned Eval (advanced features, learned weights), ties at random; minimax at depth 0."""
+
+    name = "uttt-advanced-perceptron"
+    description = "seed 001, 2.2.6 Advanced Perceptron Agent: best successor by the learned evaluation"
+    mode = "minimax"
+    options = dict(SEED_OPTION)
+
+    def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
+        Agent.__init__(self, game, rng, **options)
+        self.config.update(depth=0, top=0)
+
+
+class Expectimax(_Seed001Search):
+    """Seed 001, section 2.2.7 (Expectimax Agent): like the Minimax Agent but the opponent is assumed
+    to play uniformly at random (its nodes average over all successors)."""
+
+    name = "uttt-expectimax"
+    description = "seed 001, 2.2.7 Expectimax Agent: opponent nodes average all successors, agent nodes max of top 3"
+    mode = "expectimax"
+    options = {
+        "depth": (1, "search depth d (section 2.2.4 semantics; Table 1 uses 1 and 2)"),
+        "top": (3, "successors kept at agent nodes, best by Eval; 0 keeps them all"),
+        **SEED_OPTION,
+    }
+
+
+__all__ = ["AdvancedPerceptron", "Expectimax", "Minimax", "MinimaxPruning", "Perceptron", "Reflex",
+           "UltimateRandom"]

@@ -1,0 +1,151 @@
+"""Plugins as users meet them: entry points, broken plugins, a third-party package
+installed into a throw-away environment, and every declared bot playing legal
+games through the real protocol in the sandbox."""
+
+import os
+import subprocess
+import sys
+import types
+import venv
+from pathlib import Path
+
+import pytest
+
+from arena.games import default_registry
+from arena.plugins import BotDeclaration, bot_spec, hookimpl, load_plugins
+from arena.record import Termination
+from arena.referee import MatchSettings, TimeControl, play_game
+from arena.sandbox import Sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+FAST_OPTIONS = {"mcts": {"time_ms": 30}, "nineboard-negamax": {"time_ms": 30},
+                "meta-minimax": {"depth": 2}, "uttt-minimax": {"depth": 1},
+                "uttt-minimax-pruning": {"depth": 1}}
+
+
+def test_reference_bots_are_declared_exactly_as_the_classes_define_them():
+    import bots
+    declared = {d.name: d for d in load_plugins().bots.all() if d.plugin == "reference-bots"}
+    classes = {cls.name: cls for cls in bots.all_agents()}
+    assert set(declared) == set(classes)
+    for name, cls in classes.items():
+        decl = declared[name]
+        assert decl.game == cls.game
+        assert decl.target == f"{cls.__module__}:{cls.__name__}"
+        assert {k: o.default for k, o in decl.options.items()} == {k: v[0] for k, v in cls.options.items()}
+
+
+def _plugin(name, **functions):
+    module = types.ModuleType(name)
+    for key, fn in functions.items():
+        setattr(module, key, hookimpl(fn) if key.startswith("arena_") else fn)
+    return module
+
+
+def test_broken_plugins_are_named_and_the_others_still_load():
+    def misspelt(registry):
+        pass
+
+    def nonsense(registry):
+        registry.add("not a declaration")
+
+    def wrong_game(registry):
+        registry.add(BotDeclaration(name="chess-bot", game="chess", description="?", target="x:Y"))
+
+    def duplicate(registry):
+        registry.add(BotDeclaration(name="random", game="*", description="again", target="x:Y"))
+
+    plugins = load_plugins(extra=(
+        _plugin("typo_plugin", arena_register_bot=misspelt),
+        _plugin("nonsense_plugin", arena_register_bots=nonsense),
+        _plugin("wrong_game_plugin", arena_register_bots=wrong_game),
+        _plugin("duplicate_plugin", arena_register_bots=duplicate),
+    ))
+    errors = "\n".join(plugins.errors)
+    assert "'typo_plugin'" in errors and "arena_register_bot" in errors
+    assert "'nonsense_plugin'" in errors and "not a BotDeclaration" in errors
+    assert "'wrong_game_plugin'" in errors and "unknown game 'chess'" in errors
+    assert "'duplicate_plugin'" in errors and "already registered" in errors
+    assert plugins.bots.get("random").plugin == "reference-bots"
+    assert len(plugins.bots.all()) == 15
+
+
+def test_a_plugin_that_fails_to_import_is_reported_by_name(tmp_path):
+    dist = tmp_path / "broken_plugin-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[arena]\nbroken = no_such_module_for_arena\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "arena", "plugins"], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert out.returncode == 1
+    assert "plugin 'broken' (from broken-plugin) failed to import" in out.stdout
+    assert "reference-bots" in out.stdout
+    listed = subprocess.run([sys.executable, "-m", "arena", "bots"], capture_output=True, text=True,
+                            env=env, timeout=60)
+    assert listed.returncode == 0 and "mcts" in listed.stdout
+    assert "WARNING: plugin 'broken'" in listed.stderr
+
+
+def test_third_party_plugin_installs_into_a_fresh_environment_and_plays(tmp_path):
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    site = next((env_dir / "lib").glob("python3*/site-packages"))
+    # the throw-away environment sees bot-arena as installed here, and nothing else of ours
+    parents = [p for p in sys.path if p.endswith("site-packages")]
+    (site / "parent.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in parents))
+    wheels = tmp_path / "wheels"
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+         "--wheel-dir", str(wheels), str(ROOT / "examples" / "arena-example-plugin")],
+        capture_output=True, text=True, timeout=240)
+    assert build.returncode == 0, build.stderr
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
+         *map(str, wheels.glob("*.whl"))], capture_output=True, text=True, timeout=240)
+    assert install.returncode == 0, install.stderr
+    arena_cmd = [str(python), "-m", "arena"]
+    listed = subprocess.run(arena_cmd + ["bots", "--game", "tictactoe"], capture_output=True,
+                            text=True, timeout=60)
+    assert "corner-first" in listed.stdout and "[example]" in listed.stdout
+    plugins = subprocess.run(arena_cmd + ["plugins"], capture_output=True, text=True, timeout=60)
+    assert "example  arena-example-plugin 0.1.0  (1 bots)" in plugins.stdout
+    match = subprocess.run(arena_cmd + ["match", "corner-first", "random", "--game", "tictactoe",
+                                        "--games", "4", "--seed", "1"],
+                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert match.returncode == 0, match.stderr
+    assert "corner-first: " in match.stdout and ", 0 losses" in match.stdout.split("corner-first: ")[-1]
+    # without the package, the bot is gone
+    assert "corner-first" not in subprocess.run([sys.executable, "-m", "arena", "bots"],
+                                                capture_output=True, text=True).stdout
+
+
+def _cases():
+    plugins = load_plugins()
+    games = default_registry().names()
+    for decl in plugins.bots.all():
+        for game in games:
+            if decl.plays(game):
+                yield decl.name, game
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    return Sandbox()
+
+
+@pytest.mark.parametrize(("name", "game_name"), list(_cases()))
+def test_every_bot_plays_legal_games_through_the_protocol(sandbox, name, game_name):
+    plugins = load_plugins()
+    bot = bot_spec(plugins.bots.get(name), FAST_OPTIONS.get(name, {}))
+    opponent = bot_spec(plugins.bots.get("random"), name="opponent")
+    game = default_registry().create(game_name)
+    settings = MatchSettings(time=TimeControl(move_ms=1000, startup_ms=10000))
+    for seed, seats in ((1, (bot, opponent)), (2, (opponent, bot))):
+        record = play_game(game, seats, seed, sandbox, settings)
+        assert record.termination is Termination.NORMAL, record.reason
+        state = game.initial_state()
+        for move in record.moves:
+            state = state.play(int(move.move))
+        assert state.is_terminal()

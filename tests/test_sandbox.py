@@ -17,7 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import Limits, Sandbox, SandboxedProcess, SandboxError, SandboxWarning
+from arena.sandbox import (
+    Limits,
+    Sandbox,
+    SandboxedProcess,
+    SandboxError,
+    SandboxWarning,
+)
 
 HOSTILE = Path(__file__).parent / "hostile"
 MODES = ("auto", "unshare", "none")
@@ -424,7 +430,9 @@ def test_exit_codes_and_signal_deaths(mode: str, start) -> None:
         assert not proc.killed_by_sandbox
 
 
-def test_relative_program_path_is_resolved_against_the_callers_cwd(start, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_relative_program_path_is_resolved_against_the_callers_cwd(
+    start, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(HOSTILE.parent)
     box = sandbox("auto")
     proc = start(box, "exit_with.py", "code:5")  # absolute through the fixture ...
@@ -477,7 +485,7 @@ def test_python_bots_can_import_the_arena_package(start) -> None:
     needs(box, "filesystem_hidden")  # only bwrap shows this Python to a bot uid everywhere
     proc = box.start(["python3", "-c", "import arena.sandbox, sys; print(sys.prefix)"])
     try:
-        out, err = finish(proc)
+        _, err = finish(proc)
         assert proc.poll() == 0, err
     finally:
         proc.close()

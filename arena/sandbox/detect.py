@@ -16,7 +16,12 @@ from .limits import Limits, prlimit_argv
 from .procfs import count_user_tasks
 
 MODES = ("auto", "bwrap", "unshare", "none")
-_ORDER = {"auto": ("bwrap", "unshare", "none"), "bwrap": ("bwrap",), "unshare": ("unshare",), "none": ("none",)}
+_ORDER = {
+    "auto": ("bwrap", "unshare", "none"),
+    "bwrap": ("bwrap",),
+    "unshare": ("unshare",),
+    "none": ("none",),
+}
 _PROBE_TIMEOUT = 20.0
 
 _cache: dict[tuple[object, ...], Detection] = {}
@@ -67,7 +72,7 @@ def _probe(mode: str, tools: Tools) -> str | None:
             argv = prlimit_argv(tools.prlimit, Limits(), 4096) + argv
             try:
                 done = subprocess.run(
-                    argv, stdin=subprocess.DEVNULL, capture_output=True, cwd=scratch,
+                    argv, check=False, stdin=subprocess.DEVNULL, capture_output=True, cwd=scratch,
                     timeout=_PROBE_TIMEOUT, env={"PATH": ":".join(command.SYSTEM_PATH)},
                 )
             except (OSError, subprocess.SubprocessError) as exc:
@@ -89,10 +94,13 @@ def detect(requested: str, bwrap_path: str | None = None, unshare_path: str | No
     if key in _cache:
         return _cache[key]
     if not sys.platform.startswith("linux"):
-        raise SandboxError(f"the sandbox needs Linux, this is {sys.platform!r}; hint: run the referee on Linux")
+        raise SandboxError(
+            f"the sandbox needs Linux, this is {sys.platform!r}; hint: run the referee on Linux"
+        )
     prlimit, setpriv, sh = _find("prlimit"), _find("setpriv", inside=True), _find("sh", inside=True)
     if prlimit is None or setpriv is None or sh is None:
-        missing = [name for name, path in (("prlimit", prlimit), ("setpriv", setpriv), ("/bin/sh", sh)) if path is None]
+        found = (("prlimit", prlimit), ("setpriv", setpriv), ("/bin/sh", sh))
+        missing = [name for name, path in found if path is None]
         raise SandboxError(f"required programs {missing!r} not found; hint: apt-get install -y util-linux")
     bwrap = _find("bwrap", bwrap_path)
     unshare = _find("unshare", unshare_path)
@@ -109,13 +117,18 @@ def detect(requested: str, bwrap_path: str | None = None, unshare_path: str | No
         notes.append(f"mode {mode!r} is not usable: {problem}")
         if requested != "auto":
             hint = {
-                "bwrap": "install bubblewrap (apt-get install -y bubblewrap) and allow user namespaces, or use mode='auto'",
-                "unshare": "allow user namespaces (sysctl user.max_user_namespaces) or run as root, or use mode='auto'",
+                "bwrap": "install bubblewrap (apt-get install -y bubblewrap) and allow user "
+                "namespaces, or use mode='auto'",
+                "unshare": "allow user namespaces (sysctl user.max_user_namespaces) or run as "
+                "root, or use mode='auto'",
                 "none": "check that prlimit and setpriv run",
             }[mode]
             raise SandboxError(f"sandbox mode {requested!r} is not usable here: {problem}; hint: {hint}")
     else:  # pragma: no cover - 'none' only fails on a broken util-linux
-        raise SandboxError(f"no sandbox mode works here: {'; '.join(notes)}; hint: apt-get install -y util-linux bubblewrap")
+        raise SandboxError(
+            f"no sandbox mode works here: {'; '.join(notes)}; "
+            "hint: apt-get install -y util-linux bubblewrap"
+        )
     root = os.geteuid() == 0
     result = Detection(mode=mode, tools=tools, notes=tuple(notes),
                        user_tasks=0 if root else count_user_tasks(os.getuid()))

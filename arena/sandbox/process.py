@@ -164,10 +164,9 @@ class SandboxedProcess:
             return "CPU time limit"
         if code == -signal.SIGXFSZ:
             return "file size limit"
-        if code == -signal.SIGKILL and not self._killed:
-            # The hard CPU limit (soft + 1 s) ends a bot that ignored SIGXCPU.
-            if self.cpu_seconds() >= self.limits.cpu_seconds:
-                return "CPU time limit"
+        # The hard CPU limit (soft + 1 s) ends a bot that ignored SIGXCPU.
+        if code == -signal.SIGKILL and not self._killed and self.cpu_seconds() >= self.limits.cpu_seconds:
+            return "CPU time limit"
         return None
 
     # -- CPU time -------------------------------------------------------------

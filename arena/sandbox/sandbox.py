@@ -55,7 +55,9 @@ class Sandbox:
         self._lock_dir = slots.lock_dir() if self._root else None
         root_dir = Path(scratch_root if scratch_root is not None else tempfile.gettempdir())
         if not root_dir.is_dir():
-            raise SandboxError(f"scratch_root {str(root_dir)!r} is not a directory; hint: create it or pass another")
+            raise SandboxError(
+                f"scratch_root {str(root_dir)!r} is not a directory; hint: create it or pass another"
+            )
         self._scratch_root = root_dir.resolve()
         # A root referee runs bots under uids that own nothing: outside bwrap they
         # can only run this Python if every parent directory is world-searchable.
@@ -138,7 +140,8 @@ class Sandbox:
             "mode": self.mode,
             "requested_mode": self.requested_mode,
             "running_as_root": self._root,
-            "bot_uid": "one unused uid per running bot" if self._root else f"the referee's uid {os.getuid()!r}",
+            "bot_uid": "one unused uid per running bot" if self._root
+            else f"the referee's uid {os.getuid()!r}",
             "network_isolated": namespaces,
             "filesystem_hidden": self.mode == "bwrap",
             "pid_namespace": namespaces,
@@ -166,7 +169,9 @@ class Sandbox:
     ) -> SandboxedProcess:
         """Start `argv` in a new sandbox; raises SandboxError if it cannot be started."""
         if isinstance(argv, (str, bytes)) or not argv or not all(isinstance(a, str) for a in argv):
-            raise SandboxError(f"argv must be a non-empty list of str, got {argv!r}; hint: ['./bot', '--fast']")
+            raise SandboxError(
+                f"argv must be a non-empty list of str, got {argv!r}; hint: ['./bot', '--fast']"
+            )
         path = (env or {}).get("PATH", self._path)
         exe = command.resolve_executable(argv[0], path, os.getcwd())
         ro = self._readable_paths(exe, readable)
@@ -273,7 +278,9 @@ class Sandbox:
     def _readable_paths(self, exe: str, readable: Sequence[str | Path]) -> list[str]:
         """The paths to show read-only: the program's directory and `readable`."""
         if isinstance(readable, (str, bytes, Path)):
-            raise SandboxError(f"readable must be a list of paths, got {readable!r}; hint: readable=[bot_dir]")
+            raise SandboxError(
+                f"readable must be a list of paths, got {readable!r}; hint: readable=[bot_dir]"
+            )
         root = str(self._scratch_root)
         exe_dir = os.path.dirname(exe)
         # A program lying directly in the scratch root (/tmp/bot): show only the file,
@@ -284,7 +291,9 @@ class Sandbox:
                 raise SandboxError(f"readable entries must be str or Path, got {item!r}")
             path = os.path.abspath(os.fspath(item))
             if not os.path.exists(path):
-                raise SandboxError(f"readable path {str(item)!r} does not exist; hint: pass the bot's own directory")
+                raise SandboxError(
+                    f"readable path {str(item)!r} does not exist; hint: pass the bot's own directory"
+                )
             if command.inside(root, path):
                 raise SandboxError(
                     f"readable path {str(item)!r} contains the scratch root {root!r} (every bot's "
@@ -318,9 +327,14 @@ def _check_files(cwd_files: Mapping[str, bytes] | None) -> dict[str, bytes]:
     for name, data in (cwd_files or {}).items():
         norm = os.path.normpath(name) if isinstance(name, str) and name else ""
         if not norm or os.path.isabs(norm) or norm == ".." or norm.startswith("../") or norm == ".":
-            raise SandboxError(f"cwd_files name {name!r} must be a relative path inside the scratch dir; hint: 'book.txt'")
+            raise SandboxError(
+                f"cwd_files name {name!r} must be a relative path inside the scratch dir; "
+                "hint: 'book.txt'"
+            )
         if not isinstance(data, (bytes, bytearray)):
-            raise SandboxError(f"cwd_files[{name!r}] must be bytes, got {type(data).__name__}; hint: text.encode()")
+            raise SandboxError(
+                f"cwd_files[{name!r}] must be bytes, got {type(data).__name__}; hint: text.encode()"
+            )
         checked[norm] = bytes(data)
     return checked
 

@@ -19,6 +19,7 @@ if child == 0:
     os._exit(0)  # orphan the grandchild
 os.waitpid(child, 0)
 escapee = int(os.read(read_end, 100))
-print(json.dumps({"bot": os.getpid(), "escapee": escapee, "pidns": os.readlink("/proc/self/ns/pid")}), flush=True)
+pidns = os.readlink("/proc/self/ns/pid")
+print(json.dumps({"bot": os.getpid(), "escapee": escapee, "pidns": pidns}), flush=True)
 while True:
     time.sleep(1)

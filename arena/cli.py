@@ -316,6 +316,61 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    from arena.league import ConfigError, StoreError, build_leaderboard, render
+    from arena.league.runner import load_league, run_league
+    plugins = _plugins()
+    try:
+        config = load_league(args.config, plugins)
+    except ConfigError as exc:
+        raise UserError(str(exc)) from None
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers must be 1 or more, not {args.workers}")
+    try:
+        summary = run_league(config, plugins, workers=args.workers)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+    from arena.league import Store
+    with Store(config.store) as store:
+        board = build_leaderboard(store.records(), config.rating, config.bot_names, config.name)
+    print(render(board, args.format))
+    return 130 if summary.interrupted else 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from arena.league import ConfigError, RatingConfig, Store, build_leaderboard, render
+    from pathlib import Path
+    path = Path(args.source)
+    if not path.exists():
+        raise UserError(f"{path} does not exist")
+    if path.suffix in (".yaml", ".yml"):
+        from arena.league.runner import load_league
+        try:
+            config = load_league(str(path), _plugins())
+        except ConfigError as exc:
+            raise UserError(str(exc)) from None
+        store_path, rating, names, title = config.store, config.rating, config.bot_names, config.name
+        if not store_path.exists():
+            raise UserError(f"{store_path} does not exist yet: run `arena run {path}` first")
+    else:
+        store_path, rating, names, title = path, None, None, None
+    try:
+        with Store(store_path) as store:
+            meta = store.meta()
+            if rating is None:
+                snapshot = json.loads(meta.get("config", "{}"))
+                rating = RatingConfig(**snapshot.get("rating", {}))
+                names = [b["name"] for b in snapshot.get("bots", [])] or None
+                title = meta.get("name", str(path))
+            board = build_leaderboard(store.records(), rating, names, title)
+    except Exception as exc:  # a file that is not a league store
+        if isinstance(exc, (UserError, KeyboardInterrupt)):
+            raise
+        raise UserError(f"{path} is not a league store or config: {exc}") from None
+    print(render(board, args.format))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arena", description="Run bot competitions.")
     parser.add_argument("--version", action="version", version=f"bot-arena {__version__}")
@@ -326,6 +381,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_games)
 
     rule_help = "a rule option, KEY=VALUE (repeatable), e.g. tiebreak=boards"
+    p = sub.add_parser("run", help="run a league from a YAML config, store it, print the leaderboard")
+    p.add_argument("config", help="league config, e.g. tournaments/quickstart.yaml")
+    p.add_argument("--workers", type=int, help="parallel games (default: the config's workers)")
+    p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("leaderboard", help="the leaderboard and crosstable of a league")
+    p.add_argument("source", metavar="STORE_OR_CONFIG", help="a league store file or its config")
+    p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
+    p.set_defaults(func=cmd_leaderboard)
+
     p = sub.add_parser("bots", help="list the registered bots, their games and options")
     p.add_argument("--game", help="only bots that play this game")
     p.add_argument("--format", choices=("text", "json"), default="text")

@@ -1,0 +1,182 @@
+"""Running a league: play the fixtures the store lacks, in parallel, storing each
+game the moment it ends, so a stop (Ctrl-C, kill -9) loses at most the games in flight."""
+
+from __future__ import annotations
+
+import dataclasses
+import signal
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from arena.games import BUILTIN_GAMES, GameRegistry
+from arena.plugins import Plugins, bot_spec, load_plugins
+from arena.record import GameRecord, Termination
+from arena.referee import BotSpec, MatchSettings, TimeControl, TimeoutPolicy, play_game
+from arena.referee.botspec import ARENA_PACKAGE_DIR
+from arena.sandbox import Limits, Sandbox
+
+from .config import BotConfig, BotProblem, LeagueConfig, load_config
+from .progress import Progress
+from .schedule import Fixture, schedule
+from .store import Store
+
+
+@dataclass(frozen=True)
+class GameJob:
+    """Everything a worker needs to play any fixture of a league (picklable)."""
+
+    game: str
+    rules: dict[str, Any]
+    bots: dict[str, BotSpec]
+    settings: MatchSettings
+    sandbox_mode: str
+    limits: Limits
+    extra_games: tuple[type, ...] = ()
+
+
+@dataclass
+class RunSummary:
+    """What a run did."""
+
+    total: int
+    already: int
+    played: int
+    interrupted: bool
+    seconds: float
+
+
+def known_bots_check(plugins: Plugins):
+    """The config validator's bot check, answered from the loaded plugins."""
+    def check(name: str, game: str, options: dict[str, Any]) -> str | BotProblem | None:
+        decl = plugins.bots.get(name)
+        if decl is None:
+            import difflib
+            names = [b.name for b in plugins.bots.all()]
+            close = difflib.get_close_matches(name, names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            return f"unknown bot {name!r}{hint}; `arena bots` lists them"
+        if not decl.plays(game):
+            return f"bot {name!r} plays {decl.game}, not {game}"
+        for key in options:
+            if key not in decl.options:
+                allowed = ", ".join(decl.options) or "none"
+                return BotProblem(f"bot {name!r} has no option {key!r} (options: {allowed})", option=key)
+        return None
+    return check
+
+
+def load_league(path: str, plugins: Plugins | None = None) -> LeagueConfig:
+    """A league config validated against the registered bots and games."""
+    plugins = plugins or load_plugins()
+    return load_config(path, known_bots_check(plugins), games=plugins.games)
+
+
+def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
+    """Turn a validated config into the picklable description workers play from."""
+    specs = {bot.name: _spec(bot, plugins) for bot in config.bots}
+    tc, tp, sb = config.time_control, config.timeout_policy, config.sandbox
+    settings = MatchSettings(time=TimeControl(**dataclasses.asdict(tc)),
+                             timeout_policy=TimeoutPolicy(**dataclasses.asdict(tp)))
+    limits = Limits(memory_mb=sb.memory_mb, cpu_seconds=sb.cpu_seconds, file_size_mb=sb.file_size_mb,
+                    open_files=sb.open_files, processes=sb.processes, scratch_mb=sb.scratch_mb)
+    extra = tuple(plugins.games.get(n) for n in plugins.games.names()
+                  if plugins.games.get(n) not in BUILTIN_GAMES)
+    return GameJob(game=config.game, rules=dict(config.rules), bots=specs, settings=settings,
+                   sandbox_mode=sb.mode, limits=limits, extra_games=extra)
+
+
+def _spec(bot: BotConfig, plugins: Plugins) -> BotSpec:
+    if bot.bot is not None:
+        decl = plugins.bots.get(bot.bot)
+        spec = bot_spec(decl, dict(bot.options), name=bot.name)
+        return dataclasses.replace(spec, spec=bot.spec)
+    readable = tuple(str(d) for d in (bot.dir,) if d is not None) + (ARENA_PACKAGE_DIR,)
+    return BotSpec(name=bot.name, argv=bot.argv, dialect=bot.dialect, readable=readable, spec=bot.spec)
+
+
+# --- playing --------------------------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(job: GameJob) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
+    _setup(job)
+
+
+def _setup(job: GameJob) -> None:
+    registry = GameRegistry()
+    for cls in BUILTIN_GAMES + job.extra_games:
+        registry.add(cls)
+    _WORKER["job"] = job
+    _WORKER["game"] = registry.create(job.game, **job.rules)
+    _WORKER["sandbox"] = Sandbox(limits=job.limits, mode=job.sandbox_mode)
+
+
+def _play(fixture: Fixture) -> tuple[Fixture, GameRecord]:
+    job: GameJob = _WORKER["job"]
+    seats = (job.bots[fixture.seat0], job.bots[fixture.seat1])
+    record = play_game(_WORKER["game"], seats, fixture.seed, _WORKER["sandbox"], job.settings)
+    return fixture, record
+
+
+def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterator[tuple[Fixture, GameRecord]]:
+    """Records of the fixtures as they finish: in this process for one worker, else in a
+    multiprocess pool."""
+    if not fixtures:
+        return
+    if workers <= 1:
+        _setup(job)
+        for fixture in fixtures:
+            yield _play(fixture)
+        return
+    import multiprocess
+    pool = multiprocess.Pool(processes=min(workers, len(fixtures)), initializer=_worker_init,
+                             initargs=(job,))
+    try:
+        yield from pool.imap_unordered(_play, fixtures, chunksize=1)
+        pool.close()
+    except BaseException:
+        pool.terminate()  # workers die; their bots die with them (--die-with-parent)
+        raise
+    finally:
+        pool.join()
+
+
+def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: int | None = None,
+               progress: Progress | None = None) -> RunSummary:
+    """Play every fixture the store lacks; each game is committed as it finishes."""
+    plugins = plugins or load_plugins()
+    fixtures = schedule(config)
+    started = time.monotonic()
+    with Store(config.store) as store:
+        store.bind(config)
+        todo = store.missing(fixtures)
+        progress = progress or Progress(len(fixtures), len(fixtures) - len(todo))
+        progress.already = len(fixtures) - len(todo)
+        progress.start()
+        job = make_job(config, plugins)
+        played = 0
+        interrupted = False
+        try:
+            for fixture, record in play_fixtures(job, todo, workers or config.workers):
+                if record.termination is Termination.ABORTED:
+                    continue
+                store.add_game(fixture, record)
+                played += 1
+                progress.update(record)
+        except KeyboardInterrupt:
+            interrupted = True
+        summary = RunSummary(total=len(fixtures), already=len(fixtures) - len(todo), played=played,
+                             interrupted=interrupted, seconds=time.monotonic() - started)
+        stored = store.count()
+    verb = "stopped" if interrupted else "finished"
+    progress.finish(f"{verb}: {played} games played in {summary.seconds:.1f} s; "
+                    f"{stored} of {len(fixtures)} stored in {config.store}")
+    return summary
+
+
+__all__ = ["GameJob", "RunSummary", "known_bots_check", "load_league", "make_job", "play_fixtures",
+           "run_league"]

@@ -1,0 +1,154 @@
+"""Leagues as a user runs them: the arena command on real configs, real sandboxed
+bots, a real SQLite file; killed with SIGKILL and resumed, extended, interrupted."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_config(path: Path, bots, games_per_pairing=2, workers=1, seed=7, **extra):
+    lines = [f"name: {path.stem}", "game: ultimate", "bots:"]
+    lines += [f"  - {{name: {name}, bot: {bot}}}" for name, bot in bots]
+    lines += [f"games_per_pairing: {games_per_pairing}", f"workers: {workers}", f"seed: {seed}",
+              "time_control: {move_ms: 2000, startup_ms: 10000}",
+              f"store: {path.stem}.sqlite"]
+    lines += [f"{k}: {v}" for k, v in extra.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def arena(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True,
+                          timeout=300, **kwargs)
+
+
+def stored(db: Path):
+    with sqlite3.connect(db) as conn:
+        return {key: (winner, record) for key, winner, record in
+                conn.execute("SELECT fixture_key, winner, record FROM games")}
+
+
+RANDOMS = [("r1", "uttt-random"), ("r2", "random"), ("r3", "uttt-random"), ("r4", "random")]
+
+
+def test_run_stores_every_game_and_prints_the_leaderboard(tmp_path):
+    config = write_config(tmp_path / "small.yaml", RANDOMS[:3])
+    out = arena("run", str(config))
+    assert out.returncode == 0, out.stderr
+    assert "rank" in out.stdout and "row vs column" in out.stdout
+    games = stored(tmp_path / "small.sqlite")
+    assert len(games) == 6
+    again = arena("run", str(config))  # nothing missing: plays nothing
+    assert again.returncode == 0 and "playing 0" in again.stderr
+    assert stored(tmp_path / "small.sqlite") == games
+    board = arena("leaderboard", str(tmp_path / "small.sqlite"), "--format", "json")
+    assert board.returncode == 0, board.stderr
+    rows = json.loads(board.stdout)["rows"]
+    assert sorted(r["bot"] for r in rows) == ["r1", "r2", "r3"]
+    assert sum(r["games"] for r in rows) == 12
+    for fmt in ("md", "csv", "table"):
+        assert arena("leaderboard", str(config), "--format", fmt).returncode == 0
+
+
+def test_worker_count_does_not_change_results_or_leaderboard(tmp_path):
+    one = write_config(tmp_path / "one.yaml", RANDOMS[:3], workers=1)
+    two = write_config(tmp_path / "two.yaml", RANDOMS[:3], workers=2)
+    assert arena("run", str(one)).returncode == 0
+    assert arena("run", str(two)).returncode == 0
+    a, b = stored(tmp_path / "one.sqlite"), stored(tmp_path / "two.sqlite")
+    assert {k: v[0] for k, v in a.items()} == {k: v[0] for k, v in b.items()}
+    moves = lambda games: {k: [m["move"] for m in json.loads(r)["moves"]] for k, (_, r) in games.items()}
+    assert moves(a) == moves(b)
+    board_a = json.loads(arena("leaderboard", str(tmp_path / "one.sqlite"), "--format", "json").stdout)
+    board_b = json.loads(arena("leaderboard", str(tmp_path / "two.sqlite"), "--format", "json").stdout)
+    for board in (board_a, board_b):
+        board.pop("title")
+        for row in board["rows"]:
+            row.pop("mean_move_ms")  # wall time: the one thing that may differ
+    assert board_a == board_b
+
+
+def test_kill_9_mid_run_loses_only_games_in_flight_and_resume_finishes(tmp_path):
+    config = write_config(tmp_path / "big.yaml", RANDOMS, games_per_pairing=6, workers=2)
+    db = tmp_path / "big.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if db.exists() and len(stored(db)) >= 8:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = stored(db)
+    assert 8 <= len(before) < 36
+    out = arena("run", str(config))
+    assert out.returncode == 0, out.stderr
+    assert f"{len(before)} of 36 games already stored" in out.stderr
+    after = stored(db)
+    assert len(after) == 36
+    assert all(after[k] == v for k, v in before.items())  # finished games untouched
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_adding_a_bot_plays_only_its_new_pairings(tmp_path):
+    config = write_config(tmp_path / "grow.yaml", RANDOMS[:3])
+    assert arena("run", str(config)).returncode == 0
+    before = stored(tmp_path / "grow.sqlite")
+    write_config(config, RANDOMS)
+    out = arena("run", str(config))
+    assert out.returncode == 0, out.stderr
+    assert "6 of 12 games already stored; playing 6" in out.stderr
+    after = stored(tmp_path / "grow.sqlite")
+    new = set(after) - set(before)
+    assert len(new) == 6 and all("r4" in key for key in new)
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path):
+    config = write_config(tmp_path / "stop.yaml", RANDOMS, games_per_pairing=6, workers=2)
+    db = tmp_path / "stop.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (db.exists() and len(stored(db)) >= 4):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "stopped:" in err and "Traceback" not in err
+    kept = stored(db)
+    assert len(kept) >= 4
+    assert arena("run", str(config)).returncode == 0
+    assert len(stored(db)) == 36
+
+
+@pytest.mark.parametrize(("text", "needles"), [
+    ("name: x\ngame: ultimate\nbots:\n  - {name: a, bot: uttt-random}\n  - {name: b, bot: uttt-randm}\n",
+     ["bad.yaml:5", "bots[1]", "did you mean 'uttt-random'"]),
+    ("name: x\ngame: ultimate\nworkerz: 2\nbots:\n  - {name: a, bot: random}\n  - {name: b, bot: random}\n",
+     ["bad.yaml:3", "workerz", "did you mean 'workers'"]),
+    ("name: x\ngame: ultimate\nbots:\n  - {name: a, bot: random}\n  - {name: b, bot: mcts, options: {depth: 3}}\n",
+     ["bad.yaml:5", "bots[1].options.depth", "time_ms"]),
+    ("name: x\ngame: ultimate\nbots:\n  - {name: a, bot: ttt-master}\n  - {name: b, bot: random}\n",
+     ["bad.yaml:4", "plays tictactoe"]),
+])
+def test_bad_config_is_one_clear_line_and_runs_nothing(tmp_path, text, needles):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    out = arena("run", str(path))
+    assert out.returncode == 2
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    for needle in needles:
+        assert needle in out.stderr, out.stderr
+    assert not list(tmp_path.glob("*.sqlite"))

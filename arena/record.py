@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 RECORD_VERSION = 1
@@ -76,10 +76,17 @@ class GameRecord:
     version: int = RECORD_VERSION
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["termination"] = self.termination.value
-        data["scores"] = list(self.scores)
-        return data
+        """Plain JSON-ready data (built by hand: dataclasses.asdict deep-copies and is slow)."""
+        return {
+            "game": self.game, "rule_options": dict(self.rule_options), "seed": self.seed,
+            "bots": [{"name": b.name, "spec": b.spec, "options": dict(b.options)} for b in self.bots],
+            "moves": [{"seat": m.seat, "move": m.move, "wall_ms": m.wall_ms, "cpu_ms": m.cpu_ms,
+                       "substituted": m.substituted} for m in self.moves],
+            "winner": self.winner, "termination": self.termination.value, "faulted": self.faulted,
+            "reason": self.reason, "scores": list(self.scores), "stderr_tails": list(self.stderr_tails),
+            "started_at": self.started_at, "duration_ms": self.duration_ms,
+            "startup_ms": self.startup_ms, "play_ms": self.play_ms, "version": self.version,
+        }
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"))

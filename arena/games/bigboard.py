@@ -192,6 +192,21 @@ def _board_text(v: int) -> str:
     return text
 
 
+_BOARD_VALUE: dict[str, int] = {}
+
+
+def _board_value(text: str) -> int:
+    """The 18-bit int of one board's 9 cells of text; cached like _board_text."""
+    value = 0
+    for s, c in enumerate(text):
+        if c == "x":
+            value |= 1 << s
+        elif c == "o":
+            value |= 1 << (s + 9)
+    _BOARD_VALUE[text] = value
+    return value
+
+
 def _make(rules: BigBoardRules, boards: tuple[int, ...], xwon: int, owon: int, closed: int,
           target: int, to_move: int, outcome: int) -> BigBoardState:
     state = object.__new__(BigBoardState)
@@ -276,10 +291,8 @@ class BigBoardGame(Game):
                 "the mark to move ('x' or 'o') and the board to play in (0..8, or * for any)")
         cells, to_move = parts[0], "xo".index(parts[1])
         target = -1 if parts[2] == "*" else int(parts[2])
-        boards = tuple(
-            sum(1 << s for s in range(9) if cells[9 * b + s] == "x")
-            | sum(1 << (s + 9) for s in range(9) if cells[9 * b + s] == "o")
-            for b in range(9))
+        boards = tuple(_BOARD_VALUE[cells[9 * b:9 * b + 9]] if cells[9 * b:9 * b + 9] in _BOARD_VALUE
+                       else _board_value(cells[9 * b:9 * b + 9]) for b in range(9))
         nx, no = cells.count("x"), cells.count("o")
         if nx - no != to_move:
             raise InvalidStateError(f"{self.name} state: {nx} x and {no} o cannot have "

@@ -4,6 +4,7 @@ game the moment it ends, so a stop (Ctrl-C, kill -9) loses at most the games in 
 from __future__ import annotations
 
 import dataclasses
+import queue
 import signal
 import time
 from collections.abc import Iterator
@@ -13,7 +14,7 @@ from typing import Any
 from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.plugins import Plugins, bot_spec, load_plugins
 from arena.record import GameRecord, Termination
-from arena.referee import BotSpec, MatchSettings, TimeControl, TimeoutPolicy, play_game
+from arena.referee import BotPool, BotSpec, MatchSettings, TimeControl, TimeoutPolicy, play_game
 from arena.referee.botspec import ARENA_PACKAGE_DIR
 from arena.sandbox import Limits, Sandbox
 
@@ -101,11 +102,6 @@ def _spec(bot: BotConfig, plugins: Plugins) -> BotSpec:
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_init(job: GameJob) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
-    _setup(job)
-
-
 def _setup(job: GameJob) -> None:
     registry = GameRegistry()
     for cls in BUILTIN_GAMES + job.extra_games:
@@ -115,34 +111,89 @@ def _setup(job: GameJob) -> None:
     _WORKER["sandbox"] = Sandbox(limits=job.limits, mode=job.sandbox_mode)
 
 
-def _play(fixture: Fixture) -> tuple[Fixture, GameRecord]:
+def _play_chunk(chunk: list[Fixture], emit) -> None:
+    """Play fixtures of one pairing in a row, reusing the bots' processes between them."""
     job: GameJob = _WORKER["job"]
-    seats = (job.bots[fixture.seat0], job.bots[fixture.seat1])
-    record = play_game(_WORKER["game"], seats, fixture.seed, _WORKER["sandbox"], job.settings)
-    return fixture, record
+    pool = BotPool()
+    try:
+        for fixture in chunk:
+            seats = (job.bots[fixture.seat0], job.bots[fixture.seat1])
+            record = play_game(_WORKER["game"], seats, fixture.seed, _WORKER["sandbox"],
+                               job.settings, pool=pool)
+            emit((fixture, record))
+    finally:
+        pool.close()
+
+
+def _worker_main(job: GameJob, tasks, results) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
+    _setup(job)
+    while True:
+        chunk = tasks.get()
+        if chunk is None:
+            return
+        _play_chunk(chunk, results.put)
+
+
+def chunks(fixtures: list[Fixture], workers: int) -> list[list[Fixture]]:
+    """Fixtures grouped by pairing (so bot processes can be reused), split small enough
+    to keep every worker busy; in the order of each chunk's first fixture."""
+    by_pairing: dict[str, list[Fixture]] = {}
+    for fixture in fixtures:
+        by_pairing.setdefault(fixture.pairing, []).append(fixture)
+    size = max(1, -(-len(fixtures) // (workers * 4)))
+    out = [games[i:i + size] for games in by_pairing.values() for i in range(0, len(games), size)]
+    return sorted(out, key=lambda c: c[0].index)
 
 
 def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterator[tuple[Fixture, GameRecord]]:
-    """Records of the fixtures as they finish: in this process for one worker, else in a
-    multiprocess pool."""
+    """Records of the fixtures as each game finishes: in this process for one worker,
+    else in `workers` processes (multiprocess) that stream each record back at once."""
     if not fixtures:
         return
     if workers <= 1:
         _setup(job)
-        for fixture in fixtures:
-            yield _play(fixture)
+        done: list[tuple[Fixture, GameRecord]] = []
+        for chunk in chunks(fixtures, 1):
+            _play_chunk(chunk, done.append)
+            yield from done
+            done.clear()
         return
+    yield from _play_in_processes(job, chunks(fixtures, workers), workers, len(fixtures))
+
+
+def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,
+                       total: int) -> Iterator[tuple[Fixture, GameRecord]]:
     import multiprocess
-    pool = multiprocess.Pool(processes=min(workers, len(fixtures)), initializer=_worker_init,
-                             initargs=(job,))
+    tasks, results = multiprocess.Queue(), multiprocess.Queue()
+    for chunk in work:
+        tasks.put(chunk)
+    procs = [multiprocess.Process(target=_worker_main, args=(job, tasks, results), daemon=True)
+             for _ in range(min(workers, len(work)))]
+    for proc in procs:
+        tasks.put(None)
+    for proc in procs:
+        proc.start()
+    received = 0
     try:
-        yield from pool.imap_unordered(_play, fixtures, chunksize=1)
-        pool.close()
+        while received < total:
+            try:
+                item = results.get(timeout=0.5)
+            except queue.Empty:
+                if not any(proc.is_alive() for proc in procs):
+                    return  # a worker died; what it had not finished is played next run
+                continue
+            received += 1
+            yield item
     except BaseException:
-        pool.terminate()  # workers die; their bots die with them (--die-with-parent)
+        for proc in procs:
+            proc.terminate()  # the worker's bots die with it
         raise
     finally:
-        pool.join()
+        for proc in procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
 
 
 def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: int | None = None,

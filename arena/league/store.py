@@ -2,9 +2,10 @@
 
 Each finished game is committed on its own, so a crash (even kill -9 of the writer)
 loses only the games still being played, and a re-run plays exactly what is missing.
-WAL journal with synchronous=FULL: a commit is fsynced before add_game returns, so a
-stored game also survives a power cut; that costs a few milliseconds per game, which
-is nothing next to the seconds a game takes.
+WAL journal with synchronous=NORMAL: a commit is in the WAL before add_game returns,
+so it survives any crash or kill of the process; only a power cut or OS crash can
+lose the last few commits, and a re-run plays those again. FULL (an fsync per game)
+cost more than a whole short game here, with leagues of 100 games/s in view.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ class Store:
                                    isolation_level=None, check_same_thread=False)
         try:
             self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = FULL")
+            self._db.execute("PRAGMA synchronous = NORMAL")
             with self._transaction():
                 for statement in _SCHEMA.split(";"):   # executescript() would COMMIT first
                     self._db.execute(statement)

@@ -40,6 +40,8 @@ class Dialect(abc.ABC):
     name: str
     #: the bot answers the start lines with a "ready" line
     expects_ready: bool = False
+    #: a bot may play several games in one process (the dialect can say "new game")
+    reusable: bool = False
     #: games it can express; None means every game
     games: tuple[str, ...] | None = None
 
@@ -78,6 +80,7 @@ class ArenaDialect(Dialect):
 
     name = "arena"
     expects_ready = True
+    reusable = True
 
     def start_lines(self, game: Game, seat: int, seed: int, move_ms: int, bank_ms: int) -> list[str]:
         rules = "".join(f" {k}={v}" for k, v in sorted(game.options.items()))

@@ -61,6 +61,18 @@ class BotChannel:
         self._tail = bytearray()
         self._out = bytearray()
 
+    def new_game(self) -> None:
+        """Start counting output afresh for the next game on this process."""
+        self._stdout_total = 0
+        self._stderr_total = 0
+        self._tail.clear()
+
+    @property
+    def healthy(self) -> bool:
+        """Alive, in step (no reply pending, nothing unread) and without a fault."""
+        return (self.fault is None and not self.stdout_closed and self.outstanding == 0
+                and not self.lines and self._stdout.pending == 0 and self.proc.poll() is None)
+
     # -- writing -------------------------------------------------------------
     def request(self, lines: list[str], expects_reply: bool = True) -> None:
         """Queue lines for the bot; expects_reply counts them as one request."""

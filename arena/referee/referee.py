@@ -42,6 +42,50 @@ class MatchSettings:
     output: OutputLimits = OutputLimits()
 
 
+class BotPool:
+    """Bot processes kept alive between the games of one pairing, so a league does not
+    pay a process start per game. Only dialects that can say "new game" are kept; a
+    bot that faulted is never kept. Close it when the pairing's games are done."""
+
+    def __init__(self, quit_grace_s: float = QUIT_GRACE_S) -> None:
+        self._idle: dict[tuple, BotChannel] = {}
+        self.quit_grace_s = quit_grace_s
+        self.reused = 0
+
+    @staticmethod
+    def key(spec: BotSpec) -> tuple:
+        return (spec.name, tuple(spec.argv), spec.dialect)
+
+    def take(self, spec: BotSpec) -> BotChannel | None:
+        """A live process of this bot, if one is idle."""
+        channel = self._idle.pop(self.key(spec), None)
+        if channel is not None and not channel.healthy:
+            channel.proc.close()
+            return None
+        if channel is not None:
+            self.reused += 1
+        return channel
+
+    def give(self, spec: BotSpec, channel: BotChannel) -> None:
+        """Keep a process for the bot's next game (another idle one is closed)."""
+        old = self._idle.pop(self.key(spec), None)
+        if old is not None:
+            old.proc.close()
+        self._idle[self.key(spec)] = channel
+
+    def close(self) -> None:
+        """Ask every kept bot to quit, then kill what is left."""
+        quit_lines = get_dialect("arena").quit_lines()
+        for channel in self._idle.values():
+            channel.request(quit_lines, expects_reply=False)
+        deadline = time.monotonic() + self.quit_grace_s
+        for channel in self._idle.values():
+            while channel.proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.001)
+            channel.proc.close()
+        self._idle.clear()
+
+
 def bot_seed(game_seed: int, seat: int) -> int:
     """The seed a bot is handed for a game: fixed by the game seed and the seat."""
     return random.Random(game_seed * 2 + seat).getrandbits(63)
@@ -66,10 +110,11 @@ LocalPlayer = Callable[[State, "int | None"], int]
 
 def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: Sandbox,
               settings: MatchSettings = MatchSettings(),
-              local: Mapping[int, LocalPlayer] | None = None) -> GameRecord:
+              local: Mapping[int, LocalPlayer] | None = None, pool: BotPool | None = None) -> GameRecord:
     """Play one game, bots[0] moving first; the record says how it ended and why.
 
-    Seats in `local` are played by the given function instead of a process."""
+    Seats in `local` are played by the given function instead of a process. With a
+    pool, bot processes are taken from it and handed back after a clean game."""
     local = local or {}
     started = time.monotonic()
     record = GameRecord(
@@ -87,6 +132,12 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         for s in seats:
             if s.seat in local:
                 continue
+            if pool is not None and s.dialect.reusable:
+                s.channel = pool.take(s.spec)
+                if s.channel is not None:
+                    s.channel.new_game()
+                    s.cpu_seen = s.channel.proc.cpu_seconds()
+                    continue
             try:
                 proc = sandbox.start(list(s.spec.argv), readable=s.spec.readable, env=s.spec.env)
             except SandboxError as exc:
@@ -122,7 +173,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
     finally:
         if record.startup_ms:
             record.play_ms = round((time.monotonic() - started) * 1000 - record.startup_ms, 3)
-        _finish(seats, record, mux)
+        _finish(seats, record, mux, pool)
         record.duration_ms = round((time.monotonic() - started) * 1000, 3)
     return record
 
@@ -220,29 +271,40 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     return move, after
 
 
-def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None) -> None:
-    """Tell live bots the result, let them exit briefly, then kill every process tree."""
+def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,
+            pool: BotPool | None) -> None:
+    """Tell live bots the result; keep clean reusable ones in the pool, let the others
+    exit briefly, then kill their process trees."""
+    closing = []
     for s in seats:
         ch = s.channel
         if ch is None:
             continue
+        keep = (pool is not None and s.dialect.reusable and record.faulted != s.seat
+                and record.termination is not Termination.ABORTED and ch.healthy)
         if ch.fault is None and not ch.stdout_closed and ch.proc.poll() is None:
             if record.winner is None:
                 result = "draw"
             else:
                 result = "win" if record.winner == s.seat else "loss"
-            ch.request(s.dialect.over_lines(result, record.termination.value) + s.dialect.quit_lines(),
+            quit_lines = [] if keep else s.dialect.quit_lines()
+            ch.request(s.dialect.over_lines(result, record.termination.value) + quit_lines,
                        expects_reply=False)
+        if keep:
+            if mux is not None:
+                mux.poll_others()
+            record.stderr_tails[s.seat] = ch.stderr_tail()
+            pool.give(s.spec, ch)
+        else:
+            closing.append(s)
     deadline = time.monotonic() + QUIT_GRACE_S
-    for s in seats:
-        if s.channel is not None:
-            while s.channel.proc.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.001)
-    for s in seats:
-        if s.channel is not None:
-            s.channel.proc.kill_tree()
-            s.channel.drain_stderr()
-            s.channel.proc.close()
-    record.stderr_tails = [s.channel.stderr_tail() if s.channel else "" for s in seats]
+    for s in closing:
+        while s.channel.proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.001)
+    for s in closing:
+        s.channel.proc.kill_tree()
+        s.channel.drain_stderr()
+        s.channel.proc.close()
+        record.stderr_tails[s.seat] = s.channel.stderr_tail()
     if mux is not None:
         mux.close()

@@ -334,7 +334,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     with Store(config.store) as store:
         board = build_leaderboard(store.records(), config.rating, config.bot_names, config.name)
     print(render(board, args.format))
+    if config.publish is not None and not summary.interrupted:
+        index = _publish(config.store, config.publish, config.rating, config.name)
+        print(f"published: {index}", file=sys.stderr)
     return 130 if summary.interrupted else 0
+
+
+def _publish(store, out, rating=None, title=None):
+    from arena.publish import PublishError, publish_site
+    try:
+        return publish_site(store, out, rating=rating, title=title)
+    except PublishError as exc:
+        raise UserError(str(exc)) from None
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    index = _publish(args.store, args.out, title=args.title)
+    print(f"published: {index}")
+    return 0
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -371,6 +388,14 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_train(args: argparse.Namespace) -> int:
+    try:
+        from bots.training import main as train_main
+    except ImportError as exc:
+        raise UserError(f"training needs the reference bots package: {exc}") from None
+    return train_main(args.train_args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arena", description="Run bot competitions.")
     parser.add_argument("--version", action="version", version=f"bot-arena {__version__}")
@@ -391,6 +416,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("source", metavar="STORE_OR_CONFIG", help="a league store file or its config")
     p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
     p.set_defaults(func=cmd_leaderboard)
+
+    p = sub.add_parser("train", help="learn evaluation weights by TD learning, as the papers did",
+                       add_help=False)
+    p.add_argument("train_args", nargs=argparse.REMAINDER, help="see `arena train --help`")
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("publish", help="write a league as a static web site")
+    p.add_argument("store", help="a league store file (results/NAME.sqlite)")
+    p.add_argument("--out", required=True, help="directory to write the site into")
+    p.add_argument("--title", help="page title (default: the league name)")
+    p.set_defaults(func=cmd_publish)
 
     p = sub.add_parser("bots", help="list the registered bots, their games and options")
     p.add_argument("--game", help="only bots that play this game")

@@ -152,3 +152,15 @@ def test_bad_config_is_one_clear_line_and_runs_nothing(tmp_path, text, needles):
     for needle in needles:
         assert needle in out.stderr, out.stderr
     assert not list(tmp_path.glob("*.sqlite"))
+
+
+def test_run_publishes_the_site_when_the_config_asks(tmp_path):
+    config = write_config(tmp_path / "pub.yaml", RANDOMS[:2], publish="site")
+    out = arena("run", str(config))
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "site" / "index.html").exists()
+    assert "published:" in out.stderr
+    again = arena("publish", str(tmp_path / "pub.sqlite"), "--out", str(tmp_path / "other"))
+    assert again.returncode == 0 and (tmp_path / "other" / "index.html").exists()
+    missing = arena("publish", str(tmp_path / "nope.sqlite"), "--out", str(tmp_path / "x"))
+    assert missing.returncode == 2 and "no such store" in missing.stderr

@@ -1,0 +1,298 @@
+/* bot-arena static site: the replay viewer.
+ * #g=N&m=K shows game N after K moves. The game comes from data/moves/CHUNK.js, where
+ * the publisher already replayed it through its rules: each move carries the board to
+ * play next and each change of the small boards' status, so this file knows no rules. */
+(function () {
+  "use strict";
+  const A = window.Arena;
+  const el = A.el;
+  const status = document.getElementById("replay-status");
+  const view = document.getElementById("replay");
+  const boardNode = document.getElementById("board");
+  const scrub = document.getElementById("scrub");
+  const moveBody = document.querySelector("#movelist tbody");
+  const controls = document.getElementById("controls");
+  let league = null;
+  let game = null;       // the game shown
+  let step = 0;          // moves played on the board shown
+  let cellNodes = [];
+  let boardNodes = [];
+  let loading = 0;
+
+  const MARK = ["x", "o"];
+
+  function botName(ref) { return typeof ref === "number" ? league.bots[ref].name : String(ref); }
+
+  function botLink(ref) {
+    if (typeof ref !== "number") return document.createTextNode(String(ref));
+    return el("a", { href: "bots/" + league.bots[ref].slug + ".html" }, league.bots[ref].name);
+  }
+
+  function markSpan(seat) { return el("span", { className: "mark " + MARK[seat] }, MARK[seat].toUpperCase()); }
+
+  function where(cell) {
+    if (game.cells === 81) {
+      return "board " + Math.floor(cell / 9) + ", square " + (cell % 9) + " (cell " + cell + ")";
+    }
+    return "cell " + cell + " (row " + (Math.floor(cell / 3) + 1) + ", column " + (cell % 3 + 1) + ")";
+  }
+
+  function ms(value) { return value === null || value === undefined ? "–" : value.toFixed(1); }
+
+  function rulesText(rules) {
+    const parts = Object.keys(rules || {}).map(function (k) { return k + ": " + rules[k]; });
+    return parts.length ? " (" + parts.join(", ") + ")" : "";
+  }
+
+  function resultText() {
+    const label = league.terminations[game.termination] || game.termination;
+    if (game.faulted === 0 || game.faulted === 1) {
+      return botName(game.bots[1 - game.faulted]) + " wins (" + botName(game.bots[game.faulted])
+        + " faulted: " + label + ")";
+    }
+    if (game.winner === 0 || game.winner === 1) return botName(game.bots[game.winner]) + " wins";
+    return "draw";
+  }
+
+  /* --- building the page for one game ---------------------------------------------------- */
+
+  function buildBoard() {
+    boardNode.replaceChildren();
+    cellNodes = [];
+    boardNodes = [];
+    boardNode.classList.toggle("small", game.cells === 9);
+    boardNode.hidden = !(game.cells === 9 || game.cells === 81);
+    if (game.cells === 81) {
+      for (let b = 0; b < 9; b++) {
+        const sb = el("div", { className: "sb", dataset: { board: String(b) } });
+        for (let s = 0; s < 9; s++) {
+          const cell = el("div", { className: "cell", dataset: { cell: String(b * 9 + s), mark: "" } });
+          cellNodes[b * 9 + s] = cell;
+          sb.append(cell);
+        }
+        boardNodes.push(sb);
+        boardNode.append(sb);
+      }
+    } else if (game.cells === 9) {
+      for (let c = 0; c < 9; c++) {
+        const cell = el("div", { className: "cell", dataset: { cell: String(c), mark: "" } });
+        cellNodes[c] = cell;
+        boardNode.append(cell);
+      }
+    }
+  }
+
+  function buildMoveList() {
+    const longest = game.moves.reduce(function (m, mv) { return Math.max(m, mv[2] || 0); }, 0) || 1;
+    const rows = game.moves.map(function (mv, i) {
+      const sub = game.subs[String(i + 1)];
+      const wall = el("td", { className: "num" }, [
+        el("span", { className: "bar", attrs: { style: "width:" + Math.max(1, 48 * mv[2] / longest).toFixed(0) + "px" } }),
+        ms(mv[2])]);
+      return el("tr", { dataset: { ply: String(i + 1) }, title: sub ? "played by the referee: " + sub : "" }, [
+        el("td", { className: "num" }, String(i + 1)),
+        el("td", { className: "text" }, [markSpan(mv[1]), " ", botName(game.bots[mv[1]])]),
+        el("td", { className: "text" + (sub ? " sub" : "") }, [mv[0] >= 0 ? String(mv[0]) : "?",
+          game.cells === 81 && mv[0] >= 0 ? el("small", null, "  b" + Math.floor(mv[0] / 9) + " s" + (mv[0] % 9)) : null,
+          sub ? " (referee)" : null]),
+        wall,
+        el("td", { className: "num" }, ms(mv[3])),
+      ]);
+    });
+    moveBody.replaceChildren.apply(moveBody, rows);
+  }
+
+  function buildHeader() {
+    const no = game.no;
+    document.title = "Game " + no + " · " + league.title;
+    const title = document.getElementById("replay-title");
+    title.replaceChildren("Game " + no + ": ", botLink(game.bots[0]), " (x) vs ", botLink(game.bots[1]), " (o)");
+    const started = game.started ? " · started " + game.started.replace("T", " ") : "";
+    document.getElementById("replay-sub").textContent = game.game + rulesText(game.rules)
+      + " · fixture " + game.key + " · seed " + game.seed + started
+      + (game.durationMs ? " · " + (game.durationMs / 1000).toFixed(2) + " s" : "");
+    const players = document.getElementById("players");
+    players.replaceChildren.apply(players, [0, 1].map(function (seat) {
+      return el("div", { className: "player", dataset: { seat: String(seat) } },
+        [markSpan(seat), el("span", { className: "name" }, botLink(game.bots[seat]))]);
+    }));
+    const result = document.getElementById("result");
+    const faulty = game.faulted === 0 || game.faulted === 1;
+    const label = league.terminations[game.termination] || game.termination;
+    const how = el("div", { className: "muted" });
+    if (faulty) {
+      how.append("Ended by a fault: ", el("span", { className: "badge bad" }, label), " " + game.reason);
+    } else if (game.termination === "normal") {
+      how.append("Ended by the rules after " + game.moves.length + " moves (" + (game.reason || "normal") + ").");
+    } else {
+      how.append("Ended: " + label + (game.reason ? " · " + game.reason : ""));
+    }
+    result.replaceChildren(el("div", null, [el("strong", null, "Result: "), resultText()]), how);
+    if (game.error) result.append(el("p", { className: "status error" }, game.error));
+    const detail = document.getElementById("fault-detail");
+    detail.replaceChildren();
+    [0, 1].forEach(function (seat) {
+      const tail = game.stderr[seat] || "";
+      if (!tail.trim()) return;
+      detail.append(el("h2", null, ["stderr of ", botName(game.bots[seat]), " (", MARK[seat], "), last part"]),
+        el("pre", { className: "stderr" }, tail));
+    });
+    const nav = document.getElementById("gamenav");
+    const page = Math.ceil(no / league.pageGames);
+    nav.replaceChildren(
+      no > 1 ? el("a", { href: "#g=" + (no - 1) }, "← game " + (no - 1)) : el("span", { className: "muted" }, "first game"),
+      el("a", { href: "games.html#page=" + page }, "games list"),
+      no < league.games ? el("a", { href: "#g=" + (no + 1) }, "game " + (no + 1) + " →") : el("span", { className: "muted" }, "last game"));
+  }
+
+  /* --- one position --------------------------------------------------------------------- */
+
+  function statusAt(k) {
+    for (let i = k; i >= 0; i--) {
+      const s = game.status[String(i)];
+      if (s !== undefined) return s;
+    }
+    return null;
+  }
+
+  function show(k) {
+    const n = game.moves.length;
+    step = Math.min(Math.max(k, 0), n);
+    const marks = [];
+    for (let i = 0; i < step; i++) {
+      const mv = game.moves[i];
+      if (mv[0] >= 0) marks[mv[0]] = MARK[mv[1]];
+    }
+    const last = step > 0 ? game.moves[step - 1][0] : -1;
+    cellNodes.forEach(function (node, c) {
+      const mark = marks[c] || "";
+      if (node.dataset.mark !== mark) {
+        node.dataset.mark = mark;
+        node.textContent = mark.toUpperCase();
+      }
+      node.classList.toggle("last", c === last);
+    });
+    const finished = step === n && game.over;
+    const target = step > 0 ? game.moves[step - 1][4] : game.start;
+    const boards = statusAt(step);
+    boardNodes.forEach(function (node, b) {
+      const s = boards ? boards[b] : ".";
+      node.classList.toggle("won-x", s === "x");
+      node.classList.toggle("won-o", s === "o");
+      node.classList.toggle("closed", s !== ".");
+      node.classList.toggle("target", !finished && (target === b || (target < 0 && s === ".")));
+    });
+    const toMove = step < n ? game.moves[step][1] : (step > 0 ? 1 - game.moves[step - 1][1] : 0);
+    document.querySelectorAll("#players .player").forEach(function (node) {
+      node.classList.toggle("to-move", !finished && Number(node.dataset.seat) === toMove);
+    });
+    describe(target, toMove, finished);
+    document.getElementById("ply").textContent = step + " / " + n;
+    scrub.max = String(n);
+    scrub.value = String(step);
+    controls.querySelector("[data-go=first]").disabled = step === 0;
+    controls.querySelector("[data-go=prev]").disabled = step === 0;
+    controls.querySelector("[data-go=next]").disabled = step === n;
+    controls.querySelector("[data-go=last]").disabled = step === n;
+    Array.prototype.forEach.call(moveBody.rows, function (row, i) {
+      row.classList.toggle("current", i === step - 1);
+      row.classList.toggle("future", i >= step);
+    });
+    const current = moveBody.rows[step - 1];
+    if (current) {
+      const wrap = current.closest(".movelist-wrap");
+      const top = current.offsetTop - wrap.clientHeight / 2;
+      wrap.scrollTop = Math.max(0, top);
+    }
+    A.setHash({ g: game.no, m: step });
+  }
+
+  function nextBoard(target) {
+    if (game.cells !== 81) return "";
+    return target >= 0 ? " in board " + target : " in any open board";
+  }
+
+  function describe(target, toMove, finished) {
+    const now = document.getElementById("now");
+    const n = game.moves.length;
+    const parts = [];
+    if (step === 0) {
+      parts.push(el("div", { className: "big" }, "Start position"));
+    } else {
+      const mv = game.moves[step - 1];
+      const sub = game.subs[String(step)];
+      parts.push(el("div", { className: "big" }, ["Move " + step + " of " + n + ": ", markSpan(mv[1]), " ",
+        botName(game.bots[mv[1]]), " played ", mv[0] >= 0 ? where(mv[0]) : "?"]));
+      parts.push(el("div", null, "time: " + ms(mv[2]) + " ms wall, " + ms(mv[3]) + " ms cpu"));
+      if (sub) parts.push(el("div", { className: "status error" }, "played by the referee for the bot: " + sub));
+    }
+    if (finished) {
+      parts.push(el("div", null, ["Game over: ", resultText()]));
+    } else if (step === n && (game.faulted === 0 || game.faulted === 1)) {
+      const label = league.terminations[game.termination] || game.termination;
+      parts.push(el("div", { className: "status error" }, ["Then ", markSpan(game.faulted), " "
+        + botName(game.bots[game.faulted]) + ", to move" + nextBoard(target) + ", faulted (" + label
+        + "): " + botName(game.bots[1 - game.faulted]) + " wins."]));
+    } else if (step === n) {
+      parts.push(el("div", null, ["The game ended here: ", resultText()]));
+    } else {
+      parts.push(el("div", { className: "muted" }, [markSpan(toMove), " " + botName(game.bots[toMove]) + " to move" + nextBoard(target)]));
+    }
+    now.replaceChildren.apply(now, parts);
+  }
+
+  /* --- loading and input ---------------------------------------------------------------- */
+
+  function open() {
+    const params = A.hashParams();
+    const no = parseInt(params.g, 10) || 1;
+    if (game && game.no === no) {
+      if (params.m !== undefined) show(parseInt(params.m, 10) || 0);
+      return;
+    }
+    if (no < 1 || no > league.games) {
+      A.showError(status, "There is no game " + no + " (games are numbered 1 to " + league.games + ").");
+      view.hidden = true;
+      return;
+    }
+    const ticket = ++loading;
+    status.classList.remove("error");
+    status.hidden = false;
+    status.textContent = "Loading game " + no + "…";
+    A.loadData("moves/" + Math.floor((no - 1) / league.chunkGames)).then(function (chunk) {
+      if (ticket !== loading) return;
+      game = chunk.games[no - chunk.first];
+      buildHeader();
+      buildBoard();
+      buildMoveList();
+      view.hidden = false;
+      status.hidden = true;
+      const m = params.m === undefined ? 0 : parseInt(params.m, 10);
+      show(isNaN(m) ? 0 : m);
+    }).catch(function (err) { A.showError(status, err); });
+  }
+
+  controls.addEventListener("click", function (event) {
+    const button = event.target.closest("button[data-go]");
+    if (!button || !game) return;
+    show({ first: 0, prev: step - 1, next: step + 1, last: game.moves.length }[button.dataset.go]);
+  });
+  scrub.addEventListener("input", function () { if (game) show(parseInt(scrub.value, 10)); });
+  moveBody.addEventListener("click", function (event) {
+    const row = event.target.closest("tr[data-ply]");
+    if (row && !event.target.closest("a")) show(parseInt(row.dataset.ply, 10));
+  });
+  document.addEventListener("keydown", function (event) {
+    if (!game || event.altKey || event.ctrlKey || event.metaKey || event.target === scrub) return;
+    const to = { ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: game.moves.length }[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    show(to);
+  });
+  window.addEventListener("hashchange", open);
+
+  A.loadData("league").then(function (data) {
+    league = data;
+    open();
+  }).catch(function (err) { A.showError(status, err); });
+})();

@@ -1,0 +1,382 @@
+"""A league store turned into plain, JSON-able data for the site.
+
+Games are numbered 1..N in fixture order (the order ratings replay them in), so a
+game's number, its list page and its moves file follow from its position alone.
+Every game is replayed through its rules here, once, so the browser only draws:
+it never needs to know a game's rules.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.games import Game, GameError, default_registry
+from arena.league import (Leaderboard, RatingConfig, Row, Store, StoredGame, build_leaderboard,
+                          points)
+from arena.record import GameRecord, Termination
+
+CHUNK_GAMES = 100   #: games per moves file (data/moves/NNNN.js), loaded by the replay page
+PAGE_GAMES = 100    #: games per page of the games list (data/games/...)
+PAGE_FAULTS = 50    #: faults per page of a bot's fault list (data/faults/...)
+
+#: how people read a termination
+TERMINATION_LABELS = {
+    "normal": "normal", "timeout": "timeout", "crash": "crash", "illegal_move": "illegal move",
+    "malformed": "malformed output", "output_cap": "output over its cap",
+    "startup_failure": "start-up failure", "resource_limit": "resource limit",
+    "aborted": "aborted",
+}
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """A bot as the site shows it: id (its rank position, 0-based), file-safe slug, table row."""
+
+    id: int
+    name: str
+    slug: str
+    row: Row
+
+
+@dataclass
+class Versus:
+    """One bot's games against one opponent, from the bot's side."""
+
+    as_x: int = 0
+    as_o: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    unrated: int = 0      #: games left out of the standings (e.g. faults not counted)
+    faults: int = 0       #: games this bot ended by a fault
+
+    @property
+    def rated(self) -> int:
+        """Games that count in the standings."""
+        return self.wins + self.draws + self.losses
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A game one bot ended by misbehaving."""
+
+    no: int
+    opponent: int          #: bot id
+    seat: int
+    termination: str
+    reason: str
+    stderr: str
+    moves: int
+
+    def to_json(self) -> list[Any]:
+        """The compact form data files carry."""
+        return [self.no, self.opponent, self.seat, self.termination, self.reason, self.stderr,
+                self.moves]
+
+
+@dataclass
+class LeagueData:
+    """Everything the site shows, derived from one store."""
+
+    title: str
+    name: str
+    game: str
+    rules: dict[str, Any]
+    created: str
+    updated: str
+    settings: RatingConfig
+    board: Leaderboard
+    bots: list[BotInfo]                    #: rank order; a bot's id is its index here
+    games: list[StoredGame]                #: fixture order; game number = index + 1
+    versus: dict[int, dict[int, Versus]] = field(default_factory=dict)
+    faults: dict[int, list[Fault]] = field(default_factory=dict)
+    history: dict[int, list[tuple[int, float, float]]] = field(default_factory=dict)
+
+    @property
+    def ids(self) -> dict[str, int]:
+        """Bot name -> id."""
+        return {bot.name: bot.id for bot in self.bots}
+
+    def pages(self, count: int, size: int) -> int:
+        """How many pages of size items hold count items (at least 1)."""
+        return max(1, -(-count // size))
+
+
+def slugify(names: Sequence[str]) -> list[str]:
+    """File- and URL-safe names, unique, in the order given."""
+    slugs: list[str] = []
+    taken: set[str] = set()
+    for name in names:
+        base = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._-")[:40] or "bot"
+        slug, n = base, 2
+        while slug.lower() in taken:
+            slug, n = f"{base}-{n}", n + 1
+        taken.add(slug.lower())
+        slugs.append(slug)
+    return slugs
+
+
+def rating_from_meta(meta: Mapping[str, str]) -> RatingConfig:
+    """The rating settings in the store's config snapshot, else the defaults."""
+    try:
+        section = json.loads(meta["config"]).get("rating") or {}
+        return RatingConfig(**section)
+    except (KeyError, TypeError, ValueError):
+        return RatingConfig()
+
+
+def bots_from_meta(meta: Mapping[str, str]) -> list[str] | None:
+    """The league's bot names in the store's config snapshot, or None without one."""
+    try:
+        names = [bot["name"] for bot in json.loads(meta["config"])["bots"]]
+    except (KeyError, TypeError, ValueError):
+        return None
+    return [n for n in names if isinstance(n, str)] or None
+
+
+def load_league(store: Store, rating: RatingConfig | None = None,
+                title: str | None = None) -> LeagueData:
+    """Read every game of a store and derive the standings, per-bot tallies and faults.
+
+    Rating settings and the bot list come from the store's config snapshot unless
+    rating is given; the title defaults to the league's name.
+    """
+    meta = store.meta()
+    settings = rating if rating is not None else rating_from_meta(meta)
+    games = list(store.records())
+    name = meta.get("name", "")
+    title = title or name or "League"
+    board = build_leaderboard(games, settings, bots_from_meta(meta), title)
+    slugs = slugify([row.bot for row in board.rows])
+    bots = [BotInfo(i, row.bot, slug, row) for i, (row, slug) in enumerate(zip(board.rows, slugs))]
+    try:
+        rules = json.loads(meta.get("rules", "{}"))
+    except ValueError:
+        rules = {}
+    game = meta.get("game") or (games[0].record.game if games else "")
+    if not meta.get("rules") and games:
+        rules = dict(games[0].record.rule_options)
+    data = LeagueData(title=title, name=name, game=game, rules=rules,
+                      created=meta.get("created", ""), updated=meta.get("updated", ""),
+                      settings=settings, board=board, bots=bots, games=games)
+    _tally(data)
+    return data
+
+
+def _tally(data: LeagueData) -> None:
+    """Fill versus, faults and history (as game numbers) from the games."""
+    ids = data.ids
+    data.versus = {bot.id: {} for bot in data.bots}
+    data.faults = {bot.id: [] for bot in data.bots}
+    number = {}
+    for no, stored in enumerate(data.games, 1):
+        record = stored.record
+        number[stored.key] = no
+        x, o = (ids.get(b.name) for b in record.bots)
+        if x is None or o is None:
+            continue            # a bot no longer in the league: listed, not tallied
+        seats = (x, o)
+        result = points(record, data.settings.faults_count_as_losses)
+        for seat in (0, 1):
+            me, them = seats[seat], seats[1 - seat]
+            vs = data.versus[me].setdefault(them, Versus())
+            if seat == 0:
+                vs.as_x += 1
+            else:
+                vs.as_o += 1
+            if result is None:
+                vs.unrated += 1
+            elif result[seat] > result[1 - seat]:
+                vs.wins += 1
+            elif result[seat] < result[1 - seat]:
+                vs.losses += 1
+            else:
+                vs.draws += 1
+        if record.termination.is_fault and record.faulted in (0, 1):
+            seat = record.faulted
+            me = seats[seat]
+            data.versus[me][seats[1 - seat]].faults += 1
+            tails = record.stderr_tails
+            data.faults[me].append(Fault(
+                no=no, opponent=seats[1 - seat], seat=seat, termination=record.termination.value,
+                reason=record.reason, stderr=tails[seat] if seat < len(tails) else "",
+                moves=len(record.moves)))
+    data.history = {
+        bot.id: [(number[p.key], p.mu, p.sigma) for p in data.board.history.get(bot.name, ())
+                 if p.key in number]
+        for bot in data.bots}
+
+
+# --- data files -----------------------------------------------------------------------------
+
+def league_json(data: LeagueData) -> dict[str, Any]:
+    """data/league.js: what the games list and the replay viewer need to start."""
+    return {
+        "title": data.title, "name": data.name, "game": data.game, "rules": data.rules,
+        "games": len(data.games), "chunkGames": CHUNK_GAMES, "pageGames": PAGE_GAMES,
+        "pages": data.pages(len(data.games), PAGE_GAMES),
+        "terminations": TERMINATION_LABELS,
+        "bots": [{"id": b.id, "name": b.name, "slug": b.slug, "rank": b.row.rank,
+                  "games": sum(v.as_x + v.as_o for v in data.versus[b.id].values()),
+                  "pages": data.pages(sum(v.as_x + v.as_o for v in data.versus[b.id].values()),
+                                      PAGE_GAMES)}
+                 for b in data.bots],
+    }
+
+
+def _bot_ids(record: GameRecord, ids: Mapping[str, int]) -> list[int | str]:
+    """Bot ids of a record's seats; a bot outside the league is given by its name."""
+    return [ids.get(b.name, b.name) for b in record.bots]
+
+
+def game_row(no: int, stored: StoredGame, ids: Mapping[str, int]) -> list[Any]:
+    """A game's line in the games list: [no, x, o, winner, termination, faulted, moves, round]."""
+    record = stored.record
+    x, o = _bot_ids(record, ids)
+    return [no, x, o, record.winner, record.termination.value, record.faulted, len(record.moves),
+            _round_of(stored.key)]
+
+
+def _round_of(key: str) -> int | None:
+    """The round of a fixture key "a|b|k|swap" (2k + swap), None for another shape."""
+    parts = key.rsplit("|", 2)
+    try:
+        return 2 * int(parts[1]) + int(parts[2])
+    except (IndexError, ValueError):
+        return None
+
+
+def list_pages(data: LeagueData) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Pages of the games list, all games ("games/all/N") and each bot's ("games/ID/N")."""
+    ids = data.ids
+    rows = [game_row(no, stored, ids) for no, stored in enumerate(data.games, 1)]
+    yield from _paged("games/all", rows, PAGE_GAMES)
+    for bot in data.bots:
+        mine = [row for row in rows if row[1] == bot.id or row[2] == bot.id]
+        yield from _paged(f"games/{bot.id}", mine, PAGE_GAMES)
+
+
+def fault_pages(data: LeagueData) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Pages of each bot's faults ("faults/ID/N"), newest game first."""
+    for bot in data.bots:
+        faults = data.faults[bot.id]
+        if faults:
+            yield from _paged(f"faults/{bot.id}", [f.to_json() for f in reversed(faults)],
+                              PAGE_FAULTS)
+
+
+def _paged(prefix: str, items: list[Any], size: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    pages = max(1, -(-len(items) // size))
+    for page in range(1, pages + 1):
+        yield f"{prefix}/{page}", {"page": page, "pages": pages, "total": len(items),
+                                   "rows": items[(page - 1) * size:page * size]}
+
+
+class Replayer:
+    """Replays records through their game's rules, caching one Game per rule set."""
+
+    def __init__(self) -> None:
+        self._registry = default_registry()
+        self._games: dict[str, Game | None] = {}
+
+    def game(self, record: GameRecord) -> Game | None:
+        """The rules a record was played by, or None if this arena does not know them."""
+        key = record.game + json.dumps(record.rule_options, sort_keys=True)
+        if key not in self._games:
+            try:
+                self._games[key] = self._registry.create(record.game, **record.rule_options)
+            except GameError:
+                self._games[key] = None
+        return self._games[key]
+
+    def replay(self, no: int, stored: StoredGame, ids: Mapping[str, int]) -> dict[str, Any]:
+        """One game for the replay viewer: moves with seat, times, and the board after each.
+
+        moves: [cell, seat, wall ms, cpu ms or null, board to play next (-1 any)];
+        status: after move i (1-based), when it changed, one letter per small board:
+        '.' open, 'x' / 'o' won, '-' full. status["0"] is the start.
+        """
+        record = stored.record
+        game = self.game(record)
+        out: dict[str, Any] = {
+            "no": no, "key": stored.key, "bots": _bot_ids(record, ids), "game": record.game,
+            "rules": record.rule_options, "seed": record.seed, "winner": record.winner,
+            "termination": record.termination.value, "faulted": record.faulted,
+            "reason": record.reason, "scores": list(record.scores),
+            "stderr": list(record.stderr_tails), "started": record.started_at,
+            "durationMs": round(record.duration_ms, 1),
+            "cells": game.info.move_count if game is not None else 0,
+        }
+        moves: list[list[Any]] = []
+        subs: dict[str, str] = {}
+        status: dict[str, str] = {}
+        error = None if game is not None else f"unknown game {record.game!r}: moves not drawn"
+        state = game.initial_state() if game is not None else None
+        big = state is not None and hasattr(state, "xwon")     # a 9x9 state: boards and targets
+        masks = _masks(state) if big else None
+        if big:
+            status["0"] = _status(state)
+        out["start"] = getattr(state, "target", -1)
+        for ply, move in enumerate(record.moves, 1):
+            cell, target = -1, -1
+            if state is not None and error is None:
+                try:
+                    cell = game.parse_move(move.move)  # type: ignore[union-attr]
+                    state = state.play(cell)
+                except GameError as exc:
+                    error = f"move {ply} ({move.move[:20]!r}) cannot be replayed: {exc}"
+                    cell = -1
+                else:
+                    if big:
+                        target = state.target  # type: ignore[attr-defined]
+                        now = _masks(state)
+                        if now != masks:
+                            status[str(ply)], masks = _status(state), now
+            moves.append([cell, move.seat, round(move.wall_ms, 1),
+                          None if move.cpu_ms is None else round(move.cpu_ms, 1), target])
+            if move.substituted:
+                subs[str(ply)] = move.substituted
+            if error is not None:
+                break
+        out.update(moves=moves, subs=subs, status=status, error=error,
+                   over=bool(state is not None and error is None and state.is_terminal()))
+        return out
+
+
+def _masks(state: Any) -> tuple[int, int, int]:
+    return state.xwon, state.owon, state.closed
+
+
+def _status(state: Any) -> str:
+    """One letter per small board of a 9x9 state: '.' open, 'x' / 'o' won, '-' full."""
+    xwon, owon, closed = _masks(state)
+    return "".join("x" if xwon >> b & 1 else "o" if owon >> b & 1 else "-" if closed >> b & 1
+                   else "." for b in range(9))
+
+
+def move_chunks(data: LeagueData) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The replay data of every game, CHUNK_GAMES to a file ("moves/N", N from 0)."""
+    ids = data.ids
+    replayer = Replayer()
+    for start in range(0, len(data.games), CHUNK_GAMES):
+        chunk = data.games[start:start + CHUNK_GAMES]
+        yield f"moves/{start // CHUNK_GAMES}", {
+            "first": start + 1,
+            "games": [replayer.replay(start + i + 1, stored, ids)
+                      for i, stored in enumerate(chunk)]}
+
+
+def describe_result(record: GameRecord, names: Sequence[str]) -> str:
+    """One line for people: who won and how the game ended."""
+    if record.termination.is_fault and record.faulted in (0, 1):
+        label = TERMINATION_LABELS.get(record.termination.value, record.termination.value)
+        return f"{names[record.faulted]} faulted ({label}); {names[1 - record.faulted]} wins"
+    if record.termination is Termination.ABORTED:
+        return "aborted"
+    if record.winner is None:
+        return "draw"
+    return f"{names[record.winner]} wins"

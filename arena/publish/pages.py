@@ -1,0 +1,406 @@
+"""The site's HTML pages, rendered from LeagueData.
+
+Everything a bot or a record supplies (names, reasons, stderr) passes through
+html.escape on its way into a page; nothing is ever inserted as markup. Pages
+that need a script to show anything (games list, replay) are shells that the
+script fills from data files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from html import escape
+from importlib import resources
+from string import Template
+
+from .chart import Series, colour, rating_chart
+from .data import PAGE_FAULTS, TERMINATION_LABELS, BotInfo, Fault, LeagueData, Versus
+
+OPEN_FAULTS = 3     #: faults whose stderr a bot page shows unfolded
+NAV = (("index.html", "leaderboard", "Leaderboard"), ("history.html", "history", "Rating history"),
+       ("crosstable.html", "crosstable", "Crosstable"), ("games.html", "games", "Games"))
+
+
+def _template() -> Template:
+    text = resources.files("arena.publish").joinpath("assets/page.html").read_text("utf-8")
+    return Template(text)
+
+
+def e(value: object) -> str:
+    """Text made safe for HTML content and attribute values."""
+    return escape(str(value), quote=True)
+
+
+def page(data: LeagueData, *, name: str, title: str, content: str, root: str = "",
+         scripts: Sequence[str] = ()) -> str:
+    """A complete page in the site's layout."""
+    nav = "".join(
+        f'<a href="{root}{href}"{" aria-current=page" if key == name else ""}>{label}</a>'
+        for href, key, label in NAV)
+    footer = (f'{e(data.title)} · {e(_game_line(data))} · {len(data.games):,} games · '
+              f'store updated {e(data.updated or "-")} · published by bot-arena')
+    tags = "".join(f'<script src="{root}assets/{script}"></script>' for script in scripts)
+    return _template().substitute(page_title=e(title), site_title=e(data.title), root=root,
+                                  page=name, nav=nav, content=content, footer=footer, scripts=tags)
+
+
+def _game_line(data: LeagueData) -> str:
+    rules = ", ".join(f"{k}: {v}" for k, v in data.rules.items())
+    return f"{data.game} ({rules})" if rules else data.game
+
+
+def _num(value: float, digits: int = 2) -> str:
+    return f"{value:.{digits}f}"
+
+
+def _swatch(bot: BotInfo) -> str:
+    """The bot's chart colour: filled, or hollow for the bots whose chart line is dashed."""
+    stroke, dash = colour(bot.id)
+    style = f"border:2px solid {stroke}" if dash else f"background:{stroke}"
+    return f'<span class="swatch" style="{style}"></span>'
+
+
+def _bot_link(bot: BotInfo, root: str = "") -> str:
+    return f'{_swatch(bot)}<a href="{root}bots/{e(bot.slug)}.html">{e(bot.name)}</a>'
+
+
+
+def heat(rate: float) -> tuple[str, str]:
+    """Background and text colour of a score rate 0..1 (red loses, blue wins)."""
+    stops = ((0.0, (178, 24, 43)), (0.25, (239, 138, 98)), (0.5, (247, 247, 247)),
+             (0.75, (103, 169, 207)), (1.0, (33, 102, 172)))
+    rate = min(1.0, max(0.0, rate))
+    for (a, ca), (b, cb) in zip(stops, stops[1:]):
+        if rate <= b:
+            t = (rate - a) / (b - a)
+            rgb = [round(x + (y - x) * t) for x, y in zip(ca, cb)]
+            break
+    luminance = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]
+    return "#%02x%02x%02x" % tuple(rgb), "#fff" if luminance < 140 else "#111"
+
+
+def _score_rate(wins: int, draws: int, losses: int) -> float | None:
+    games = wins + draws + losses
+    return (wins + 0.5 * draws) / games if games else None
+
+
+# --- leaderboard ----------------------------------------------------------------------------
+
+LEADERBOARD_COLUMNS = (
+    ("rank", "Rank", "num", "rank order: by exposed rating"),
+    ("bot", "Bot", "text", "bot name"),
+    ("score", "Score", "num", "points: win 1, draw ½"),
+    ("mu", "μ", "num", "TrueSkill mean"),
+    ("sigma", "σ", "num", "TrueSkill uncertainty"),
+    ("exposed", "μ − 3σ", "num", "exposed rating: what the table is ranked by"),
+    ("games", "Games", "num", "rated games"),
+    ("wins", "W", "num", "wins"),
+    ("draws", "D", "num", "draws"),
+    ("losses", "L", "num", "losses"),
+    ("faults", "Faults", "num", "games this bot ended by a fault"),
+    ("move", "Move ms", "num", "mean wall time of its moves"),
+)
+
+
+def leaderboard_page(data: LeagueData) -> str:
+    """index.html: the standings, sortable by any column."""
+    head = "".join(
+        f'<th data-key="{key}" data-type="{kind}" class="{kind}"'
+        f'{" aria-sort=ascending data-first=ascending" if key == "rank" else ""}>'
+        f'<button type="button" title="{e(help_)}">{label}</button></th>'
+        for key, label, kind, help_ in LEADERBOARD_COLUMNS)
+    body = []
+    for bot in data.bots:
+        r = bot.row
+        faults = ", ".join(f"{TERMINATION_LABELS.get(k, k)} {n}" for k, n in r.faults.items())
+        fault_cell = (f'<td class="num faulty" data-v="{r.fault_count}" title="{e(faults)}">'
+                      f'{r.fault_count} <small>{e(faults)}</small></td>'
+                      if r.fault_count else '<td class="num" data-v="0">0</td>')
+        move = "" if r.mean_move_ms is None else f"{r.mean_move_ms:.1f}"
+        body.append(
+            f'<tr data-bot="{bot.id}"><td class="num" data-v="{r.rank}">{r.rank}</td>'
+            f'<td class="text bot" data-v="{e(r.bot)}">{_bot_link(bot)}</td>'
+            f'<td class="num" data-v="{r.score}">{r.score:g}</td>'
+            f'<td class="num" data-v="{r.mu}">{_num(r.mu)}</td>'
+            f'<td class="num" data-v="{r.sigma}">{_num(r.sigma)}</td>'
+            f'<td class="num strong" data-v="{r.exposed}">{_num(r.exposed)}</td>'
+            f'<td class="num" data-v="{r.games}">{r.games}</td>'
+            f'<td class="num" data-v="{r.wins}">{r.wins}</td>'
+            f'<td class="num" data-v="{r.draws}">{r.draws}</td>'
+            f'<td class="num" data-v="{r.losses}">{r.losses}</td>'
+            f'{fault_cell}<td class="num" data-v="{move or -1}">{move or "–"}</td></tr>')
+    played = len(data.games)
+    fault_total = sum(len(f) for f in data.faults.values())
+    content = f"""
+<h1>{e(data.title)}</h1>
+<p class="lead">{e(_game_line(data))} · {len(data.bots)} bots · {played:,} games played ·
+{fault_total:,} faults · <a href="games.html">all games</a></p>
+<table class="data sortable" id="leaderboard">
+<caption>Ranked by exposed rating μ − 3σ (TrueSkill): a skill each bot very probably has.
+Click a column heading to sort; click again to reverse.</caption>
+<thead><tr>{head}</tr></thead>
+<tbody>{"".join(body)}</tbody>
+</table>"""
+    return page(data, name="leaderboard", title="Leaderboard", content=content)
+
+
+# --- rating history -------------------------------------------------------------------------
+
+def _series(data: LeagueData, bot: BotInfo) -> Series:
+    prior = (0, data.settings.mu, data.settings.sigma)
+    return Series(bot.id, bot.name, [prior, *data.history.get(bot.id, [])])
+
+
+def history_page(data: LeagueData) -> str:
+    """history.html: every bot's mu after each of its games; a bot's band on demand."""
+    chart = rating_chart([_series(data, b) for b in reversed(data.bots)], bands="focus",
+                         label="Rating history of every bot")
+    legend = "".join(
+        f'<li><button type="button" data-bot="{b.id}" aria-pressed="false" title="{e(b.name)}">'
+        f'<span class="key" style="border-color:{colour(b.id)[0]};'
+        f'border-top-style:{"dashed" if colour(b.id)[1] else "solid"}"></span>'
+        f'<span class="rank">{b.row.rank}</span> <span class="name">{e(b.name)}</span> '
+        f'<span class="muted">{_num(b.row.mu, 1)} ± {_num(b.row.sigma, 1)}</span></button></li>'
+        for b in data.bots)
+    content = f"""
+<h1>Rating history</h1>
+<p class="lead">Each line is a bot's μ after each of its games, in league order (the order
+ratings are computed in). Click bots in the list to pick them out with their ±σ band;
+click again to let go. Each bot has its own chart on its page.</p>
+<div class="chart-wrap" id="history">
+<div class="chart-box">{chart}</div>
+<ol class="legend">{legend}</ol>
+</div>
+<p><button type="button" id="all-bands">Show every ±σ band</button>
+<button type="button" id="clear-focus">Clear selection</button></p>"""
+    return page(data, name="history", title="Rating history", content=content)
+
+
+# --- crosstable -----------------------------------------------------------------------------
+
+def crosstable_page(data: LeagueData) -> str:
+    """crosstable.html: row bot's score rate against each column bot as a heat map."""
+    head = "".join(f'<th class="col" scope="col" title="{e(b.name)}"><span>{b.row.rank}. '
+                   f'{e(b.name)}</span></th>' for b in data.bots)
+    rows = []
+    for bot in data.bots:
+        cells = []
+        for other in data.bots:
+            if other.id == bot.id:
+                cells.append('<td class="self"></td>')
+                continue
+            cell = data.board.cell(bot.name, other.name)
+            rate = _score_rate(cell.wins, cell.draws, cell.losses)
+            if rate is None:
+                cells.append(f'<td class="none" title="{e(bot.name)} never met '
+                             f'{e(other.name)}">·</td>')
+                continue
+            bg, fg = heat(rate)
+            tip = (f"{bot.name} vs {other.name}: {cell.wins} W, {cell.draws} D, {cell.losses} L "
+                   f"in {cell.games} games; score {rate:.0%}")
+            cells.append(f'<td style="background:{bg};color:{fg}" title="{e(tip)}" '
+                         f'data-rate="{rate:.4f}">{round(rate * 100)}</td>')
+        rows.append(f'<tr><th scope="row">{bot.row.rank}. {_bot_link(bot)}</th>'
+                    f'{"".join(cells)}</tr>')
+    scale = "".join(f'<span style="background:{heat(i / 10)[0]};color:{heat(i / 10)[1]}">'
+                    f'{i * 10}</span>' for i in range(11))
+    content = f"""
+<h1>Crosstable</h1>
+<p class="lead">Score rate of the row bot against the column bot, in percent (a win counts 1,
+a draw ½). Blue: the row bot scores more; red: less. Hover a cell for wins, draws, losses
+and games. Bots in rank order.</p>
+<div class="scale" aria-label="colour scale">row bot's score % {scale}</div>
+<div class="scroll"><table class="heat" id="crosstable">
+<thead><tr><th class="corner">row vs column</th>{head}</tr></thead>
+<tbody>{"".join(rows)}</tbody>
+</table></div>"""
+    return page(data, name="crosstable", title="Crosstable", content=content)
+
+
+# --- one bot --------------------------------------------------------------------------------
+
+def fault_items(faults: Sequence[Fault], data: LeagueData, root: str) -> str:
+    """Faults as list items (the same markup the bot page's script builds for later pages)."""
+    out = []
+    for i, f in enumerate(faults):
+        label = TERMINATION_LABELS.get(f.termination, f.termination)
+        versus = e(data.bots[f.opponent].name)
+        tail = (f'<details{" open" if i < OPEN_FAULTS else ""}><summary>stderr, last part'
+                f'</summary><pre class="stderr">{e(f.stderr)}'
+                f'</pre></details>' if f.stderr.strip()
+                else '<p class="muted">stderr was empty</p>')
+        out.append(
+            f'<li class="fault"><div class="fault-head"><span class="badge bad">{e(label)}</span> '
+            f'<a href="{root}replay.html#g={f.no}&amp;m={f.moves}">game {f.no}</a> '
+            f'vs {versus} as {"xo"[f.seat]}, after {f.moves} moves</div>'
+            f'<p class="reason">{e(f.reason)}</p>{tail}</li>')
+    return "".join(out)
+
+
+def _versus_rows(data: LeagueData, bot: BotInfo) -> str:
+    rows = []
+    for other in data.bots:
+        vs = data.versus[bot.id].get(other.id)
+        if vs is None:
+            continue
+        rate = _score_rate(vs.wins, vs.draws, vs.losses)
+        rate_cell = ('<td class="num" data-v="-1">–</td>' if rate is None else
+                     '<td class="num" data-v="{0}" style="background:{1};color:{2}">{3}%</td>'
+                     .format(rate, *heat(rate), round(rate * 100)))
+        rows.append(
+            f'<tr><td class="num" data-v="{other.row.rank}">{other.row.rank}</td>'
+            f'<td class="text" data-v="{e(other.name)}">{_bot_link(other, "../")}</td>'
+            f'<td class="num" data-v="{vs.as_x + vs.as_o}">{vs.as_x + vs.as_o}</td>'
+            f'<td class="num" data-v="{vs.wins}">{vs.wins}</td>'
+            f'<td class="num" data-v="{vs.draws}">{vs.draws}</td>'
+            f'<td class="num" data-v="{vs.losses}">{vs.losses}</td>{rate_cell}'
+            f'<td class="num{" faulty" if vs.faults else ""}" data-v="{vs.faults}">{vs.faults}'
+            f'</td></tr>')
+    return "".join(rows)
+
+
+def _totals(versus: dict[int, Versus]) -> Versus:
+    total = Versus()
+    for vs in versus.values():
+        for name in ("as_x", "as_o", "wins", "draws", "losses", "unrated", "faults"):
+            setattr(total, name, getattr(total, name) + getattr(vs, name))
+    return total
+
+
+def bot_page(data: LeagueData, bot: BotInfo) -> str:
+    """bots/SLUG.html: a bot's numbers, rating path, results by opponent and every fault."""
+    r = bot.row
+    total = _totals(data.versus[bot.id])
+    faults = data.faults[bot.id]
+    kinds = ", ".join(f"{TERMINATION_LABELS.get(k, k)} {n}" for k, n in r.faults.items())
+    chart = rating_chart([_series(data, bot)], height=300, label=f"Rating history of {bot.name}")
+    cost = ("each counts as a loss" if data.settings.faults_count_as_losses
+            else "they are left out of the standings")
+    pages = data.pages(len(faults), PAGE_FAULTS)
+    pager = (f'<nav class="pager" id="fault-pager" data-bot="{bot.id}" data-pages="{pages}">'
+             f'<button type="button" data-go="prev" disabled>← newer</button>'
+             f' <span class="where">page 1 of {pages}</span> '
+             f'<button type="button" data-go="next">older →</button></nav>' if pages > 1 else "")
+    fault_section = (
+        f'<p>{len(faults):,} games ended by a fault of {e(bot.name)} ({e(kinds)}); {cost}. '
+        f'Newest first. Stderr is shown as the bot wrote it (the last part only).</p>'
+        f'{pager}<ol class="faults" id="faults">'
+        f'{fault_items(faults[::-1][:PAGE_FAULTS], data, "../")}</ol>'
+        if faults else f'<p>{e(bot.name)} never faulted.</p>')
+    move = "–" if r.mean_move_ms is None else f"{r.mean_move_ms:.1f} ms"
+    unrated = f" ({total.unrated} more not rated)" if total.unrated else ""
+    content = f"""
+<p class="crumbs"><a href="../index.html">Leaderboard</a> › bot</p>
+<h1>{_swatch(bot)}{e(bot.name)}</h1>
+<dl class="stats">
+<div><dt>Rank</dt><dd>{r.rank} <small>of {len(data.bots)}</small></dd></div>
+<div><dt>Score</dt><dd>{r.score:g} <small>of {r.games} games{e(unrated)}</small></dd></div>
+<div><dt>Rating μ ± σ</dt><dd>{_num(r.mu)} <small>± {_num(r.sigma)}</small></dd></div>
+<div><dt>μ − 3σ</dt><dd>{_num(r.exposed)}</dd></div>
+<div><dt>W / D / L</dt><dd>{r.wins} / {r.draws} / {r.losses}</dd></div>
+<div><dt>Faults</dt><dd class="{"faulty" if faults else ""}">{r.fault_count}</dd></div>
+<div><dt>Mean move</dt><dd>{move}</dd></div>
+</dl>
+<p><a href="../games.html#bot={e(bot.slug)}">All {total.as_x + total.as_o:,} games of
+{e(bot.name)} →</a></p>
+<h2>Rating after each game</h2>
+<div class="chart-box single">{chart}</div>
+<h2>Results by opponent</h2>
+<table class="data sortable" id="versus">
+<thead><tr><th data-type="num" class="num" aria-sort="ascending" data-first="ascending">
+<button type="button">Rank</button></th>
+<th data-type="text" class="text"><button type="button">Opponent</button></th>
+<th data-type="num" class="num"><button type="button">Games</button></th>
+<th data-type="num" class="num"><button type="button">W</button></th>
+<th data-type="num" class="num"><button type="button">D</button></th>
+<th data-type="num" class="num"><button type="button">L</button></th>
+<th data-type="num" class="num"><button type="button" title="win 1, draw ½">Score</button></th>
+<th data-type="num" class="num">
+<button type="button" title="games {e(bot.name)} ended by a fault">Faults</button></th>
+</tr></thead>
+<tbody>{_versus_rows(data, bot)}</tbody>
+</table>
+<h2>Faults</h2>
+{fault_section}"""
+    return page(data, name="bot", title=bot.name, content=content, root="../",
+                scripts=["bot.js"] if pages > 1 else [])
+
+
+# --- shells filled by scripts ---------------------------------------------------------------
+
+def _pager(id_: str) -> str:
+    return (f'<nav class="pager" id="{id_}">'
+            '<button type="button" data-go="first" title="first page">« First</button>'
+            '<button type="button" data-go="prev" title="previous page">‹ Previous</button>'
+            '<span class="where">…</span>'
+            '<button type="button" data-go="next" title="next page">Next ›</button>'
+            '<button type="button" data-go="last" title="last page">Last »</button></nav>')
+
+
+def games_page(data: LeagueData) -> str:
+    """games.html: the paginated games list (rows come from data/games/...)."""
+    options = "".join(f'<option value="{e(b.slug)}">{b.row.rank}. {e(b.name)}</option>'
+                      for b in data.bots)
+    content = f"""
+<h1>Games</h1>
+<p class="lead">Every game in league order; open one to replay it move by move. Pick a bot to see
+only its games.</p>
+<div class="toolbar">
+<label>Bot <select id="bot-filter"><option value="">all bots</option>{options}</select></label>
+{_pager("games-pager")}</div>
+<p class="status" id="games-status" role="status">Loading…</p>
+<table class="data" id="games">
+<thead><tr><th class="num">Game</th><th class="num">Round</th><th class="text">x (moves first)</th>
+<th class="text">o</th><th class="text">Result</th><th class="text">Ended by</th>
+<th class="num">Moves</th><th class="text">Replay</th></tr></thead>
+<tbody></tbody>
+</table>
+{_pager("games-pager-bottom")}
+<noscript><p>The games list needs JavaScript.</p></noscript>"""
+    return page(data, name="games", title="Games", content=content, scripts=["games.js"])
+
+
+def replay_page(data: LeagueData) -> str:
+    """replay.html: the replay viewer (the game comes from data/moves/...)."""
+    content = """
+<h1 id="replay-title">Replay</h1>
+<p class="lead" id="replay-sub"></p>
+<p class="status" id="replay-status" role="status">Loading…</p>
+<div class="replay" id="replay" hidden>
+<div class="board-side">
+<div class="players" id="players"></div>
+<div class="board" id="board" aria-label="board"></div>
+<div class="controls" id="controls">
+<button type="button" data-go="first" title="start (Home)">« Start</button>
+<button type="button" data-go="prev" title="back one move (←)">‹ Back</button>
+<span class="ply" id="ply">0 / 0</span>
+<button type="button" data-go="next" title="forward one move (→)">Next ›</button>
+<button type="button" data-go="last" title="end (End)">End »</button>
+</div>
+<input type="range" id="scrub" min="0" max="0" value="0" aria-label="move">
+<p class="hint">Keys: ← → step, Home / End jump.</p>
+</div>
+<div class="info-side">
+<div class="now" id="now"></div>
+<div class="result" id="result"></div>
+<h2>Moves</h2>
+<div class="movelist-wrap"><table class="data movelist" id="movelist">
+<thead><tr><th class="num">#</th><th class="text">Player</th><th class="text">Move</th>
+<th class="num">Wall ms</th><th class="num">CPU ms</th></tr></thead><tbody></tbody></table></div>
+</div>
+</div>
+<div id="fault-detail"></div>
+<nav class="gamenav" id="gamenav"></nav>
+<noscript><p>The replay viewer needs JavaScript.</p></noscript>"""
+    return page(data, name="replay", title="Replay", content=content, scripts=["replay.js"])
+
+
+def all_pages(data: LeagueData) -> Iterator[tuple[str, str]]:
+    """Every HTML page as (path relative to the site root, text)."""
+    yield "index.html", leaderboard_page(data)
+    yield "history.html", history_page(data)
+    yield "crosstable.html", crosstable_page(data)
+    yield "games.html", games_page(data)
+    yield "replay.html", replay_page(data)
+    for bot in data.bots:
+        yield f"bots/{bot.slug}.html", bot_page(data, bot)

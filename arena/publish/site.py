@@ -1,0 +1,109 @@
+"""Writes the static site: pages, assets and data files, swapped into place at the end.
+
+The site is built in a fresh directory beside the output and renamed into place,
+so a web server serving the output never shows half a site, and a failed publish
+leaves the previous site as it was. A directory that arena did not write is never
+replaced: the marker file says which are ours.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+from collections.abc import Iterable
+from importlib import resources
+from itertools import chain
+from pathlib import Path
+
+from arena.league import RatingConfig, Store, StoreError
+
+from .data import LeagueData, fault_pages, league_json, list_pages, load_league, move_chunks
+from .pages import all_pages
+
+#: the static files copied from arena/publish/assets into the site's assets/
+ASSETS = ("style.css", "arena.js", "games.js", "replay.js", "bot.js")
+MARKER = ".arena-site"
+
+
+class PublishError(RuntimeError):
+    """A site that cannot be published: a missing or unusable store, or an output in the way."""
+
+
+def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
+                 rating: RatingConfig | None = None, title: str | None = None) -> Path:
+    """Write the static site of a league store into out_dir; returns the path of its index.html."""
+    store_file = Path(store_path)
+    if not store_file.is_file():
+        raise PublishError(f"{store_file}: no such store file (run the league first)")
+    out = Path(out_dir).absolute()
+    _check_output(out)
+    try:
+        with Store(store_file) as store:
+            data = load_league(store, rating, title)
+    except StoreError as exc:
+        raise PublishError(str(exc)) from None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = out.parent / f".{out.name}.new-{secrets.token_hex(4)}"
+    staging.mkdir()                     # mode 0o777 & ~umask, like any directory the user makes
+    try:
+        write_site(data, staging)
+        _swap(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out / "index.html"
+
+
+def _check_output(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise PublishError(f"{out}: exists and is not a directory; choose another output")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
+        raise PublishError(f"{out}: not empty and not a site arena published; refusing to "
+                           f"replace it (choose another output or empty it)")
+
+
+def _swap(staging: Path, out: Path) -> None:
+    """Put staging where out is; the old site, if any, is removed afterwards."""
+    if not out.exists():
+        os.replace(staging, out)
+        return
+    old = out.parent / f".{out.name}.old-{secrets.token_hex(4)}"
+    os.replace(out, old)
+    os.replace(staging, out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def data_script(key: str, value: object) -> str:
+    """A data file: a script handing value to the page (works from file:// and from a host).
+
+    '<' and '>' (only ever inside JSON strings) are written as \\u escapes, so no data
+    file holds markup even as text, whatever a bot wrote.
+    """
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e")
+    return f"arenaData({json.dumps(key)},{text});\n"
+
+
+def write_site(data: LeagueData, root: Path) -> None:
+    """Write every page, asset and data file of a league under root (an existing directory)."""
+    made: set[Path] = set()
+
+    def write(relative: str, text: str) -> None:
+        path = root / relative
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
+        path.write_text(text, encoding="utf-8")
+
+    for relative, text in all_pages(data):
+        write(relative, text)
+    assets = resources.files("arena.publish").joinpath("assets")
+    for name in ASSETS:
+        write(f"assets/{name}", assets.joinpath(name).read_text("utf-8"))
+    files: Iterable[tuple[str, object]] = chain(
+        [("league", league_json(data))], list_pages(data), fault_pages(data), move_chunks(data))
+    for key, value in files:
+        write(f"data/{key}.js", data_script(key, value))
+    write(MARKER, "A static site written by bot-arena's publish; safe to delete and re-publish.\n")

@@ -1,0 +1,1 @@
+"""Helpers for the publish tests: real leagues of real games, and a headless Chromium."""

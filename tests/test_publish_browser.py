@@ -1,0 +1,293 @@
+"""The published site in a real browser: a headless Chromium opens it from file:// and is
+clicked through like a person would (sort the table, page the games, step a replay).
+
+Screenshots of each page go to artifacts/screenshots/ at the repo root (git-ignored).
+Needs selenium, /usr/bin/chromium and /usr/bin/chromedriver; skips without them.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from arena.games import default_registry
+from arena.league import RatingConfig, Store, build_leaderboard
+from arena.publish import publish_site
+from arena.record import Termination
+from browser import chromium as browser
+from browser.league import HOSTILE_STDERR, FaultPlan, bot_names, build_store, shared_store
+
+pytestmark = pytest.mark.skipif(browser.missing() is not None,
+                                reason=f"no browser for the site test: {browser.missing()}")
+
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
+WAIT_S = 10
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory):
+    """The 20-bot, 2,000-game store (shared with the scale test) and its site."""
+    store = shared_store(tmp_path_factory.getbasetemp(), bots=20, games=2000)
+    site = tmp_path_factory.mktemp("browser") / "site"
+    publish_site(store, site)
+    with Store(store) as opened:
+        games = list(opened.records())
+    return site, games
+
+
+@pytest.fixture(scope="module")
+def driver():
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with browser.chromium() as chrome:
+        yield chrome
+
+
+def open_page(driver, site: Path, page: str, fragment: str = "") -> None:
+    driver.get((site / page).as_uri() + (f"#{fragment}" if fragment else ""))
+
+
+def wait(driver, condition, message: str):
+    from selenium.webdriver.support.ui import WebDriverWait
+    return WebDriverWait(driver, WAIT_S).until(condition, message)
+
+
+def css(driver, selector: str):
+    from selenium.webdriver.common.by import By
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def screenshot(driver, name: str, max_height: int = 2600) -> None:
+    """A screenshot of the whole page (up to max_height pixels tall)."""
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 1280, "height": min(max(height, 800), max_height), "deviceScaleFactor": 1,
+        "mobile": False})
+    try:
+        driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def no_console_errors(driver) -> None:
+    """Nothing the page did failed: no script error, no blocked resource, no CSP violation."""
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors == []
+
+
+def texts(driver, selector: str) -> list[str]:
+    """The text of every element selector matches (one round trip to the browser)."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0]), e => e.textContent.trim())",
+        selector)
+
+
+def names_in_table(driver) -> list[str]:
+    return texts(driver, "#leaderboard tbody td.bot a")
+
+
+def test_leaderboard_shows_the_stores_rank_order_and_sorts_by_any_column(driver, league):
+    site, games = league
+    names = bot_names(20, hostile=True)
+    board = build_leaderboard(games, RatingConfig(), names)
+    ranked = [row.bot for row in board.rows]
+    open_page(driver, site, "index.html")
+    assert names_in_table(driver) == ranked
+    assert "<b>evil</b>&bot" in ranked                    # shown as text, not as bold markup
+    screenshot(driver, "leaderboard")
+
+    bot_header = css(driver, "#leaderboard th[data-key=bot] button")[0]
+    bot_header.click()
+    by_name = names_in_table(driver)
+    assert by_name != ranked and sorted(by_name) == sorted(ranked)
+    plain = [n for n in by_name if n.isalpha()]
+    assert plain == sorted(plain)
+    assert css(driver, "#leaderboard th[data-key=bot]")[0].get_attribute("aria-sort") == "ascending"
+    bot_header.click()
+    assert names_in_table(driver) == by_name[::-1]
+
+    css(driver, "#leaderboard th[data-key=faults] button")[0].click()
+    most_faults = max(board.rows, key=lambda row: row.fault_count)
+    assert names_in_table(driver)[0] == most_faults.bot
+    css(driver, "#leaderboard th[data-key=rank] button")[0].click()
+    assert names_in_table(driver) == ranked
+    no_console_errors(driver)
+
+
+def test_a_bot_page_shows_its_faults_and_hostile_stderr_as_plain_text(driver, league):
+    site, _games = league
+    open_page(driver, site, "bots/charlie.html")
+    tails = [pre.get_attribute("textContent") for pre in css(driver, "pre.stderr")]
+    assert tails and all("<script>alert(1)</script>" in tail for tail in tails)
+    assert HOSTILE_STDERR.format(ply=1).splitlines()[1] in tails[0]
+    scripts = driver.execute_script(
+        "return Array.from(document.scripts, s => s.getAttribute('src') || 'INLINE')")
+    assert all(src.startswith("../assets/") or src.startswith("../data/") for src in scripts)
+    assert css(driver, "li.fault img") == [] and css(driver, "li.fault script") == []
+    assert css(driver, "#versus tbody tr")                 # results by opponent
+    assert css(driver, "svg.chart g.series path.band")      # rating with its band
+    screenshot(driver, "bot")
+    no_console_errors(driver)
+
+
+def test_crosstable_is_a_heat_map_and_the_history_chart_picks_out_bots(driver, league):
+    site, _games = league
+    open_page(driver, site, "crosstable.html")
+    assert len(css(driver, "#crosstable tbody tr")) == 20
+    rated = css(driver, "#crosstable td[data-rate]")
+    assert len(rated) > 300
+    assert all(cell.value_of_css_property("background-color") != "rgba(0, 0, 0, 0)"
+               for cell in rated[:20])
+    screenshot(driver, "crosstable")
+
+    open_page(driver, site, "history.html")
+    assert len(css(driver, "svg.chart g.series")) == 20
+    css(driver, "ol.legend button")[0].click()
+    focused = css(driver, "svg.chart g.series.focus")
+    assert len(focused) == 1 and focused[0].get_attribute("data-bot") == "0"
+    assert focused[0].find_element("css selector", "path.band").is_displayed()
+    screenshot(driver, "history")
+    no_console_errors(driver)
+
+
+def test_games_list_pages_through_games_and_filters_by_bot(driver, league):
+    site, _games = league
+    open_page(driver, site, "games.html")
+    first_cells = lambda: texts(driver, "#games tbody tr td:first-child")  # noqa: E731
+    wait(driver, lambda d: first_cells()[:1] == ["1"], "page 1 did not load")
+    assert first_cells() == [str(n) for n in range(1, 101)]
+    screenshot(driver, "games", max_height=1400)
+    css(driver, "#games-pager [data-go=next]")[0].click()
+    wait(driver, lambda d: first_cells()[:1] == ["101"], "page 2 did not load")
+    css(driver, "#games-pager [data-go=last]")[0].click()
+    wait(driver, lambda d: first_cells()[-1:] == ["2000"], "the last page did not load")
+    assert "page 20 of 20" in css(driver, "#games-pager .where")[0].text
+
+    from selenium.webdriver.support.ui import Select
+    Select(css(driver, "#bot-filter")[0]).select_by_value("charlie")
+    wait(driver, lambda d: "played by charlie" in css(d, "#games-status")[0].text,
+         "the bot filter did not apply")
+    rows = texts(driver, "#games tbody tr")
+    assert len(rows) == 100 and all("charlie" in row for row in rows)
+    no_console_errors(driver)
+
+
+def cells_shown(driver) -> list[str]:
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#board [data-cell]'),"
+        " c => c.dataset.cell + ':' + c.dataset.mark)")
+
+
+def boards(driver, status: str) -> list[int]:
+    return [int(b) for b in driver.execute_script(
+        "return Array.from(document.querySelectorAll('#board .sb.' + arguments[0]),"
+        " b => b.dataset.board)", status)]
+
+
+def test_replay_steps_through_a_game_to_its_final_board(driver, league):
+    from selenium.webdriver.common.keys import Keys
+    site, games = league
+    rules = default_registry().create("ultimate")
+    no, game = next((i, g) for i, g in enumerate(games, 1)
+                    if i > 150 and g.record.winner is not None
+                    and g.record.termination.value == "normal")
+    moves = [int(m.move) for m in game.record.moves]
+    final = rules.replay(moves)
+    n = len(moves)
+
+    open_page(driver, site, "games.html", "page=2")
+    wait(driver, lambda d: css(d, "#games tbody tr"), "page 2 did not load")
+    css(driver, f'#games tbody a[href="replay.html#g={no}"]')[0].click()
+    wait(driver, lambda d: d.find_element("id", "replay").is_displayed(), "no replay shown")
+    assert driver.find_element("id", "replay-title").text.startswith(f"Game {no}: ")
+    assert len(css(driver, "#board .sb")) == 9 and len(cells_shown(driver)) == 81
+    assert all(c.endswith(":") for c in cells_shown(driver))      # the start: empty
+
+    body = driver.find_element("tag name", "body")
+    body.send_keys(Keys.END)
+    assert driver.find_element("id", "ply").text == f"{n} / {n}"
+    assert cells_shown(driver) == [f"{c}:{'.xo'[final.cell(c) + 1].strip('.')}"
+                                   for c in range(81)]
+    won = [b for b in range(9) if final.xwon >> b & 1]
+    assert won == boards(driver, "won-x") and won
+    assert css(driver, "#board .sb.target") == []                 # game over: nowhere to play
+    assert f"m={n}" in driver.current_url
+    last = moves[-1]
+    assert "last" in css(driver, f'#board [data-cell="{last}"]')[0].get_attribute("class")
+    now = driver.find_element("id", "now").text
+    mover = game.record.bots[game.record.moves[-1].seat].name
+    assert f"Move {n} of {n}" in now and mover in now and "ms wall" in now and "ms cpu" in now
+
+    body.send_keys(Keys.ARROW_LEFT)
+    assert driver.find_element("id", "ply").text == f"{n - 1} / {n}"
+    assert css(driver, f'#board [data-cell="{last}"]')[0].get_attribute("data-mark") == ""
+    target = rules.replay(moves[:-1]).target
+    highlighted = boards(driver, "target")
+    assert highlighted == ([target] if target >= 0 else highlighted) and highlighted
+    css(driver, "#controls [data-go=next]")[0].click()
+    assert driver.find_element("id", "ply").text == f"{n} / {n}"
+    css(driver, "#controls [data-go=first]")[0].click()
+    assert driver.find_element("id", "ply").text == f"0 / {n}"
+    css(driver, "#controls [data-go=last]")[0].click()
+    assert driver.find_element("id", "ply").text == f"{n} / {n}"
+    body.send_keys(Keys.ARROW_LEFT * 12)
+    assert driver.find_element("id", "ply").text == f"{n - 12} / {n}"
+    screenshot(driver, "replay", max_height=1100)
+    no_console_errors(driver)
+
+
+def test_replay_of_a_fault_shows_the_reason_and_stderr_as_text(driver, league):
+    site, games = league
+    no, game = next((i, g) for i, g in enumerate(games, 1) if g.record.termination.is_fault)
+    open_page(driver, site, "replay.html", f"g={no}&m={len(game.record.moves)}")
+    wait(driver, lambda d: d.find_element("id", "replay").is_displayed(), "no replay shown")
+    assert game.record.reason in driver.find_element("id", "result").text
+    detail = driver.find_element("id", "fault-detail")
+    assert "<script>alert(1)</script>" in detail.find_element("tag name", "pre").text
+    assert "faulted" in driver.find_element("id", "now").text
+    screenshot(driver, "replay-fault", max_height=1600)
+    no_console_errors(driver)
+
+
+@pytest.fixture(scope="module")
+def tictactoe(tmp_path_factory):
+    """A 3-bot tic-tac-toe league of 90 games where cid crashes in every one of its 60."""
+    store = tmp_path_factory.mktemp("ttt") / "ttt.sqlite"
+    build_store(store, ["ann", "ben", "cid"], game="tictactoe", games_per_pairing=30,
+                faults={"cid": FaultPlan(Termination.CRASH, 1.0, "exited (signal 11)")})
+    publish_site(store, store.parent / "site")
+    with Store(store) as opened:
+        return store.parent / "site", list(opened.records())
+
+
+def test_a_3x3_replay_draws_one_board(driver, tictactoe):
+    site, games = tictactoe
+    no, game = next((i, g) for i, g in enumerate(games, 1) if "cid" not in g.record.bots[0].name
+                    and "cid" not in g.record.bots[1].name and len(g.record.moves) > 5)
+    moves = [int(m.move) for m in game.record.moves]
+    final = default_registry().create("tictactoe").replay(moves)
+    open_page(driver, site, "replay.html", f"g={no}")
+    wait(driver, lambda d: d.find_element("id", "replay").is_displayed(), "no replay shown")
+    assert css(driver, "#board .sb") == [] and len(cells_shown(driver)) == 9
+    css(driver, "#controls [data-go=last]")[0].click()
+    assert cells_shown(driver) == [f"{c}:{'.xo'[final.cell(c) + 1].strip('.')}" for c in range(9)]
+    screenshot(driver, "replay-tictactoe", max_height=1000)
+    no_console_errors(driver)
+
+
+def test_a_bot_page_pages_through_many_faults(driver, tictactoe):
+    site, games = tictactoe
+    faults = [no for no, g in enumerate(games, 1) if g.record.faulted is not None]
+    assert len(faults) == 60
+    open_page(driver, site, "bots/cid.html")
+    newest = [int(t.split()[1]) for t in texts(driver, "#faults .fault-head a")]
+    assert newest == faults[::-1][:50]
+    assert texts(driver, "#fault-pager .where") == ["page 1 of 2"]
+    css(driver, "#fault-pager [data-go=next]")[0].click()
+    wait(driver, lambda d: texts(d, "#fault-pager .where") == ["page 2 of 2"], "no page 2")
+    older = [int(t.split()[1]) for t in texts(driver, "#faults .fault-head a")]
+    assert older == faults[::-1][50:]
+    tails = texts(driver, "#faults pre.stderr")
+    assert len(tails) == 10 and all("<script>alert(1)</script>" in t for t in tails)
+    css(driver, "#fault-pager [data-go=prev]")[0].click()
+    wait(driver, lambda d: texts(d, "#fault-pager .where") == ["page 1 of 2"], "no page 1")
+    assert [int(t.split()[1]) for t in texts(driver, "#faults .fault-head a")] == newest
+    no_console_errors(driver)

@@ -43,6 +43,8 @@ class MoveRecord:
     cpu_ms: float | None = None
     #: why the referee played this move for the bot (e.g. a timeout strike), else None
     substituted: str | None = None
+    #: time the bot or referee waited for a CPU during the move: host load, not charged
+    wait_ms: float | None = None
 
 
 @dataclass
@@ -81,7 +83,7 @@ class GameRecord:
             "game": self.game, "rule_options": dict(self.rule_options), "seed": self.seed,
             "bots": [{"name": b.name, "spec": b.spec, "options": dict(b.options)} for b in self.bots],
             "moves": [{"seat": m.seat, "move": m.move, "wall_ms": m.wall_ms, "cpu_ms": m.cpu_ms,
-                       "substituted": m.substituted} for m in self.moves],
+                       "substituted": m.substituted, "wait_ms": m.wait_ms} for m in self.moves],
             "winner": self.winner, "termination": self.termination.value, "faulted": self.faulted,
             "reason": self.reason, "scores": list(self.scores), "stderr_tails": list(self.stderr_tails),
             "started_at": self.started_at, "duration_ms": self.duration_ms,

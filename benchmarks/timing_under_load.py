@@ -28,16 +28,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=10_000)
     parser.add_argument("--move-ms", type=int, default=40)
-    parser.add_argument("--hogs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--hogs", type=int, default=1, help="CPU-hogging processes alongside")
     args = parser.parse_args()
-    bot = str(HERE / "fixture_bots" / "half_time_bot.py")
+    bot_dir = HERE / "fixture_bots"
+    bot = str(bot_dir / "half_time_bot.py")
     games = max(2, args.moves // 60 + 2)  # ultimate games of first-legal bots are ~60 moves
     per_pairing = games + games % 2
     with tempfile.TemporaryDirectory() as tmp:
         config = config_from_dict({
             "name": "timing-under-load", "game": "ultimate",
-            "bots": [{"name": "half-a", "command": f"{sys.executable} {bot}"},
-                     {"name": "half-b", "command": f"{sys.executable} {bot}"}],
+            "bots": [{"name": "half-a", "command": f"{sys.executable} {bot}", "dir": str(bot_dir)},
+                     {"name": "half-b", "command": f"{sys.executable} {bot}", "dir": str(bot_dir)}],
             "games_per_pairing": per_pairing, "workers": 2, "seed": 1,
             "time_control": {"move_ms": args.move_ms, "startup_ms": 5000},
             "store": "timing.sqlite"}, base_dir=tmp)
@@ -51,17 +52,25 @@ def main() -> None:
                 hog.kill()
         moves = timeouts = 0
         worst = 0.0
+        waited = []
         limit = args.move_ms
         with Store(config.store) as store:
             for stored in store.records():
                 record = stored.record
                 moves += len(record.moves)
                 worst = max([worst] + [m.wall_ms for m in record.moves])
-                timeouts += record.termination is Termination.TIMEOUT
+                waited += [m.wait_ms or 0.0 for m in record.moves]
+                if record.termination is Termination.TIMEOUT:
+                    timeouts += 1
+                    print(f"forfeit: {record.reason}")
     print(f"load: {args.hogs} CPU hogs + 2 workers on {os.cpu_count()} cores; move limit {limit} ms, "
           f"bots spin {limit / 2:.0f} ms a move; overhead allowance 50 ms")
     print(f"moves: {moves} in {elapsed:.0f} s; games forfeited for time: {timeouts}; "
           f"slowest reply seen by the referee: {worst:.1f} ms")
+    waited.sort()
+    if waited:
+        print(f"CPU wait (host load, not charged) per move: median {waited[len(waited) // 2]:.1f} ms, "
+              f"max {waited[-1]:.1f} ms; load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,10 @@ DIALECTS = ("arena", "codingame", "theaigames", "riddles")  #: as arena.protocol
 SANDBOX_MODES = ("auto", "bwrap", "unshare", "none")
 EXECUTORS = ("local", "ray")
 TIMEOUT_MODES = ("forfeit", "strikes")
+#: how bots' files reach Ray nodes: the same paths everywhere, or shipped with the run
+RAY_FILES = ("shared", "runtime_env")
+#: a Ray address: auto, HOST:PORT or ray://HOST:PORT (HOST may be [IPv6])
+RAY_ADDRESS_RE = re.compile(r"auto|(ray://)?([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}")
 
 KeyPath = tuple[str | int, ...]
 
@@ -74,6 +78,7 @@ class TimeControl:
     bank_ms: int = field(default=0, metadata={"min": 0})
     increment_ms: int = field(default=0, metadata={"min": 0})
     overhead_ms: int = field(default=50, metadata={"min": 0})
+    load_grace: float = field(default=1.0, metadata={"min": 0})
 
 
 @dataclass(frozen=True)
@@ -111,9 +116,19 @@ class RatingConfig:
 
 @dataclass(frozen=True)
 class RayConfig:
-    """Where the ray cluster is; address None starts or finds a local one."""
+    """Where the Ray cluster is and how games run on it (executor: ray)."""
 
+    #: None: a private local Ray instance with `workers` CPUs, started for the run;
+    #: "auto": the cluster started on this machine with `ray start` (or $RAY_ADDRESS);
+    #: "HOST:PORT": that cluster's head; "ray://HOST:PORT": through Ray Client
     address: str | None = None
+    #: how bots' files reach the nodes: "shared" (same paths on every node) or
+    #: "runtime_env" (copied with the run through Ray's runtime environment)
+    files: str = field(default="shared", metadata={"choices": RAY_FILES})
+    #: times Ray plays a game again whose worker process or node died
+    max_retries: int = field(default=3, metadata={"min": 0})
+    #: Ray CPUs each game reserves: a node plays (its CPUs / cpus_per_game) games at once
+    cpus_per_game: float = field(default=1.0, metadata={"above": 0})
 
 
 @dataclass(frozen=True)
@@ -385,6 +400,9 @@ def _build(reader: _Reader, data: Any, base: Path, known_bots: BotCheck | None,
         if executor != "ray":
             reader.fail(("ray",), f"only allowed with executor: ray (executor is {executor!r})")
         ray = _section(reader, top["ray"], ("ray",), RayConfig)
+        if ray.address is not None and not RAY_ADDRESS_RE.fullmatch(ray.address):
+            reader.fail(("ray", "address"), f"must be auto, HOST:PORT or ray://HOST:PORT (null "
+                                            f"starts a local Ray instance), got {ray.address!r}")
     elif executor == "ray":
         ray = RayConfig()
 

@@ -15,7 +15,7 @@ from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.plugins import Plugins, bot_spec, load_plugins
 from arena.record import GameRecord, Termination
 from arena.referee import BotPool, BotSpec, MatchSettings, TimeControl, TimeoutPolicy, play_game
-from arena.referee.botspec import ARENA_PACKAGE_DIR
+from arena.referee.botspec import ARENA_PACKAGE_DIR, command_spec
 from arena.sandbox import Limits, Sandbox
 
 from .config import BotConfig, BotProblem, LeagueConfig, load_config
@@ -76,7 +76,7 @@ def load_league(path: str, plugins: Plugins | None = None) -> LeagueConfig:
 
 def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
     """Turn a validated config into the picklable description workers play from."""
-    specs = {bot.name: _spec(bot, plugins) for bot in config.bots}
+    specs = {bot.name: _spec(bot, plugins, config.base_dir) for bot in config.bots}
     tc, tp, sb = config.time_control, config.timeout_policy, config.sandbox
     settings = MatchSettings(time=TimeControl(**dataclasses.asdict(tc)),
                              timeout_policy=TimeoutPolicy(**dataclasses.asdict(tp)))
@@ -88,13 +88,16 @@ def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
                    sandbox_mode=sb.mode, limits=limits, extra_games=extra)
 
 
-def _spec(bot: BotConfig, plugins: Plugins) -> BotSpec:
+def _spec(bot: BotConfig, plugins: Plugins, base_dir) -> BotSpec:
     if bot.bot is not None:
         decl = plugins.bots.get(bot.bot)
         spec = bot_spec(decl, dict(bot.options), name=bot.name)
         return dataclasses.replace(spec, spec=bot.spec)
-    readable = tuple(str(d) for d in (bot.dir,) if d is not None) + (ARENA_PACKAGE_DIR,)
-    return BotSpec(name=bot.name, argv=bot.argv, dialect=bot.dialect, readable=readable, spec=bot.spec)
+    # the same reading of a command as `arena match`: files it names become absolute
+    # and their directories readable, with the configured dir
+    extra = tuple(str(d) for d in (bot.dir,) if d is not None) + (ARENA_PACKAGE_DIR,)
+    spec = command_spec(bot.name, bot.dialect, bot.command or "", cwd=str(base_dir), readable=extra)
+    return dataclasses.replace(spec, spec=bot.spec)
 
 
 # --- playing --------------------------------------------------------------------------------

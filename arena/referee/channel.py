@@ -9,6 +9,7 @@ import os
 import selectors
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.protocol import LineBuffer, LineTooLongError
@@ -224,8 +225,14 @@ class Multiplexer:
                     pass
 
     def wait_line(self, active: BotChannel, deadline: float, when: str,
-                  kill_on_timeout: bool = True) -> str:
-        """The active bot's reply line, or BotFault: timeout at the deadline, exit, caps."""
+                  kill_on_timeout: bool = True, load_delay: Callable[[], float] | None = None,
+                  max_extension: float = 0.0) -> str:
+        """The active bot's reply line, or BotFault: timeout at the deadline, exit, caps.
+
+        load_delay() tells how long (s) the bot and referee have waited for a CPU since
+        the request: the deadline moves back by that much, up to max_extension, so a
+        busy host does not make a bot late."""
+        base = deadline
         while True:
             if active.fault is not None:
                 raise active.fault
@@ -236,6 +243,9 @@ class Multiplexer:
             if active.wants_write:
                 active.flush()
             remaining = deadline - time.monotonic()
+            if remaining <= 0 and load_delay is not None:
+                deadline = base + min(load_delay(), max_extension)
+                remaining = deadline - time.monotonic()
             if remaining <= 0:
                 pending = active.partial_line()
                 if kill_on_timeout:

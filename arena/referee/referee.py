@@ -13,6 +13,7 @@ from arena.games import Game, IllegalMoveError, InvalidMoveError, State
 from arena.protocol import Dialect, ProtocolError, TurnInfo, get_dialect
 from arena.record import BotEntry, GameRecord, MoveRecord, Termination
 from arena.sandbox import Sandbox, SandboxError
+from arena.sandbox.procfs import own_wait_seconds
 
 from .channel import BotChannel, BotFault, Multiplexer, OutputLimits
 from .timecontrol import Clock, TimeControl, TimeoutPolicy
@@ -236,13 +237,20 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     turn = TurnInfo(state=state, last_move=last_move, legal=legal, move_ms=control.move_ms,
                     bank_ms=allowed - control.move_ms, ply=ply, seat=s.seat)
     ch = s.channel
+    waits_before = ch.proc.wait_seconds() + own_wait_seconds()
+
+    def load_delay() -> float:
+        return max(0.0, ch.proc.wait_seconds() + own_wait_seconds() - waits_before)
+
     ch.request(s.dialect.turn_lines(game, turn))
     sent = time.monotonic()
     strikes_left = settings.timeout_policy.mode == "strikes" and \
         s.strikes < settings.timeout_policy.strikes
     try:
         line = mux.wait_line(ch, sent + (allowed + control.overhead_ms) / 1000,
-                             f"to move {ply + 1} within {allowed} ms", kill_on_timeout=not strikes_left)
+                             f"to move {ply + 1} within {allowed} ms", kill_on_timeout=not strikes_left,
+                             load_delay=load_delay,
+                             max_extension=control.load_grace * (allowed + control.overhead_ms) / 1000)
     except BotFault as fault:
         if fault.termination is Termination.TIMEOUT and strikes_left:
             s.strikes += 1
@@ -254,11 +262,12 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
             return move, state.play(move)
         raise _Faulted(s.seat, fault)
     wall_ms = (time.monotonic() - sent) * 1000
+    wait_ms = load_delay() * 1000
     # CPU since the bot's previous reply: its thinking on this move (and any pondering)
     cpu = ch.proc.cpu_seconds()
     cpu_ms, s.cpu_seen = (cpu - s.cpu_seen) * 1000, cpu
     record.moves.append(MoveRecord(seat=s.seat, move=line.strip()[:32], wall_ms=round(wall_ms, 3),
-                                   cpu_ms=round(cpu_ms, 3)))
+                                   cpu_ms=round(cpu_ms, 3), wait_ms=round(wait_ms, 3)))
     try:
         move = s.dialect.parse_move(game, turn, line)
         after = state.play(move)
@@ -267,7 +276,7 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     except IllegalMoveError as exc:
         raise _Faulted(s.seat, BotFault(Termination.ILLEGAL_MOVE, f"move {ply + 1}: {exc}"))
     record.moves[-1].move = game.move_text(move)
-    s.clock.charge(max(0.0, wall_ms - control.overhead_ms))
+    s.clock.charge(max(0.0, wall_ms - wait_ms - control.overhead_ms))
     return move, after
 
 

@@ -13,6 +13,9 @@ class TimeControl:
     taken from the bank, and increment_ms is added to the bank after every move.
     overhead_ms is slack for pipes and scheduling: the referee's deadline is the
     allowed time plus overhead_ms, and the overhead is never charged to the bot.
+    Time the bot or the referee spent waiting for a CPU (run-queue delay, read from
+    /proc/<pid>/schedstat) is host load, not the bot's: it moves the deadline back,
+    by at most load_grace times the deadline, and is not charged to the bank.
     """
 
     move_ms: int = 1000
@@ -20,12 +23,13 @@ class TimeControl:
     bank_ms: int = 0
     increment_ms: int = 0
     overhead_ms: int = 50
+    load_grace: float = 1.0
 
     def __post_init__(self) -> None:
         for name in ("move_ms", "startup_ms"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"time control: {name} must be > 0, got {getattr(self, name)!r}")
-        for name in ("bank_ms", "increment_ms", "overhead_ms"):
+        for name in ("bank_ms", "increment_ms", "overhead_ms", "load_grace"):
             if getattr(self, name) < 0:
                 raise ValueError(f"time control: {name} must be >= 0, got {getattr(self, name)!r}")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import procfs
 from .limits import Limits
-from .procfs import ProcessHandle, StatReader
+from .procfs import ProcessHandle, SchedstatReader, StatReader
 from .slots import UidSlot
 
 logger = logging.getLogger("arena.sandbox")
@@ -65,6 +65,8 @@ class SandboxedProcess:
         self._init: ProcessHandle | None = ProcessHandle(launch.init_pid) if launch.init_pid else None
         self._init_stat: StatReader | None = None
         self._bot_stat: StatReader | None = None
+        self._bot_sched: SchedstatReader | None = None
+        self._last_wait = 0.0
         self._bot_pid: int | None = self.pid if self.mode == "none" else None
         self._raw_status: int | None = None  # as os.waitstatus_to_exitcode
         self._returncode: int | None = None
@@ -194,6 +196,22 @@ class SandboxedProcess:
                 self._bot_stat = StatReader(self._bot_pid)
             except OSError:
                 self._bot_stat = None
+
+    def wait_seconds(self) -> float:
+        """Seconds the bot's main process has waited, runnable, for a CPU (never decreases;
+        0.0 where the kernel does not say). The referee does not charge this to the bot."""
+        if self._bot_sched is None:
+            self._discover()
+            if self._bot_pid is None or self._raw_status is not None:
+                return self._last_wait
+            try:
+                self._bot_sched = SchedstatReader(self._bot_pid)
+            except OSError:
+                return self._last_wait
+        value = self._bot_sched.wait_seconds()
+        if value is not None:
+            self._last_wait = max(self._last_wait, value)
+        return self._last_wait
 
     def cpu_seconds(self) -> float:
         """User+system CPU seconds of the bot's processes so far (never decreases)."""
@@ -338,6 +356,8 @@ class SandboxedProcess:
         finally:
             for fd in list(self._fds_open):
                 self._close_fd(fd)
+            if self._bot_sched is not None:
+                self._bot_sched.close()
             for reader in (self._init_stat, self._bot_stat):
                 if reader:
                     reader.close()

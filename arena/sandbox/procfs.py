@@ -54,6 +54,38 @@ def read_stat(pid: int) -> Stat | None:
         return None
 
 
+class SchedstatReader:
+    """Re-reads /proc/<pid>/schedstat through one open fd: how long the process has
+    waited, runnable, for a CPU (run-queue delay). That is host load, not the bot."""
+
+    def __init__(self, pid: int) -> None:
+        self._fd: int | None = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+
+    def wait_seconds(self) -> float | None:
+        """Seconds spent waiting on a run queue so far, or None once the process is gone."""
+        if self._fd is None:
+            return None
+        try:
+            return int(os.pread(self._fd, 128, 0).split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
+            self.close()
+            return None
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def own_wait_seconds() -> float:
+    """Run-queue delay of the calling thread so far (0.0 where schedstat is missing)."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as fh:
+            return int(fh.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 class StatReader:
     """Re-reads /proc/<pid>/stat through one open fd (a few microseconds a read).
 

@@ -138,3 +138,20 @@ def test_play_command_lets_a_person_play(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "'hello' is not a move" in out.stdout
     assert "result:" in out.stdout
+
+
+def test_a_bot_using_half_its_time_is_not_late_on_a_busy_machine(sandbox):
+    half = BotSpec(name="half", argv=(sys.executable, str(ROOT / "benchmarks" / "fixture_bots" /
+                                                          "half_time_bot.py")),
+                   readable=(str(ROOT / "benchmarks" / "fixture_bots"),))
+    settings = MatchSettings(time=TimeControl(move_ms=40, startup_ms=5000))
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        records = [play_game(R.create("ultimate"), (half, half), seed, sandbox, settings)
+                   for seed in range(3)]
+    finally:
+        for hog in hogs:
+            hog.kill()
+    for record in records:
+        assert record.termination is Termination.NORMAL, record.reason
+        assert all(m.wait_ms is not None and m.cpu_ms >= 0 for m in record.moves)

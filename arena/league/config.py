@@ -78,7 +78,7 @@ class TimeControl:
     bank_ms: int = field(default=0, metadata={"min": 0})
     increment_ms: int = field(default=0, metadata={"min": 0})
     overhead_ms: int = field(default=50, metadata={"min": 0})
-    load_grace: float = field(default=1.0, metadata={"min": 0})
+    load_grace: float = field(default=10.0, metadata={"min": 0})
 
 
 @dataclass(frozen=True)

@@ -244,7 +244,9 @@ class Multiplexer:
                 active.flush()
             remaining = deadline - time.monotonic()
             if remaining <= 0 and load_delay is not None:
-                deadline = base + min(load_delay(), max_extension)
+                extended = base + min(load_delay(), max_extension)
+                if extended > deadline:
+                    deadline = extended
                 remaining = deadline - time.monotonic()
             if remaining <= 0:
                 pending = active.partial_line()

@@ -19,6 +19,7 @@ from .channel import BotChannel, BotFault, Multiplexer, OutputLimits
 from .timecontrol import Clock, TimeControl, TimeoutPolicy
 
 QUIT_GRACE_S = 0.05  # how long a bot gets to exit by itself after 'quit'
+RUNNABLE_STEP_S = 0.02  # extra time per look for a bot that is runnable at its deadline
 
 
 @dataclass(frozen=True)
@@ -242,6 +243,11 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     def load_delay() -> float:
         return max(0.0, ch.proc.wait_seconds() + own_wait_seconds() - waits_before)
 
+    def grace() -> float:
+        # the kernel adds a wait to schedstat only when it ends: a bot still waiting on
+        # the run queue gets a little more, step by step, within the cap
+        return load_delay() + (RUNNABLE_STEP_S if ch.proc.runnable() else 0.0)
+
     ch.request(s.dialect.turn_lines(game, turn))
     sent = time.monotonic()
     strikes_left = settings.timeout_policy.mode == "strikes" and \
@@ -249,7 +255,7 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     try:
         line = mux.wait_line(ch, sent + (allowed + control.overhead_ms) / 1000,
                              f"to move {ply + 1} within {allowed} ms", kill_on_timeout=not strikes_left,
-                             load_delay=load_delay,
+                             load_delay=grace,
                              max_extension=control.load_grace * (allowed + control.overhead_ms) / 1000)
     except BotFault as fault:
         if fault.termination is Termination.TIMEOUT and strikes_left:

@@ -23,7 +23,7 @@ class TimeControl:
     bank_ms: int = 0
     increment_ms: int = 0
     overhead_ms: int = 50
-    load_grace: float = 1.0
+    load_grace: float = 10.0
 
     def __post_init__(self) -> None:
         for name in ("move_ms", "startup_ms"):

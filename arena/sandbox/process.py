@@ -213,6 +213,13 @@ class SandboxedProcess:
             self._last_wait = max(self._last_wait, value)
         return self._last_wait
 
+    def runnable(self) -> bool:
+        """True if the bot's main process is running or waiting for a CPU right now (its
+        current wait is not in wait_seconds() until it gets the CPU)."""
+        self._discover()
+        stat = self._bot_stat.read() if self._bot_stat is not None else None
+        return stat is not None and stat.state == "R"
+
     def cpu_seconds(self) -> float:
         """User+system CPU seconds of the bot's processes so far (never decreases)."""
         if self._final_cpu is not None:

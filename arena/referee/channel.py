@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.protocol import LineBuffer, LineTooLongError
+from arena.sandbox.procfs import own_wait_seconds
 from arena.record import Termination
 
 READ_CHUNK = 1 << 16
@@ -209,6 +210,8 @@ class Multiplexer:
     def __init__(self, channels: list[BotChannel]) -> None:
         self.channels = channels
         self.selector = selectors.DefaultSelector()
+        #: the referee's own run-queue wait at the end of the last move (s)
+        self.own_wait_seen = own_wait_seconds()
         for ch in channels:
             self.selector.register(ch.proc.stdout_fd, selectors.EVENT_READ, (ch, "out"))
             self.selector.register(ch.proc.stderr_fd, selectors.EVENT_READ, (ch, "err"))

@@ -103,6 +103,7 @@ class _Seat:
         self.strikes = 0
         self.first_turn = True
         self.cpu_seen = 0.0  # the bot's CPU seconds at its previous reply
+        self.wait_seen: float | None = None  # its run-queue wait then
 
 
 #: a player in the referee's own process (a person at the terminal): gets the state
@@ -139,6 +140,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
                 if s.channel is not None:
                     s.channel.new_game()
                     s.cpu_seen = s.channel.proc.cpu_seconds()
+                    s.wait_seen = s.channel.proc.wait_seconds()
                     continue
             try:
                 proc = sandbox.start(list(s.spec.argv), readable=s.spec.readable, env=s.spec.env)
@@ -238,15 +240,23 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     turn = TurnInfo(state=state, last_move=last_move, legal=legal, move_ms=control.move_ms,
                     bank_ms=allowed - control.move_ms, ply=ply, seat=s.seat)
     ch = s.channel
-    waits_before = ch.proc.wait_seconds() + own_wait_seconds()
+    # baselines from the end of the previous move: reading /proc costs ~5 us a file,
+    # and neither the idle bot nor the referee between moves is waiting on this move
+    if s.wait_seen is None:
+        s.wait_seen = ch.proc.wait_seconds()
+    bot_before, own_before = s.wait_seen, mux.own_wait_seen
 
     def load_delay() -> float:
-        return max(0.0, ch.proc.wait_seconds() + own_wait_seconds() - waits_before)
+        return max(0.0, ch.proc.wait_seconds() - bot_before + own_wait_seconds() - own_before)
+
+    runnable_steps = [0]
 
     def grace() -> float:
-        # the kernel adds a wait to schedstat only when it ends: a bot still waiting on
-        # the run queue gets a little more, step by step, within the cap
-        return load_delay() + (RUNNABLE_STEP_S if ch.proc.runnable() else 0.0)
+        # the kernel adds a wait to schedstat only when it ends: a bot still runnable at
+        # its deadline gets a little more, step after step, within the cap
+        if ch.proc.runnable():
+            runnable_steps[0] += 1
+        return load_delay() + runnable_steps[0] * RUNNABLE_STEP_S
 
     ch.request(s.dialect.turn_lines(game, turn))
     sent = time.monotonic()
@@ -268,7 +278,8 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
             return move, state.play(move)
         raise _Faulted(s.seat, fault)
     wall_ms = (time.monotonic() - sent) * 1000
-    wait_ms = load_delay() * 1000
+    s.wait_seen, mux.own_wait_seen = ch.proc.wait_seconds(), own_wait_seconds()
+    wait_ms = max(0.0, s.wait_seen - bot_before + mux.own_wait_seen - own_before) * 1000
     # CPU since the bot's previous reply: its thinking on this move (and any pondering)
     cpu = ch.proc.cpu_seconds()
     cpu_ms, s.cpu_seen = (cpu - s.cpu_seen) * 1000, cpu

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import threading
 from dataclasses import dataclass
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -77,11 +78,17 @@ class SchedstatReader:
             self._fd = None
 
 
+_OWN = threading.local()
+
+
 def own_wait_seconds() -> float:
     """Run-queue delay of the calling thread so far (0.0 where schedstat is missing)."""
+    fd = getattr(_OWN, "fd", None)
     try:
-        with open("/proc/thread-self/schedstat", "rb") as fh:
-            return int(fh.read().split()[1]) / 1e9
+        if fd is None or getattr(_OWN, "pid", None) != os.getpid():  # a forked child reopens
+            fd = _OWN.fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+            _OWN.pid = os.getpid()
+        return int(os.pread(fd, 128, 0).split()[1]) / 1e9
     except (OSError, ValueError, IndexError):
         return 0.0
 

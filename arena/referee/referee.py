@@ -3,6 +3,7 @@ every fault a bot commits becomes the game's termination, never an exception."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 import time
 from dataclasses import dataclass, field
@@ -88,9 +89,14 @@ class BotPool:
         self._idle.clear()
 
 
-def bot_seed(game_seed: int, seat: int) -> int:
-    """The seed a bot is handed for a game: fixed by the game seed and the seat."""
-    return random.Random(game_seed * 2 + seat).getrandbits(63)
+def bot_seed(game_seed: int, seat: int, name: str) -> int:
+    """The seed a bot is handed for a game: fixed by the game seed, its seat and its name.
+
+    The name matters for self-play: two copies of one agent under two names, in the
+    seat-swapped pair of games that share a game seed, must not replay one game twice.
+    """
+    text = f"{game_seed}|{seat}|{name}".encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> 1
 
 
 class _Seat:
@@ -196,7 +202,7 @@ def _handshake(game: Game, seats: list[_Seat], seed: int, settings: MatchSetting
     for s in seats:
         if s.channel is None:
             continue
-        lines = s.dialect.start_lines(game, s.seat, bot_seed(seed, s.seat), control.move_ms,
+        lines = s.dialect.start_lines(game, s.seat, bot_seed(seed, s.seat, s.spec.name), control.move_ms,
                                       s.clock.bank_ms)
         s.channel.request(lines, expects_reply=s.dialect.expects_ready)
     for s in seats:

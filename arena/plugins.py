@@ -46,6 +46,15 @@ class BotOption:
 
     default: Any
     help: str = ""
+    #: the value may name a file (a string not starting with "{"): a relative path is taken
+    #: from the league config's directory, and the file is made readable in the sandbox
+    file: bool = False
+
+    def file_path(self, value: Any, base_dir: str | Path | None = None) -> Path | None:
+        """The absolute path this option's value names, or None when it names no file."""
+        if not self.file or not isinstance(value, str) or value.lstrip().startswith("{"):
+            return None
+        return (Path(base_dir or ".") / Path(value).expanduser()).resolve()
 
 
 @dataclass(frozen=True)
@@ -201,17 +210,25 @@ def module_dir(target: str) -> str | None:
     return str(Path(spec.origin).resolve().parent) if spec.origin else None
 
 
-def bot_spec(decl: BotDeclaration, options: Mapping[str, Any] | None = None, name: str | None = None):
-    """The referee's BotSpec for a declared bot with the given options."""
+def bot_spec(decl: BotDeclaration, options: Mapping[str, Any] | None = None, name: str | None = None,
+             base_dir: str | Path | None = None):
+    """The referee's BotSpec for a declared bot with the given options; file options are
+    made absolute (from base_dir) and their files readable in the sandbox."""
     from arena.referee import BotSpec
     from arena.referee.botspec import ARENA_PACKAGE_DIR
     opts = decl.check_options(options or {})
+    files: list[str] = []
+    for key, option in decl.options.items():
+        path = option.file_path(opts[key], base_dir)
+        if path is not None:
+            opts[key] = str(path)
+            files.append(str(path))
     env: dict[str, str] = {}
     if decl.target is not None:
         argv = (sys.executable, "-m", "arena.sdk", decl.target) + tuple(
             f"{k}={json.dumps(v)}" for k, v in sorted(opts.items()))
         where = module_dir(decl.target)
-        readable = (ARENA_PACKAGE_DIR,) + ((where,) if where else ())
+        readable = (ARENA_PACKAGE_DIR,) + ((where,) if where else ()) + tuple(files)
         # the sandbox shows only these directories, so name their parents on the
         # import path rather than rely on how the packages were installed
         roots = [str(Path(ARENA_PACKAGE_DIR).parent)]
@@ -220,7 +237,7 @@ def bot_spec(decl: BotDeclaration, options: Mapping[str, Any] | None = None, nam
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(roots))
     else:
         argv = tuple(decl.command) + tuple(f"{k}={v}" for k, v in sorted(opts.items()))
-        readable = (ARENA_PACKAGE_DIR,)
+        readable = (ARENA_PACKAGE_DIR,) + tuple(files)
     return BotSpec(name=name or decl.name, argv=argv, dialect=decl.dialect, readable=readable,
                    env=env, spec=decl.name, options=opts)
 

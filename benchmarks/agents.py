@@ -18,7 +18,7 @@ from pathlib import Path
 # benchmarks/bots/ (fixture bots) would shadow the bots package when this file runs as a script
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.games import default_registry  # noqa: E402
+from arena.games import default_registry, random_positions  # noqa: E402
 from bots import agent_class  # noqa: E402
 from bots.features import advanced_eval  # noqa: E402
 from bots.search9 import Search9  # noqa: E402
@@ -29,19 +29,7 @@ REGISTRY = default_registry()
 
 def midgame_positions(name: str, count: int, seed: int, plies: tuple[int, int]) -> list:
     """Positions reached by random play after a random number of plies in `plies`, game not over."""
-    game = REGISTRY.create(name)
-    rng = random.Random(seed)
-    out: list = []
-    while len(out) < count:
-        state = game.initial_state()
-        for _ in range(rng.randrange(*plies)):
-            if state.is_terminal():
-                break
-            moves = state.legal_moves()
-            state = state.play(moves[rng.randrange(len(moves))])
-        if not state.is_terminal():
-            out.append(state)
-    return out
+    return random_positions(REGISTRY.create(name), count, random.Random(seed), plies)
 
 
 def alphabeta_rate(seconds: float) -> tuple[float, int, float]:

@@ -12,6 +12,13 @@ _SEED = BotOption(
     "integer seed for this agent's own random generator (default: the seed the referee hands it)",
 )
 
+_WEIGHTS = BotOption(
+    None,
+    "learned weights (`arena train ultimate`): a mapping, JSON text or a JSON file's path "
+    "(default: the paper's weights, section 2.3.2)",
+    file=True,
+)
+
 REFERENCE_BOTS = (
     BotDeclaration(
         name="ttt-blind",
@@ -85,6 +92,7 @@ REFERENCE_BOTS = (
                 3,
                 "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all",
             ),
+            "weights": _WEIGHTS,
             "seed": _SEED,
         },
     ),
@@ -102,6 +110,7 @@ REFERENCE_BOTS = (
                 3,
                 "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all",
             ),
+            "weights": _WEIGHTS,
             "seed": _SEED,
         },
     ),
@@ -110,7 +119,7 @@ REFERENCE_BOTS = (
         game="ultimate",
         description="seed 001, 2.2.6 Advanced Perceptron Agent: best successor by the learned evaluation",
         target="bots.ultimate_agents:AdvancedPerceptron",
-        options={"seed": _SEED},
+        options={"weights": _WEIGHTS, "seed": _SEED},
     ),
     BotDeclaration(
         name="uttt-expectimax",
@@ -120,6 +129,7 @@ REFERENCE_BOTS = (
         options={
             "depth": BotOption(1, "search depth d (section 2.2.4 semantics; Table 1 uses 1 and 2)"),
             "top": BotOption(3, "successors kept at agent nodes, best by Eval; 0 keeps them all"),
+            "weights": _WEIGHTS,
             "seed": _SEED,
         },
     ),
@@ -136,6 +146,7 @@ REFERENCE_BOTS = (
             "weights": BotOption(
                 None,
                 "path of a file holding the constants as JSON or a Python dict (the seed's td.txt)",
+                file=True,
             ),
             "time_ms": BotOption(
                 None,

@@ -23,12 +23,18 @@ Choices where the paper is vague (also in docs/agents.md):
   paper's formula divides the max by |A(s)|, a typo).
 - If a search would overrun the time the referee allows, the agent falls back to the
   depth-0 choice (the Advanced Perceptron's) and says so in last_stats.
+- The agents that use the learned evaluation take a `weights` option: weights learned
+  by `arena train ultimate` (bots/training.py), as a mapping, as JSON text or as the path
+  of the JSON file; missing names keep the paper's weights.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import time
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from arena.games import Game, State
@@ -37,8 +43,41 @@ from arena.games.grid import FULL, SQUARES
 from arena.games.search_support import FREE
 
 from .base import SEED_OPTION, Agent
-from .features import SIMPLE_WEIGHTS, advanced_eval, scaled, simple_features
+from .features import ADVANCED_WEIGHTS, SIMPLE_WEIGHTS, BoardEval, advanced_eval, scaled, simple_features
 from .search9 import INF, Search9, SearchTimeout, winning_squares
+
+
+def parse_weights(value: Any) -> dict[str, float]:
+    """The 13 advanced-feature weights from a mapping, JSON object text, or the path of a JSON
+    file (as `arena train ultimate` writes it); missing names keep the paper's learned weights,
+    unknown names are an error."""
+    if isinstance(value, (str, Path)):
+        text = str(value).strip()
+        if not text.startswith("{"):
+            try:
+                text = Path(text).read_text()
+            except OSError as err:
+                raise ValueError(f"cannot read weights file {str(value)!r}: {err.strerror}") from None
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"weights are not JSON: {err}") from None
+    if not isinstance(value, Mapping):
+        raise ValueError(f"weights must be a mapping of feature names to numbers, not {value!r}")
+    unknown = sorted(set(value) - set(ADVANCED_WEIGHTS))
+    if unknown:
+        raise ValueError(f"unknown feature {unknown[0]!r} (features: {', '.join(ADVANCED_WEIGHTS)})")
+    out = dict(ADVANCED_WEIGHTS)
+    for key, w in value.items():
+        if isinstance(w, bool) or not isinstance(w, (int, float)):
+            raise ValueError(f"weight {key!r} must be a number, not {w!r}")
+        out[key] = float(w)
+    return out
+
+
+
+WEIGHTS_HELP = ("learned weights (`arena train ultimate`): a mapping, JSON text or a JSON file's path "
+                "(default: the paper's weights, section 2.3.2)")
 
 
 class UltimateRandom(Agent):
@@ -122,13 +161,24 @@ class _Seed001Search(Agent):
     options = {
         "depth": (2, "search depth d of section 2.2.4: d drops after the opponent's move (d=1 is 2 plies)"),
         "top": (3, "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all"),
+        "weights": (None, WEIGHTS_HELP),
         **SEED_OPTION,
     }
+    option_types = {"weights": parse_weights, "seed": int}
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
         super().__init__(game, rng, **options)
         if self.config["depth"] < 0 or self.config["top"] < 0:
             raise ValueError(f"agent {self.name!r}: depth and top must be >= 0")
+        self._init_weights()
+
+    def _init_weights(self) -> None:
+        weights = self.config["weights"] or ADVANCED_WEIGHTS
+        self.weight_items = tuple((k, weights[k]) for k in ADVANCED_WEIGHTS)
+
+    def evaluation(self, seat: int) -> BoardEval:
+        """The learned linear evaluation, with this agent's weights, for the agent playing `seat`."""
+        return advanced_eval(seat, self.weight_items)
 
     # a node is (side, target, closed, xw, ow, e); boards live in self.s9.boards
 
@@ -221,7 +271,7 @@ class _Seed001Search(Agent):
         """[(move, value for the agent)] for every legal move; values tied with the best are exact."""
         assert isinstance(state, BigBoardState)
         seat = state.to_move
-        self.s9 = s9 = Search9(state, advanced_eval(seat), seat)
+        self.s9 = s9 = Search9(state, self.evaluation(seat), seat)
         self.nodes += 1
         out = []
         alpha = -INF
@@ -271,11 +321,12 @@ class AdvancedPerceptron(_Seed001Search):
     name = "uttt-advanced-perceptron"
     description = "seed 001, 2.2.6 Advanced Perceptron Agent: best successor by the learned evaluation"
     mode = "minimax"
-    options = dict(SEED_OPTION)
+    options = {"weights": (None, WEIGHTS_HELP), **SEED_OPTION}
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
         Agent.__init__(self, game, rng, **options)
         self.config.update(depth=0, top=0)
+        self._init_weights()
 
 
 class Expectimax(_Seed001Search):
@@ -288,9 +339,10 @@ class Expectimax(_Seed001Search):
     options = {
         "depth": (1, "search depth d (section 2.2.4 semantics; Table 1 uses 1 and 2)"),
         "top": (3, "successors kept at agent nodes, best by Eval; 0 keeps them all"),
+        "weights": (None, WEIGHTS_HELP),
         **SEED_OPTION,
     }
 
 
 __all__ = ["AdvancedPerceptron", "Expectimax", "Minimax", "MinimaxPruning", "Perceptron", "Reflex",
-           "UltimateRandom"]
+           "UltimateRandom", "parse_weights"]

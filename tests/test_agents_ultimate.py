@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from arena.games import default_registry
+from arena.games import default_registry, random_positions
 from bots import agent_class
 from bots.features import (ADVANCED_WEIGHTS, META_CONSTANTS, SCALE, advanced_eval, advanced_features,
                            meta_basis, meta_eval, nineboard_eval, nineboard_twos, scaled)
@@ -14,27 +14,15 @@ REGISTRY = default_registry()
 ULTIMATE = REGISTRY.create("ultimate")
 
 
-def random_positions(name, count, seed, most=50, **options):
-    game = REGISTRY.create(name, **options)
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        state = game.initial_state()
-        for _ in range(rng.randrange(most)):
-            if state.is_terminal():
-                break
-            moves = state.legal_moves()
-            state = state.play(moves[rng.randrange(len(moves))])
-        if not state.is_terminal():
-            out.append(state)
-    return out
+def positions(name, count, seed, most=50, **options):
+    return random_positions(REGISTRY.create(name, **options), count, random.Random(seed), (0, most))
 
 
 # ------------------------------------------------------------------ tables agree with the features
 
 def test_advanced_eval_tables_equal_the_dot_product_of_the_features():
     weights = {k: scaled(w) for k, w in ADVANCED_WEIGHTS.items()}
-    for state in random_positions("ultimate", 60, 1):
+    for state in positions("ultimate", 60, 1):
         for seat in (0, 1):
             ev = advanced_eval(seat)
             f = advanced_features(state, seat)
@@ -44,12 +32,12 @@ def test_advanced_eval_tables_equal_the_dot_product_of_the_features():
 
 def test_meta_and_nineboard_tables_equal_their_basis_functions():
     consts = tuple(META_CONSTANTS.values())
-    for state in random_positions("meta", 40, 2):
+    for state in positions("meta", 40, 2):
         for seat in (0, 1):
             f = meta_basis(state, seat)
             expected = sum(scaled(c) * x for c, x in zip(consts, f))
             assert meta_eval(seat, consts).static(state.boards, state.xwon, state.owon, -1, True) == expected
-    for state in random_positions("nineboard", 40, 3, most=20):
+    for state in positions("nineboard", 40, 3, most=20):
         x, o = nineboard_twos(state)
         assert nineboard_eval(0).static(state.boards, 0, 0, -1, True) == 5 * (x - o)
         assert nineboard_eval(1).static(state.boards, 0, 0, -1, True) == 5 * (o - x)
@@ -83,7 +71,7 @@ def reference_negamax(state, depth, ev, agent):
 ])
 def test_raw_int_alpha_beta_matches_a_negamax_through_the_state_api(name, options, make_eval):
     rng = random.Random(7)
-    for state in random_positions(name, 12, 4, most=60 if name != "nineboard" else 25, **options):
+    for state in positions(name, 12, 4, most=60 if name != "nineboard" else 25, **options):
         agent = rng.randrange(2)
         ev = make_eval(agent)
         search = Search9(state, ev, agent)
@@ -119,7 +107,7 @@ def reference_alphabeta(state, depth, alpha, beta, ev, agent, counter):
 
 
 def test_nodes_counted_are_the_positions_an_alpha_beta_makes():
-    for state in random_positions("ultimate", 10, 6, most=40):
+    for state in positions("ultimate", 10, 6, most=40):
         ev = advanced_eval(state.to_move)
         search = Search9(state, ev, state.to_move)
         search.reset_nodes()
@@ -130,7 +118,7 @@ def test_nodes_counted_are_the_positions_an_alpha_beta_makes():
 
 
 def test_alpha_beta_with_ties_keeps_every_best_move_exact():
-    for state in random_positions("ultimate", 15, 5):
+    for state in positions("ultimate", 15, 5):
         ev = advanced_eval(state.to_move)
         search = Search9(state, ev, state.to_move)
         exact = {}
@@ -155,7 +143,7 @@ def test_minimax_with_and_without_pruning_pick_moves_of_equal_value(depth):
     minimax = agent_class("uttt-minimax")(ULTIMATE, random.Random(0), depth=depth)
     pruning = agent_class("uttt-minimax-pruning")(ULTIMATE, random.Random(0), depth=depth)
     fewer = 0
-    for i, state in enumerate(random_positions("ultimate", 40, 10 + depth, most=45)):
+    for i, state in enumerate(positions("ultimate", 40, 10 + depth, most=45)):
         values = dict(minimax_values(minimax, state, depth))
         best = max(values.values())
         minimax.rng, pruning.rng = random.Random(i), random.Random(i)
@@ -171,7 +159,7 @@ def test_minimax_with_and_without_pruning_pick_moves_of_equal_value(depth):
 def test_minimax_depth_semantics_and_top3_filter():
     """Depth 1 = the agent's move and the opponent's best reply among its 3 lowest-Eval successors."""
     agent = agent_class("uttt-minimax")(ULTIMATE, random.Random(0), depth=1)
-    for state in random_positions("ultimate", 10, 21):
+    for state in positions("ultimate", 10, 21):
         seat = state.to_move
         weights = {k: scaled(w) for k, w in ADVANCED_WEIGHTS.items()}
 
@@ -195,14 +183,14 @@ def test_minimax_depth_semantics_and_top3_filter():
 def test_advanced_perceptron_is_minimax_at_depth_zero():
     ap = agent_class("uttt-advanced-perceptron")(ULTIMATE, random.Random(0))
     m0 = agent_class("uttt-minimax")(ULTIMATE, random.Random(0), depth=0)
-    for i, state in enumerate(random_positions("ultimate", 20, 22)):
+    for i, state in enumerate(positions("ultimate", 20, 22)):
         ap.rng, m0.rng = random.Random(i), random.Random(i)
         assert ap.choose(state, None) == m0.choose(state, None)
 
 
 def test_expectimax_depth_one_averages_every_reply():
     agent = agent_class("uttt-expectimax")(ULTIMATE, random.Random(0), depth=1)
-    for state in random_positions("ultimate", 6, 23):
+    for state in positions("ultimate", 6, 23):
         seat = state.to_move
         ev = advanced_eval(seat)
         values = dict(minimax_values(agent, state, 1))
@@ -223,7 +211,7 @@ def test_expectimax_depth_one_averages_every_reply():
 def test_perceptron_plays_a_best_scoring_move():
     from bots.features import SIMPLE_WEIGHTS, simple_features
     agent = agent_class("uttt-perceptron")(ULTIMATE, random.Random(0))
-    for state in random_positions("ultimate", 20, 24):
+    for state in positions("ultimate", 20, 24):
         seat = state.to_move
         score = {m: sum(simple_features(state.play(m), seat)[k] * w for k, w in SIMPLE_WEIGHTS.items())
                  for m in state.legal_moves()}
@@ -242,7 +230,7 @@ def test_reflex_avoids_moves_that_let_the_opponent_win_a_board():
         return any(nxt.play(r).boards_won()[opp] > before for r in nxt.legal_moves())
 
     checked = 0
-    for state in random_positions("ultimate", 40, 25):
+    for state in positions("ultimate", 40, 25):
         safe = [m for m in state.legal_moves() if not gives_a_board(state, m)]
         move = agent.choose(state, None)
         if safe:

@@ -164,3 +164,55 @@ def test_run_publishes_the_site_when_the_config_asks(tmp_path):
     assert again.returncode == 0 and (tmp_path / "other" / "index.html").exists()
     missing = arena("publish", str(tmp_path / "nope.sqlite"), "--out", str(tmp_path / "x"))
     assert missing.returncode == 2 and "no such store" in missing.stderr
+
+
+def test_self_play_under_two_names_plays_two_different_games_per_pair(tmp_path):
+    # the seat-swapped pair shares a game seed; each bot's own seed also follows its name
+    config = write_config(tmp_path / "self.yaml", [("a", "uttt-random"), ("b", "uttt-random")],
+                          games_per_pairing=4)
+    assert arena("run", str(config)).returncode == 0
+    games = stored(tmp_path / "self.sqlite")
+    moves = {key: tuple(m["move"] for m in json.loads(record)["moves"])
+             for key, (_, record) in games.items()}
+    assert len(moves) == 4 and len(set(moves.values())) == 4
+
+
+WEIGHTS = {"numWins": 0.5, "otherWins": -0.2, "relativeWins": 0.7}
+
+
+def test_a_weights_file_option_is_read_from_the_configs_directory_inside_the_sandbox(tmp_path):
+    (tmp_path / "learned").mkdir()
+    (tmp_path / "learned" / "w.json").write_text(json.dumps(WEIGHTS))
+    (tmp_path / "learned" / "bad.json").write_text("[1, 2]")
+    path = tmp_path / "weights.yaml"
+    path.write_text(
+        "name: weights\ngame: ultimate\nbots:\n"
+        "  - {name: learned, bot: uttt-advanced-perceptron, options: {weights: learned/w.json}}\n"
+        "  - {name: broken, bot: uttt-advanced-perceptron, options: {weights: learned/bad.json}}\n"
+        "  - {name: inline, bot: uttt-advanced-perceptron, options: {weights: "
+        + json.dumps(WEIGHTS) + "}}\n"
+        "games_per_pairing: 2\nworkers: 1\nseed: 3\nstore: weights.sqlite\n"
+        "time_control: {move_ms: 2000, startup_ms: 10000}\n")
+    out = arena("run", str(path), cwd="/")          # paths follow the config, not the cwd
+    assert out.returncode == 0, out.stderr
+    records = [json.loads(record) for _, record in stored(tmp_path / "weights.sqlite").values()]
+    for r in records:
+        r["names"] = [b["name"] for b in r["bots"]]
+    between = [r for r in records if "broken" not in r["names"]]
+    assert len(between) == 2 and all(r["termination"] == "normal" for r in between)
+    broken = [r for r in records if "broken" in r["names"]]
+    assert len(broken) == 4
+    for r in broken:   # the file was read inside the sandbox: its content is what is refused
+        assert r["termination"] == "startup_failure"
+        assert "weights must be a mapping" in r["stderr_tails"][r["names"].index("broken")]
+
+
+def test_a_missing_weights_file_is_a_config_error_naming_the_key(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("name: x\ngame: ultimate\nbots:\n  - {name: a, bot: random}\n"
+                    "  - {name: b, bot: uttt-minimax, options: {weights: nope.json}}\n")
+    out = arena("run", str(path))
+    assert out.returncode == 2
+    assert "bad.yaml:5" in out.stderr and "bots[1].options.weights" in out.stderr, out.stderr
+    assert "nope.json" in out.stderr
+    assert not list(tmp_path.glob("*.sqlite"))

@@ -1,4 +1,4 @@
-"""Tools that run over any game's rules: perft and random games."""
+"""Tools that run over any game's rules: perft, random games and random positions."""
 
 from __future__ import annotations
 
@@ -37,3 +37,20 @@ def random_playout(game: Game, state: State, rng: random.Random) -> State:
     for move in random_game(game, rng, state):
         state = state.play(move)
     return state
+
+
+def random_positions(game: Game, count: int, rng: random.Random,
+                     plies: tuple[int, int] = (0, 50)) -> list[State]:
+    """count positions where the game is not over, each reached by random play after
+    rng.randrange(*plies) plies (or fewer, where the game ended: then it is tried again)."""
+    out: list[State] = []
+    while len(out) < count:
+        state = game.initial_state()
+        for _ in range(rng.randrange(*plies)):
+            if state.is_terminal():
+                break
+            moves = state.legal_moves()
+            state = state.play(moves[rng.randrange(len(moves))])
+        if not state.is_terminal():
+            out.append(state)
+    return out

@@ -326,9 +326,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be 1 or more, not {args.workers}")
+    from arena.league.ray_executor import RayExecutorError
     try:
         summary = run_league(config, plugins, workers=args.workers)
-    except StoreError as exc:
+    except (StoreError, RayExecutorError) as exc:
         raise UserError(str(exc)) from None
     from arena.league import Store
     with Store(config.store) as store:
@@ -493,8 +494,14 @@ def _add_referee_options(p: argparse.ArgumentParser, rule_help: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the arena command; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    if argv[:1] == ["train"]:
+        # training has its own parser: hand it everything, --help and other flags included
+        # (argparse's REMAINDER does not take arguments that start with '-')
+        args = argparse.Namespace(command="train", func=cmd_train, train_args=argv[1:])
+    else:
+        args = parser.parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.func
     try:
         return handler(args)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install bot-arena into .venv, with the system tools it uses.
 #   scripts/install.sh          the sandbox tool (bubblewrap) and the package
-#   scripts/install.sh --test   also the test extra and the browser for the web-page tests
+#   scripts/install.sh --test   also the test and ray extras and the browser for the web-page tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,7 +9,7 @@ extra=""
 packages=(bubblewrap)
 commands=(bwrap)
 if [ "${1:-}" = "--test" ]; then
-  extra="[test]"
+  extra="[test,ray]"
   packages+=(chromium chromium-driver)
   commands+=(chromium chromedriver)
 fi

@@ -9,6 +9,7 @@ import signal
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from arena.games import BUILTIN_GAMES, GameRegistry
@@ -48,8 +49,9 @@ class RunSummary:
     seconds: float
 
 
-def known_bots_check(plugins: Plugins):
-    """The config validator's bot check, answered from the loaded plugins."""
+def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
+    """The config validator's bot check, answered from the loaded plugins; with base_dir
+    (the config's directory) files named by file options must exist."""
     def check(name: str, game: str, options: dict[str, Any]) -> str | BotProblem | None:
         decl = plugins.bots.get(name)
         if decl is None:
@@ -64,6 +66,10 @@ def known_bots_check(plugins: Plugins):
             if key not in decl.options:
                 allowed = ", ".join(decl.options) or "none"
                 return BotProblem(f"bot {name!r} has no option {key!r} (options: {allowed})", option=key)
+            path = decl.options[key].file_path(options[key], base_dir)
+            if base_dir is not None and path is not None and not path.is_file():
+                return BotProblem(f"no file {str(path)!r} (a path is taken from the config's "
+                                  "directory; JSON text starting with '{' is also allowed)", option=key)
         return None
     return check
 
@@ -71,7 +77,8 @@ def known_bots_check(plugins: Plugins):
 def load_league(path: str, plugins: Plugins | None = None) -> LeagueConfig:
     """A league config validated against the registered bots and games."""
     plugins = plugins or load_plugins()
-    return load_config(path, known_bots_check(plugins), games=plugins.games)
+    return load_config(path, known_bots_check(plugins, Path(path).resolve().parent),
+                       games=plugins.games)
 
 
 def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
@@ -91,7 +98,7 @@ def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
 def _spec(bot: BotConfig, plugins: Plugins, base_dir) -> BotSpec:
     if bot.bot is not None:
         decl = plugins.bots.get(bot.bot)
-        spec = bot_spec(decl, dict(bot.options), name=bot.name)
+        spec = bot_spec(decl, dict(bot.options), name=bot.name, base_dir=base_dir)
         return dataclasses.replace(spec, spec=bot.spec)
     # the same reading of a command as `arena match`: files it names become absolute
     # and their directories readable, with the configured dir
@@ -199,10 +206,20 @@ def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,
                 proc.kill()
 
 
+def _executor(config: LeagueConfig):
+    """The function that plays fixtures for `config.executor`: local processes or Ray tasks."""
+    if config.executor == "ray":
+        from .ray_executor import import_ray, play_fixtures_ray   # only when asked: Ray is optional
+        import_ray()   # a missing Ray is said before anything starts
+        return lambda job, fixtures, workers: play_fixtures_ray(job, fixtures, config.ray, workers)
+    return play_fixtures
+
+
 def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: int | None = None,
                progress: Progress | None = None) -> RunSummary:
     """Play every fixture the store lacks; each game is committed as it finishes."""
     plugins = plugins or load_plugins()
+    play = _executor(config)
     fixtures = schedule(config)
     started = time.monotonic()
     with Store(config.store) as store:
@@ -215,7 +232,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         played = 0
         interrupted = False
         try:
-            for fixture, record in play_fixtures(job, todo, workers or config.workers):
+            for fixture, record in play(job, todo, workers or config.workers):
                 if record.termination is Termination.ABORTED:
                     continue
                 store.add_game(fixture, record)
@@ -225,7 +242,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
             interrupted = True
         summary = RunSummary(total=len(fixtures), already=len(fixtures) - len(todo), played=played,
                              interrupted=interrupted, seconds=time.monotonic() - started)
-        stored = store.count()
+        stored = len(fixtures) - len(store.missing(fixtures))   # of this league's fixtures
     verb = "stopped" if interrupted else "finished"
     progress.finish(f"{verb}: {played} games played in {summary.seconds:.1f} s; "
                     f"{stored} of {len(fixtures)} stored in {config.store}")

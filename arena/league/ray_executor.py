@@ -1,0 +1,438 @@
+"""Playing a league's games as Ray tasks, on this machine or on a cluster.
+
+Imported only for `executor: ray` (and Ray itself only inside play_fixtures_ray);
+it needs `pip install 'bot-arena[ray]'` on the coordinator and on every node.
+
+The coordinator (the process running the league) alone writes the store. It cuts
+the fixtures into pieces of one pairing each, as local workers get them, and
+submits each piece as a Ray task that plays its games in a row on whatever node
+Ray picks, under the league's sandbox and time control, keeping the two bots'
+processes between games, and streams each game's record back as it ends (a Ray
+generator task). A task whose worker process or node dies is run again by Ray
+(`ray.max_retries`), which hands on only the records not yet received; if Ray
+gives up, the coordinator submits the piece's unfinished games again. Whichever
+attempt finishes a fixture, it is yielded once (and the store refuses a second copy
+of a fixture key anyway). docs/distributed.md is the user's side of this.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import json
+import logging
+import os
+import queue
+import shutil
+import stat
+import sys
+import tempfile
+import threading
+import time
+import uuid
+import zipfile
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+from arena.games import BUILTIN_GAMES, GameRegistry
+from arena.record import GameRecord
+from arena.referee import BotPool, BotSpec, play_game
+from arena.referee.botspec import ARENA_PACKAGE_DIR
+from arena.sandbox import Sandbox
+
+from .config import RayConfig
+from .runner import GameJob, chunks
+from .schedule import Fixture
+
+logger = logging.getLogger("arena.league.ray")
+
+#: times the coordinator submits a piece's games again after Ray gave up on it
+LOST_RESUBMITS = 2
+#: the largest bundle of bot files `files: runtime_env` ships (Ray's limit is 512 MiB)
+MAX_BUNDLE_BYTES = 500 * 1024 * 1024
+#: the bundle's table of contents, at the top of the working directory on every node
+MANIFEST = "arena-files.json"
+#: pieces in flight per game slot of the cluster: the next is queued when one ends
+IN_FLIGHT_PER_SLOT = 2
+#: seconds between looks at the cluster's size (nodes may join or leave)
+RESIZE_EVERY_S = 5.0
+
+T = TypeVar("T")
+
+
+class RayExecutorError(RuntimeError):
+    """Ray missing or unreachable, bot files that cannot be shipped, or a game lost for good."""
+
+
+@dataclass(frozen=True)
+class Shipment:
+    """What a node needs to find the coordinator's paths in its own file system (picklable)."""
+
+    token: str                  #: names this run's set-up in a worker process
+    python: str                 #: the coordinator's sys.executable
+    arena_dir: str              #: the coordinator's arena package directory
+    #: (directory on the coordinator, its copy relative to the bundle's root); empty: shared
+    files: tuple[tuple[str, str], ...] = ()
+    bundle: str = ""            #: the shipped bundle's id (a SHA-256 of its files)
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """The bots' files in one zip archive, for Ray's runtime environment (files: runtime_env)."""
+
+    path: Path
+    #: (directory on the coordinator, its copy relative to the archive's root)
+    files: tuple[tuple[str, str], ...]
+    id: str                     #: a SHA-256 of every name, mode and content: same files, same id
+
+
+# --- the coordinator --------------------------------------------------------------------------
+
+def play_fixtures_ray(job: GameJob, fixtures: list[Fixture], ray_config: RayConfig | None = None,
+                      workers: int = 1) -> Iterator[tuple[Fixture, GameRecord]]:
+    """Records of the fixtures as each game finishes, the games played by Ray tasks.
+
+    workers is the CPU count of the private local Ray instance started when
+    ray_config.address is None; on a running cluster every CPU it has is used.
+    """
+    if not fixtures:
+        return
+    settings = ray_config or RayConfig()
+    ray = import_ray()
+    bundle_dir = None
+    try:
+        shipment = Shipment(token=uuid.uuid4().hex, python=sys.executable,
+                            arena_dir=ARENA_PACKAGE_DIR)
+        runtime_env: dict[str, Any] = {}
+        if settings.files == "runtime_env":
+            bundle_dir = Path(tempfile.mkdtemp(prefix="arena-ray-"))
+            bundle = build_bundle(job, bundle_dir / "bot-files.zip")
+            shipment = replace(shipment, files=bundle.files, bundle=bundle.id)
+            runtime_env = {"working_dir": str(bundle.path)}
+        started_here = _connect(ray, settings, workers, runtime_env)
+        try:
+            yield from _play_all(ray, job, fixtures, settings, shipment)
+        finally:
+            if started_here:
+                ray.shutdown()
+    finally:
+        if bundle_dir is not None:
+            shutil.rmtree(bundle_dir, ignore_errors=True)
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:
+        raise RayExecutorError(f"executor: ray needs Ray, which cannot be imported ({exc}); "
+                               f"install it with: pip install 'bot-arena[ray]'") from None
+    return ray
+
+
+def _connect(ray: Any, settings: RayConfig, workers: int, runtime_env: Mapping[str, Any]) -> bool:
+    """Join the cluster (or start a local instance); True when this call did it."""
+    if ray.is_initialized():
+        if runtime_env:
+            raise RayExecutorError(
+                "ray.files: runtime_env needs the league to connect to Ray itself, but Ray is "
+                "already initialized in this process; call ray.shutdown() first or use "
+                "ray.files: shared")
+        return False
+    options: dict[str, Any] = {"logging_level": logging.WARNING,
+                               "runtime_env": dict(runtime_env) or None}
+    if settings.address is None:
+        # a private instance for this run: on the loopback only, reporting usage to no one
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        options.update(address="local", num_cpus=workers, include_dashboard=False,
+                       _node_ip_address="127.0.0.1")
+    else:
+        options.update(address=settings.address)
+    try:
+        ray.init(**options)
+    except ConnectionError as exc:
+        raise RayExecutorError(f"cannot reach the Ray cluster at {settings.address!r}: {exc}; "
+                               f"is it started (`ray start --head` on its head node)?") from None
+    return True
+
+
+@dataclass
+class _Piece:
+    """Games of one pairing given to one task; `left` are those not received yet."""
+
+    left: dict[str, Fixture]
+    submissions: int = 1
+
+
+def _play_all(ray: Any, job: GameJob, fixtures: list[Fixture], settings: RayConfig,
+              shipment: Shipment) -> Iterator[tuple[Fixture, GameRecord]]:
+    from ray.exceptions import RayError, RayTaskError, RuntimeEnvSetupError
+
+    task = ray.remote(num_cpus=settings.cpus_per_game, max_retries=settings.max_retries,
+                      retry_exceptions=False)(_play_piece)
+    job_ref = ray.put(job)
+    window = _Window(ray, settings.cpus_per_game)
+    todo = deque(chunks(fixtures, window.slots()))
+    running: dict[Any, _Piece] = {}      # ObjectRefGenerator -> its piece
+    yielded: set[str] = set()
+
+    def submit(piece: list[Fixture], submissions: int) -> None:
+        first = piece[0]
+        name = f"arena-games {first.pairing} x{len(piece)}"
+        stream = task.options(name=name).remote(job_ref, shipment, piece)
+        running[stream] = _Piece({f.key: f for f in piece}, submissions)
+
+    try:
+        while todo or running:
+            while todo and len(running) < window.size():
+                submit(todo.popleft(), 1)
+            ready, _ = ray.wait(list(running), num_returns=1, timeout=RESIZE_EVERY_S)
+            for stream in ready:
+                piece = running[stream]
+                try:
+                    key, record = ray.get(next(stream))
+                except StopIteration:         # the piece is over
+                    del running[stream]
+                    if piece.left:            # a task yields every game it was given
+                        raise RuntimeError(f"a Ray task ended without playing "
+                                           f"{sorted(piece.left)}") from None
+                    continue
+                except RayTaskError as exc:   # arena's own code failed on the node: a bug
+                    raise exc.as_instanceof_cause() from None
+                except RuntimeEnvSetupError as exc:
+                    raise RayExecutorError(f"Ray could not set up the bots' files on a node "
+                                           f"(ray.files: runtime_env): {exc}") from None
+                except RayError as exc:       # its worker or node died and Ray gave up
+                    del running[stream]
+                    lost = list(piece.left.values())
+                    if piece.submissions > LOST_RESUBMITS:
+                        raise RayExecutorError(
+                            f"games {[f.key for f in lost]} were lost {piece.submissions} "
+                            f"times, each after {settings.max_retries} retries by Ray; last: "
+                            f"{type(exc).__name__}: {exc}") from None
+                    logger.warning("%d games lost (%s); submitting them again", len(lost),
+                                   type(exc).__name__)
+                    submit(lost, piece.submissions + 1)
+                    continue
+                fixture = piece.left.pop(key, None)
+                if fixture is None or key in yielded:   # a replay Ray did not filter
+                    logger.debug("game %r received twice; keeping the first", key)
+                    continue
+                yielded.add(key)
+                yield fixture, record
+    finally:
+        # stopped (Ctrl-C, an error, the caller closed us): kill what still plays; the
+        # bots die with their worker process (die-with-parent)
+        for stream, piece in running.items():
+            try:
+                ray.cancel(stream, force=True)
+            except (RayError, ValueError) as exc:  # finished meanwhile, or its node is gone
+                logger.debug("cancelling %d games: %s", len(piece.left), exc)
+
+
+class _Window:
+    """How many pieces to keep in flight: a few per game slot of the cluster (its CPUs
+    over cpus_per_game), looked up now and then, as nodes may join or leave."""
+
+    def __init__(self, ray: Any, cpus_per_game: float) -> None:
+        self._ray, self._per_game = ray, cpus_per_game
+        self._slots, self._checked = 1, -RESIZE_EVERY_S
+
+    def slots(self) -> int:
+        now = time.monotonic()
+        if now - self._checked >= RESIZE_EVERY_S:
+            self._checked = now
+            cpus = float(self._ray.cluster_resources().get("CPU", 1.0))
+            self._slots = max(1, int(cpus / self._per_game))
+        return self._slots
+
+    def size(self) -> int:
+        return IN_FLIGHT_PER_SLOT * self.slots()
+
+
+def build_bundle(job: GameJob, path: Path) -> Bundle:
+    """Zip every directory the job's bots may read (arena itself aside) into one archive."""
+    dirs = sorted({d for spec in job.bots.values() for d in spec.readable
+                   if not _inside(d, ARENA_PACKAGE_DIR)})
+    files = tuple((d, f"arena-files-{i}/{Path(d).name or 'root'}") for i, d in enumerate(dirs))
+    digest = hashlib.sha256()
+    total = 0
+    # written by hand rather than letting Ray pack directories: Ray would leave out what a
+    # bot's .gitignore names (its weights, often) and .git, venv and __pycache__ folders
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for source, inside in files:
+            for file, name in _walk(Path(source), inside):
+                info = file.stat()
+                total += info.st_size
+                if total > MAX_BUNDLE_BYTES:
+                    raise RayExecutorError(
+                        f"the bots' files are over {MAX_BUNDLE_BYTES // 2**20} MiB (at "
+                        f"{str(file)!r}), too much for ray.files: runtime_env; put them on a "
+                        f"path every node shares and use ray.files: shared")
+                data, mode = file.read_bytes(), stat.S_IMODE(info.st_mode)
+                digest.update(f"{name}\0{mode:o}\0{len(data)}\0".encode() + data)
+                archive.writestr(_entry(name, mode), data)
+        manifest = {"id": digest.hexdigest(), "dirs": dict(files)}
+        archive.writestr(_entry(MANIFEST, 0o644), json.dumps(manifest, indent=1, sort_keys=True))
+    return Bundle(path=path, files=files, id=digest.hexdigest())
+
+
+def _walk(root: Path, inside: str) -> Iterator[tuple[Path, str]]:
+    """Files under root (symlinks followed, each real directory once), with archive names."""
+    seen: set[str] = set()
+    for here, subdirs, names in os.walk(root, followlinks=True):
+        real = os.path.realpath(here)
+        if real in seen:
+            subdirs[:] = []
+            continue
+        seen.add(real)
+        subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
+        for name in sorted(names):
+            file = Path(here) / name
+            if file.is_file():
+                yield file, f"{inside}/{file.relative_to(root).as_posix()}"
+
+
+def _entry(name: str, mode: int) -> zipfile.ZipInfo:
+    """An archive entry with a fixed date, so the same files make the same archive."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.external_attr = (stat.S_IFREG | mode) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+# --- the nodes --------------------------------------------------------------------------------
+
+class _GameThread:
+    """The one thread of a worker process that starts bots and plays games.
+
+    A sandboxed bot is killed when the *thread* that started it ends (die-with-parent),
+    so bots are started (and stopped) from a thread that lives as long as the process,
+    whatever thread Ray runs a task on."""
+
+    def __init__(self) -> None:
+        self._work: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future[Any]]]
+        self._work = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name="arena-games", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            call, result = self._work.get()
+            try:
+                result.set_result(call())
+            except BaseException as exc:  # noqa: BLE001 - handed to the task, which raises it
+                result.set_exception(exc)
+
+    def run(self, call: Callable[[], T]) -> T:
+        result: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._work.put((call, result))
+        return result.result()
+
+
+@dataclass
+class _Table:
+    """A worker process's set-up for one run: game, sandbox, bots with this node's paths."""
+
+    token: str
+    game: Any
+    sandbox: Sandbox
+    bots: dict[str, BotSpec]
+
+
+_HOST: dict[str, Any] = {}   # per worker process: "thread" (_GameThread), "table" (_Table)
+_HOST_LOCK = threading.Lock()
+
+
+def _play_piece(job: GameJob, shipment: Shipment,
+                piece: list[Fixture]) -> Iterator[tuple[str, GameRecord]]:
+    """The Ray task: play a piece's games in a row on this node, each (key, record) as it ends."""
+    with _HOST_LOCK:
+        if "thread" not in _HOST:
+            _HOST["thread"] = _GameThread()
+        thread: _GameThread = _HOST["thread"]
+    table = thread.run(lambda: _table(job, shipment))
+    pool = BotPool()
+    try:
+        for fixture in piece:
+            seats = (table.bots[fixture.seat0], table.bots[fixture.seat1])
+            record = thread.run(partial(play_game, table.game, seats, fixture.seed,
+                                        table.sandbox, job.settings, pool=pool))
+            yield fixture.key, record
+    finally:
+        thread.run(pool.close)
+
+
+def _table(job: GameJob, shipment: Shipment) -> _Table:
+    table: _Table | None = _HOST.get("table")
+    if table is None or table.token != shipment.token:
+        registry = GameRegistry()
+        for cls in BUILTIN_GAMES + job.extra_games:
+            registry.add(cls)
+        root = _bundle_root(shipment) if shipment.files else ""
+        bots = {name: localize(spec, shipment, root) for name, spec in job.bots.items()}
+        table = _HOST["table"] = _Table(
+            token=shipment.token, game=registry.create(job.game, **job.rules),
+            sandbox=Sandbox(limits=job.limits, mode=job.sandbox_mode), bots=bots)
+    return table
+
+
+def _bundle_root(shipment: Shipment) -> str:
+    """Where Ray unpacked this run's bot files on this node: the task's working directory."""
+    here = os.getcwd()
+    try:
+        found = json.loads(Path(here, MANIFEST).read_text(encoding="utf-8"))["id"]
+    except (OSError, ValueError, KeyError):
+        found = None
+    if found != shipment.bundle:
+        raise RayExecutorError(f"the bots' files of this run are not in the working directory "
+                               f"{here!r} of this Ray worker (no {MANIFEST} with id "
+                               f"{shipment.bundle})")
+    return here
+
+
+def localize(spec: BotSpec, shipment: Shipment, root: str, python: str = sys.executable,
+             arena_dir: str = ARENA_PACKAGE_DIR) -> BotSpec:
+    """The spec with the coordinator's paths turned into this node's.
+
+    The coordinator's Python and arena package become this node's (the ones running
+    this task); a shipped directory becomes its unpacked copy under root. A word is
+    a path if it is one of those or lies below one; PYTHONPATH entries are taken one
+    by one, and a parent of shipped directories also brings in their copies' parents.
+    """
+    moves = [(shipment.python, python), (shipment.arena_dir, arena_dir)]
+    moves += [(source, os.path.join(root, inside)) for source, inside in shipment.files]
+    moves.sort(key=lambda move: len(move[0]), reverse=True)   # the deepest prefix wins
+
+    def move(word: str) -> str:
+        for source, target in moves:
+            if _inside(word, source):
+                return target + word[len(source):]
+        return word
+
+    parents: dict[str, list[str]] = {}
+    for source, inside in shipment.files:
+        parents.setdefault(os.path.dirname(source), []).append(
+            os.path.join(root, os.path.dirname(inside)))
+    parents.setdefault(os.path.dirname(shipment.arena_dir), []).append(os.path.dirname(arena_dir))
+
+    def search_path(value: str) -> str:
+        entries: list[str] = []
+        for entry in value.split(os.pathsep):
+            entries += parents.get(entry, []) + [move(entry), entry]
+        return os.pathsep.join(dict.fromkeys(e for e in entries if e))
+
+    env = {key: search_path(value) if key == "PYTHONPATH" else move(value)
+           for key, value in spec.env.items()}
+    return replace(spec, argv=tuple(move(word) for word in spec.argv),
+                   readable=tuple(dict.fromkeys(move(d) for d in spec.readable)), env=env)
+
+
+__all__ = ["LOST_RESUBMITS", "Bundle", "RayExecutorError", "Shipment", "build_bundle", "localize",
+           "play_fixtures_ray"]

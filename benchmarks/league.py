@@ -1,0 +1,154 @@
+"""League throughput through the whole path (sandbox, referee, store), locally and on Ray.
+
+  (i)  random-vs-random ultimate games/s with 1 and 2 local workers (multiprocess),
+       and the 2-worker speed-up;
+  (ii) Ray: start and stop of a private local instance, the cost of an empty task,
+       games/s with 2 workers on Ray, and the per-game overhead of Ray over local
+       multiprocess at the same worker count.
+
+"whole run" is what `arena run` takes, start-up included; "steady" leaves out the
+start (pool or Ray workers starting, sandbox set-up): it counts from the moment each
+worker has finished one game. Every run is run_league on a generated config of
+registered random bots (uttt-random) with its store in a temp dir (Ray's session
+files too; Ray's token authentication is off unless RAY_AUTH_MODE says otherwise).
+The machine's load average is printed first: other work on it slows every number.
+Run: python benchmarks/league.py [--games 60] [--no-ray]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from arena.league import LeagueConfig, config_from_dict, runner
+from arena.league.progress import Progress
+from arena.league.runner import chunks
+from arena.league.schedule import schedule
+from arena.plugins import Plugins, load_plugins
+from arena.record import GameRecord
+from arena.sandbox import Sandbox
+
+BOTS = 4   # 6 pairings
+
+
+class _Stopwatch(Progress):
+    """A silent Progress that notes when each game was stored."""
+
+    def __init__(self) -> None:
+        super().__init__(0, stream=io.StringIO())
+        self.times: list[float] = []
+
+    def update(self, record: GameRecord) -> None:
+        self.times.append(time.monotonic())
+
+
+def league(tmp: Path, name: str, games: int, workers: int, plugins: Plugins,
+           executor: str = "local") -> LeagueConfig:
+    pairings = BOTS * (BOTS - 1) // 2
+    per_pairing = max(2, 2 * round(games / pairings / 2))
+    data: dict[str, Any] = {
+        "name": name, "game": "ultimate", "games_per_pairing": per_pairing, "workers": workers,
+        "bots": [{"name": f"r{i}", "bot": "uttt-random"} for i in range(BOTS)],
+        "store": str(tmp / f"{name}.sqlite"), "seed": 1, "executor": executor}
+    return config_from_dict(data, base_dir=tmp, known_bots=runner.known_bots_check(plugins),
+                            games=plugins.games)
+
+
+def play(config: LeagueConfig, plugins: Plugins) -> tuple[int, float, float]:
+    """(games, whole-run games/s, steady games/s) of one run_league."""
+    clock = _Stopwatch()
+    summary = runner.run_league(config, plugins, progress=clock)
+    warm = config.workers  # each worker has finished one game: start-up is behind us
+    steady = (len(clock.times) - warm) / (clock.times[-1] - clock.times[warm - 1])
+    return summary.played, summary.played / summary.seconds, steady
+
+
+def ray_costs(workers: int, tasks: int = 2000) -> dict[str, float]:
+    """Start and stop of a private local Ray instance, and an empty task's cost."""
+    import ray
+    started = time.monotonic()
+    ray.init(address="local", num_cpus=workers, include_dashboard=False, logging_level="WARNING",
+             _node_ip_address="127.0.0.1")   # as play_fixtures_ray starts it
+    start_s = time.monotonic() - started
+    try:
+        empty = ray.remote(num_cpus=1)(_nothing)
+        ray.get([empty.remote() for _ in range(2 * workers)])   # workers up and warm
+        began = time.perf_counter()
+        for _ in range(tasks // 4):
+            ray.get(empty.remote())
+        one_at_a_time_ms = (time.perf_counter() - began) / (tasks // 4) * 1000
+        began = time.perf_counter()
+        ray.get([empty.remote() for _ in range(tasks)])
+        pipelined_ms = (time.perf_counter() - began) / tasks * 1000
+    finally:
+        stopping = time.monotonic()
+        ray.shutdown()
+    return {"start_s": start_s, "stop_s": time.monotonic() - stopping,
+            "one_at_a_time_ms": one_at_a_time_ms, "pipelined_ms": pipelined_ms}
+
+
+def _pieces(config: LeagueConfig, workers: int) -> str:
+    """How the run was cut: each piece starts its two bots once."""
+    count = len(chunks(schedule(config), workers))
+    return f"{count} pieces, {2 * count} bot starts"
+
+
+def _nothing() -> None:
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=120, help="games per run (about)")
+    parser.add_argument("--no-ray", action="store_true", help="local runs only")
+    args = parser.parse_args()
+    plugins = load_plugins()
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        base = Path(tmp)
+        # Ray's session files in the temp dir too, and no token written to ~/.ray
+        os.environ.setdefault("RAY_TMPDIR", tmp)
+        os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        configs = {w: league(base, f"local{w}", args.games, w, plugins) for w in (1, 2)}
+        games = len(schedule(configs[1]))
+        print(f"league throughput: random vs random (uttt-random), ultimate, {games} games a "
+              f"run, sandbox {Sandbox().mode}, {os.cpu_count()} CPUs, load average {load}",
+              flush=True)
+        runs = {}
+        for workers, config in configs.items():
+            runs[workers] = play(config, plugins)
+            label = f"local, {workers} worker{'s' * (workers > 1)}"
+            print(f"(i)  {label:<17} {runs[workers][1]:6.1f} games/s whole run, "
+                  f"{runs[workers][2]:6.1f} steady  ({_pieces(config, workers)})", flush=True)
+        print(f"     2-worker speed-up: {runs[2][1] / runs[1][1]:.2f}x whole run, "
+              f"{runs[2][2] / runs[1][2]:.2f}x steady", flush=True)
+        if args.no_ray:
+            return
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            print("(ii) skipped: Ray is not installed (pip install 'bot-arena[ray]')")
+            return
+        costs = ray_costs(2)
+        print(f"(ii) Ray local instance: start {costs['start_s']:.1f} s, stop "
+              f"{costs['stop_s']:.1f} s")
+        print(f"     empty task: {costs['one_at_a_time_ms']:.2f} ms one at a time, "
+              f"{costs['pipelined_ms']:.2f} ms each when pipelined", flush=True)
+        config = league(base, "ray2", args.games, 2, plugins, "ray")
+        _, whole, steady = play(config, plugins)
+        print(f"     {'Ray, 2 workers':<17} {whole:6.1f} games/s whole run, {steady:6.1f} "
+              f"steady  ({_pieces(config, 2)})")
+        local = runs[2][2]
+        print(f"     per-game overhead of Ray over local multiprocess (2 workers, steady): "
+              f"{(2 / steady - 2 / local) * 1000:+.1f} ms a game "
+              f"({2000 / local:.0f} ms a game locally)")
+
+
+if __name__ == "__main__":
+    main()

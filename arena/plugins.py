@@ -210,12 +210,26 @@ def module_dir(target: str) -> str | None:
     return str(Path(spec.origin).resolve().parent) if spec.origin else None
 
 
+def _code_path(target: str) -> str | None:
+    """The package directory or module file of a 'module:Class' target's top-level name."""
+    top = target.split(":", 1)[0].split(".", 1)[0]
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return str(next(iter(spec.submodule_search_locations)))
+    return spec.origin
+
+
 def bot_spec(decl: BotDeclaration, options: Mapping[str, Any] | None = None, name: str | None = None,
              base_dir: str | Path | None = None):
     """The referee's BotSpec for a declared bot with the given options; file options are
     made absolute (from base_dir) and their files readable in the sandbox."""
     from arena.referee import BotSpec
-    from arena.referee.botspec import ARENA_PACKAGE_DIR
+    from arena.referee.botspec import ARENA_PACKAGE_DIR, byte_compile
     opts = decl.check_options(options or {})
     files: list[str] = []
     for key, option in decl.options.items():
@@ -235,6 +249,9 @@ def bot_spec(decl: BotDeclaration, options: Mapping[str, Any] | None = None, nam
         if where:
             roots.append(where if _is_module_file_dir(decl.target, where) else str(Path(where).parent))
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(roots))
+        for code in (ARENA_PACKAGE_DIR, _code_path(decl.target)):
+            if code:
+                byte_compile(code)
     else:
         argv = tuple(decl.command) + tuple(f"{k}={v}" for k, v in sorted(opts.items()))
         readable = (ARENA_PACKAGE_DIR,) + tuple(files)

@@ -8,21 +8,27 @@ describes each agent and the choices made where a paper is vague.
 
 from __future__ import annotations
 
+import importlib
+
 from .base import Agent, AgentOptionError
-from .generic_agents import RandomAgent
-from .mcts import MCTS
-from .meta_agents import MetaMinimax
-from .nineboard_agents import NineBoardNegamax
-from .tictactoe_agents import Blind, Master, Negamax, Novice
-from .ultimate_agents import (AdvancedPerceptron, Expectimax, Minimax, MinimaxPruning, Perceptron, Reflex,
-                              UltimateRandom)
+
+# Modules load on demand: a bot process imports only its own agent's module (the
+# tables some searchers build at import would otherwise slow every bot's start).
+_AGENTS = (
+    ("tictactoe_agents", ("Blind", "Novice", "Master", "Negamax")),
+    ("ultimate_agents", ("UltimateRandom", "Perceptron", "Reflex", "Minimax", "MinimaxPruning",
+                         "AdvancedPerceptron", "Expectimax")),
+    ("meta_agents", ("MetaMinimax",)),
+    ("nineboard_agents", ("NineBoardNegamax",)),
+    ("mcts", ("MCTS",)),
+    ("generic_agents", ("RandomAgent",)),
+)
 
 
 def all_agents() -> list[type[Agent]]:
     """Every reference agent class, grouped by game."""
-    return [Blind, Novice, Master, Negamax,
-            UltimateRandom, Perceptron, Reflex, Minimax, MinimaxPruning, AdvancedPerceptron, Expectimax,
-            MetaMinimax, NineBoardNegamax, MCTS, RandomAgent]
+    return [getattr(importlib.import_module(f"{__name__}.{module}"), cls)
+            for module, classes in _AGENTS for cls in classes]
 
 
 def agent_class(name: str) -> type[Agent]:

@@ -74,3 +74,24 @@ def test_schedule_of_a_config_and_bad_arguments(tmp_path):
         make_fixtures(["a", "a"], 2, 0)
     with pytest.raises(ValueError, match="even"):
         make_fixtures(["a", "b"], 3, 0)
+
+
+@pytest.mark.parametrize(("bots", "per_pairing", "workers", "pieces"), [
+    (4, 20, 1, 6),     # one piece per pairing: each starts its two bots once
+    (4, 20, 2, 6),     # six pairings already give two workers two pieces each
+    (2, 20, 2, 4),     # one pairing, two workers: split evenly in four
+    (2, 3 * 2, 8, 6),  # never more pieces than games
+    (10, 2, 4, 45),
+])
+def test_pieces_are_whole_pairings_unless_workers_would_idle(bots, per_pairing, workers, pieces):
+    from arena.league.runner import chunks
+    fixtures = make_fixtures([f"b{i}" for i in range(bots)], per_pairing, 5)
+    out = chunks(fixtures, workers)
+    assert len(out) == pieces
+    assert sorted(f.index for piece in out for f in piece) == list(range(len(fixtures)))
+    assert all(len({f.pairing for f in piece}) == 1 for piece in out)
+    sizes = {}
+    for piece in out:
+        sizes.setdefault(piece[0].pairing, []).append(len(piece))
+    assert all(max(s) - min(s) <= 1 for s in sizes.values())   # a pairing splits evenly
+    assert [p[0].index for p in out] == sorted(p[0].index for p in out)

@@ -149,3 +149,27 @@ def test_every_bot_plays_legal_games_through_the_protocol(sandbox, name, game_na
         for move in record.moves:
             state = state.play(int(move.move))
         assert state.is_terminal()
+
+
+def test_a_python_bots_code_is_byte_compiled_before_it_starts(tmp_path, monkeypatch):
+    # a sandboxed bot cannot write its own .pyc files; without them each start compiles
+    from arena.referee.botspec import byte_compile
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    package = tmp_path / "mybots"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "agent.py").write_text("X = 1\n")
+    single = tmp_path / "single.py"
+    single.write_text("Y = 2\n")
+    byte_compile(str(package))
+    byte_compile(str(single))
+    assert {p.name.split(".")[0] for p in (package / "__pycache__").iterdir()} == {"__init__", "agent"}
+    assert [p.name.split(".")[0] for p in (tmp_path / "__pycache__").iterdir()] == ["single"]
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "m.py").write_text("Z = 3\n")
+    locked.chmod(0o555)
+    try:
+        byte_compile(str(locked))   # best effort: no error where it cannot write
+    finally:
+        locked.chmod(0o755)

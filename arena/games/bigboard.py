@@ -9,9 +9,8 @@ touches one int and every rule question is a table lookup from grid.py.
 
 from __future__ import annotations
 
-import dataclasses
 import random
-from typing import Callable, ClassVar
+from typing import Callable, ClassVar, NamedTuple
 
 from .base import (Game, GameError, GameInfo, IllegalMoveError, InvalidStateError,
                    RuleOption, State)
@@ -28,8 +27,7 @@ SQUARE_OF = tuple(cell % 9 for cell in range(81))
 ONGOING, DRAWN = -1, 2  # outcome codes besides the winning seat 0 or 1
 
 
-@dataclasses.dataclass(frozen=True)
-class BigBoardRules:
+class BigBoardRules(NamedTuple):
     """The clauses in which the 9x9 variants differ."""
 
     first_board: int          #: board the first move must be in, -1 for any
@@ -357,7 +355,7 @@ class Ultimate(BigBoardGame):
 
     def rules(self) -> BigBoardRules:
         if self.options["tiebreak"] == "boards":
-            return dataclasses.replace(self.RULES, most_boards_wins=True)
+            return self.RULES._replace(most_boards_wins=True)
         return self.RULES
 
 

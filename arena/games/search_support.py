@@ -23,18 +23,13 @@ BIT = (tuple(1 << s for s in range(9)), tuple(1 << (s + 9) for s in range(9)))
 
 
 def _valid_boards() -> list[int]:
-    """Every board int with no square held by both players (3**9 of them)."""
-    out = []
-    for code in range(3 ** 9):
-        v = 0
-        for s in range(9):
-            code, mark = divmod(code, 3)
-            if mark == 1:
-                v |= 1 << s
-            elif mark == 2:
-                v |= 1 << (s + 9)
-        out.append(v)
-    return out
+    """Every board int with no square held by both players (3**9 of them): each x mask
+    with each o mask on the squares x leaves free."""
+    return [x | o << 9 for x in range(512) for o in _SUBSETS[FULL & ~x]]
+
+
+#: _SUBSETS[m]: every mask inside mask m
+_SUBSETS = tuple(tuple(o for o in range(512) if o & ~m == 0) for m in range(512))
 
 
 #: Every meaningful board int, in no particular order.
@@ -56,8 +51,15 @@ def _status_table() -> list[int]:
 #: STATUS[v]: OPEN, X_LINE, O_LINE or FULL_NO_LINE (a board whose last square was filled without a line).
 STATUS: list[int] = _status_table()
 
+def _free_table() -> list[tuple[int, ...]]:
+    table: list[tuple[int, ...]] = [()] * BOARD_SPACE
+    for v in VALID_BOARDS:
+        table[v] = SQUARES[FULL & ~(v | v >> 9)]
+    return table
+
+
 #: FREE[v]: the empty squares of board v, ascending (SQUARES of its free mask).
-FREE: list[tuple[int, ...]] = [SQUARES[FULL & ~(v | v >> 9)] for v in range(BOARD_SPACE)]
+FREE: list[tuple[int, ...]] = _free_table()
 
 
 def raw_position(state: BigBoardState) -> tuple[list[int], int, int, int, int, int]:

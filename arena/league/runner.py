@@ -146,13 +146,21 @@ def _worker_main(job: GameJob, tasks, results) -> None:
 
 
 def chunks(fixtures: list[Fixture], workers: int) -> list[list[Fixture]]:
-    """Fixtures grouped by pairing (so bot processes can be reused), split small enough
-    to keep every worker busy; in the order of each chunk's first fixture."""
+    """Fixtures cut into pieces a worker plays in a row, reusing the two bots' processes.
+
+    A piece is a whole pairing: every piece starts its two bots once, and a bot start
+    (sandbox, interpreter, imports) costs as much as a short game. Only when there are
+    too few pairings to give every worker two pieces are pairings split, evenly. Pieces
+    come in the order of their first fixture.
+    """
     by_pairing: dict[str, list[Fixture]] = {}
     for fixture in fixtures:
         by_pairing.setdefault(fixture.pairing, []).append(fixture)
-    size = max(1, -(-len(fixtures) // (workers * 4)))
-    out = [games[i:i + size] for games in by_pairing.values() for i in range(0, len(games), size)]
+    splits = 1 if workers <= 1 or not by_pairing else -(-2 * workers // len(by_pairing))
+    out = []
+    for games in by_pairing.values():
+        size = -(-len(games) // min(splits, len(games)))
+        out.extend(games[i:i + size] for i in range(0, len(games), size))
     return sorted(out, key=lambda c: c[0].index)
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import compileall
 import dataclasses
+import functools
 import os
+import py_compile
 import shlex
 import shutil
 import sys
@@ -21,6 +24,21 @@ class BotSpecError(ValueError):
 
 
 ARENA_PACKAGE_DIR = str(Path(arena.__file__).resolve().parent)
+
+
+@functools.lru_cache(maxsize=None)
+def byte_compile(path: str) -> None:
+    """Write the missing .pyc files of a Python bot's package (a directory) or module (a
+    file). A sandboxed bot sees its code read-only and cannot cache them itself, so
+    without them every bot start compiles its modules from source again. Best effort:
+    an unwritable directory just stays as it is."""
+    try:
+        if os.path.isdir(path):
+            compileall.compile_dir(path, quiet=2)
+        elif path.endswith(".py"):
+            py_compile.compile(path, doraise=False, quiet=2)
+    except OSError:
+        pass
 
 
 def sdk_argv(target: str, options: Mapping[str, object] | None = None) -> tuple[str, ...]:
@@ -57,6 +75,7 @@ def command_spec(name: str, dialect: str, command: str, cwd: str | None = None,
             if i == 0 and shutil.which(word) is None:
                 raise BotSpecError(f"command {word!r} not found on PATH (in {dialect}:{command})")
             argv.append(word)
+    byte_compile(ARENA_PACKAGE_DIR)   # the bot may use the Python SDK
     return BotSpec(name=name, argv=tuple(argv), dialect=dialect, readable=tuple(dict.fromkeys(dirs)),
                    spec=f"{dialect}:{command}")
 

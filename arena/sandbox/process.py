@@ -228,14 +228,9 @@ class SandboxedProcess:
         ticks = 0
         # The init first: its children times then exclude a bot that is still
         # running; read the other way round a bot reaped in between counts twice.
-        if self._init_stat is not None:
-            init = self._init_stat.read()
-            if init:
-                ticks += init.utime + init.stime + init.cutime + init.cstime
-        if self._bot_stat is not None:
-            bot = self._bot_stat.read()
-            if bot:
-                ticks += bot.utime + bot.stime + bot.cutime + bot.cstime
+        for reader in (self._init_stat, self._bot_stat):
+            if reader is not None:
+                ticks += reader.cpu_ticks() or 0
         self._last_cpu = max(self._last_cpu, ticks / procfs.CLOCK_TICKS)
         return self._last_cpu
 

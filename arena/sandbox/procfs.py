@@ -114,6 +114,19 @@ class StatReader:
             self.close()
             return None
 
+    def cpu_ticks(self) -> int | None:
+        """utime + stime + cutime + cstime now (clock ticks), or None once reaped: the
+        per-move reading, parsed no further than it needs."""
+        if self._fd is None:
+            return None
+        try:
+            data = os.pread(self._fd, 2048, 0)
+            rest = data[data.rindex(b")") + 2:].split(None, 16)
+            return int(rest[11]) + int(rest[12]) + int(rest[13]) + int(rest[14])
+        except (OSError, ValueError, IndexError):
+            self.close()
+            return None
+
     def close(self) -> None:
         """Release the fd; later reads return None."""
         if self._fd is not None:

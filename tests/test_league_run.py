@@ -216,3 +216,36 @@ def test_a_missing_weights_file_is_a_config_error_naming_the_key(tmp_path):
     assert "bad.yaml:5" in out.stderr and "bots[1].options.weights" in out.stderr, out.stderr
     assert "nope.json" in out.stderr
     assert not list(tmp_path.glob("*.sqlite"))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_game_is_stored_as_soon_as_it_ends(tmp_path, monkeypatch, workers):
+    # what kill -9 can lose is only what is in flight: a game that has ended is reported
+    # and committed before the next one of its worker ends
+    import io
+    from arena.league import runner
+    from arena.league.progress import Progress
+
+    config = runner.load_league(str(write_config(tmp_path / f"w{workers}.yaml", RANDOMS[:3],
+                                                 games_per_pairing=8, workers=workers)))
+    ended = tmp_path / "ended"
+    real_play_game = runner.play_game
+
+    def play_game(*args, **kwargs):     # forked workers inherit this too
+        record = real_play_game(*args, **kwargs)
+        with open(ended, "a") as f:
+            f.write("x")
+        return record
+
+    monkeypatch.setattr(runner, "play_game", play_game)
+    behind = []
+
+    class Check(Progress):
+        def update(self, record):
+            in_store = len(stored(config.store))
+            behind.append(len(ended.read_text()) - in_store)
+            super().update(record)
+
+    runner.run_league(config, progress=Check(0, stream=io.StringIO()))
+    assert len(behind) == 24 and len(stored(config.store)) == 24
+    assert max(behind) <= workers - 1 + (workers > 1), behind

@@ -4,7 +4,7 @@ game the moment it ends, so a stop (Ctrl-C, kill -9) loses at most the games in 
 from __future__ import annotations
 
 import dataclasses
-import queue
+import pickle
 import signal
 import time
 from collections.abc import Iterator
@@ -121,28 +121,32 @@ def _setup(job: GameJob) -> None:
     _WORKER["sandbox"] = Sandbox(limits=job.limits, mode=job.sandbox_mode)
 
 
-def _play_chunk(chunk: list[Fixture], emit) -> None:
-    """Play fixtures of one pairing in a row, reusing the bots' processes between them."""
+def _play_chunk(chunk: list[Fixture]) -> Iterator[tuple[Fixture, GameRecord]]:
+    """Play fixtures of one pairing in a row, reusing the bots' processes between them;
+    each game's record as soon as it ends."""
     job: GameJob = _WORKER["job"]
     pool = BotPool()
     try:
         for fixture in chunk:
             seats = (job.bots[fixture.seat0], job.bots[fixture.seat1])
-            record = play_game(_WORKER["game"], seats, fixture.seed, _WORKER["sandbox"],
-                               job.settings, pool=pool)
-            emit((fixture, record))
+            yield fixture, play_game(_WORKER["game"], seats, fixture.seed, _WORKER["sandbox"],
+                                     job.settings, pool=pool)
     finally:
         pool.close()
 
 
 def _worker_main(job: GameJob, tasks, results) -> None:
+    """A worker process: play the pieces it takes from `tasks`, send each game back at once
+    (pickled here, in this thread: a queue's feeder thread would contend with the referee
+    for the interpreter lock during the next game)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     _setup(job)
     while True:
         chunk = tasks.get()
         if chunk is None:
             return
-        _play_chunk(chunk, results.put)
+        for item in _play_chunk(chunk):
+            results.send_bytes(pickle.dumps(item, pickle.HIGHEST_PROTOCOL))
 
 
 def chunks(fixtures: list[Fixture], workers: int) -> list[list[Fixture]]:
@@ -171,11 +175,8 @@ def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterat
         return
     if workers <= 1:
         _setup(job)
-        done: list[tuple[Fixture, GameRecord]] = []
         for chunk in chunks(fixtures, 1):
-            _play_chunk(chunk, done.append)
-            yield from done
-            done.clear()
+            yield from _play_chunk(chunk)
         return
     yield from _play_in_processes(job, chunks(fixtures, workers), workers, len(fixtures))
 
@@ -183,26 +184,33 @@ def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterat
 def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,
                        total: int) -> Iterator[tuple[Fixture, GameRecord]]:
     import multiprocess
-    tasks, results = multiprocess.Queue(), multiprocess.Queue()
+    from multiprocess.connection import wait
+    tasks = multiprocess.Queue()
     for chunk in work:
         tasks.put(chunk)
-    procs = [multiprocess.Process(target=_worker_main, args=(job, tasks, results), daemon=True)
-             for _ in range(min(workers, len(work)))]
-    for proc in procs:
+    procs, readers = [], []
+    for _ in range(min(workers, len(work))):
+        reader, writer = multiprocess.Pipe(duplex=False)
+        proc = multiprocess.Process(target=_worker_main, args=(job, tasks, writer), daemon=True)
         tasks.put(None)
-    for proc in procs:
         proc.start()
+        writer.close()   # the worker holds the only writer: its death reads as EOF here
+        procs.append(proc)
+        readers.append(reader)
     received = 0
     try:
         while received < total:
-            try:
-                item = results.get(timeout=0.5)
-            except queue.Empty:
-                if not any(proc.is_alive() for proc in procs):
-                    return  # a worker died; what it had not finished is played next run
-                continue
-            received += 1
-            yield item
+            ready = wait(readers, timeout=0.5)
+            if not readers:
+                return  # every worker is gone; what they had not finished is played next run
+            for reader in ready:
+                try:
+                    item = pickle.loads(reader.recv_bytes())
+                except EOFError:      # that worker is gone (it finished, or it died)
+                    readers.remove(reader)
+                    continue
+                received += 1
+                yield item
     except BaseException:
         for proc in procs:
             proc.terminate()  # the worker's bots die with it

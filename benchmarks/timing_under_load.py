@@ -32,7 +32,7 @@ def main() -> None:
     args = parser.parse_args()
     bot_dir = HERE / "fixture_bots"
     bot = str(bot_dir / "half_time_bot.py")
-    games = max(2, args.moves // 60 + 2)  # ultimate games of first-legal bots are ~60 moves
+    games = max(2, args.moves // 40 + 2)  # games of these bots run 45 to 60 moves: enough
     per_pairing = games + games % 2
     with tempfile.TemporaryDirectory() as tmp:
         config = config_from_dict({

@@ -320,3 +320,12 @@ def test_config_from_dict_validates_the_same_way(tmp_path):
     with pytest.raises(ConfigError, match=r"bots\[1\]\.options: must be a mapping"):
         config_from_dict({**data, "bots": [{"name": "a", "bot": "x"},
                                            {"name": "b", "bot": "y", "options": 3}]})
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "tournaments")
+                                        .glob("*.yaml")), ids=lambda p: p.name)
+def test_every_shipped_league_config_is_valid(path):
+    from arena.league.runner import load_league
+    config = load_league(str(path))
+    assert config.name and len(config.bots) >= 2
+    assert config.store.parent.name == "results"    # generated results stay out of git

@@ -54,7 +54,13 @@ PLUGINS = load_plugins()
 RANDOMS = [{"name": f"r{i}", "bot": "uttt-random"} for i in range(3)]
 
 
-def league(tmp: Path, name: str, bots=RANDOMS, games_per_pairing=4, **extra):
+#: games of every pairing: enough that a loaded machine's second node starts a worker
+#: before the head node has played them all (the kill tests need a game on node 1)
+GAMES_PER_PAIRING = 12
+GAMES = 3 * GAMES_PER_PAIRING
+
+
+def league(tmp: Path, name: str, bots=RANDOMS, games_per_pairing=GAMES_PER_PAIRING, **extra):
     data = {"name": name, "game": "ultimate", "bots": bots, "games_per_pairing": games_per_pairing,
             "workers": 1, "seed": 11, "store": str(tmp / f"{name}.sqlite"),
             "time_control": {"move_ms": 2000, "startup_ms": 10000}, **extra}
@@ -391,11 +397,11 @@ def on_cluster(tmp_path, cluster, name, **ray_section):
 def test_same_league_same_results_and_leaderboard_on_ray(tmp_path, cluster, expected):
     config = on_cluster(tmp_path, cluster, "same")
     summary = run(config)
-    assert summary.played == 12 and not summary.interrupted
+    assert summary.played == GAMES and not summary.interrupted
     assert results(config) == expected[0]
     assert leaderboard(config) == expected[1]
     again = run(config)            # resumable as ever: nothing is missing
-    assert again.played == 0 and again.already == 12
+    assert again.played == 0 and again.already == GAMES
 
 
 BOT = """\
@@ -470,7 +476,7 @@ def test_a_killed_worker_loses_no_game(tmp_path, cluster, expected, caplog, retr
     caplog.set_level("WARNING", logger="arena.league.ray")
     config, summary = _run_and_kill(tmp_path, cluster, f"worker{retries}", "worker",
                                     max_retries=retries)
-    assert summary.played == 12
+    assert summary.played == GAMES
     assert results(config) == expected[0]          # every game once, as played locally
     assert leaderboard(config) == expected[1]
     resubmitted = [r for r in caplog.records if "submitting them again" in r.getMessage()]
@@ -497,6 +503,6 @@ def test_stopping_the_coordinator_stops_the_games(tmp_path, cluster):
 @needs_ray   # last: the second node does not come back
 def test_a_dead_node_loses_no_game(tmp_path, cluster, expected):
     config, summary = _run_and_kill(tmp_path, cluster, "node", "raylet")
-    assert summary.played == 12
+    assert summary.played == GAMES
     assert results(config) == expected[0]
     assert leaderboard(config) == expected[1]

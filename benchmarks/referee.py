@@ -22,7 +22,7 @@ from pathlib import Path
 from arena.games import default_registry
 from arena.protocol import get_dialect
 from arena.referee import BotSpec, MatchSettings, TimeControl, play_game
-from arena.referee.botspec import ARENA_PACKAGE_DIR
+from arena.referee.botspec import ARENA_PACKAGE_DIR, byte_compile
 from arena.referee.channel import BotChannel, Multiplexer, OutputLimits
 from arena.sandbox import Sandbox
 
@@ -69,6 +69,7 @@ def referee_per_move_us(sandbox: Sandbox, games: int = 30) -> tuple[float, int]:
 
 def start_to_ready_ms(sandbox: Sandbox, n: int = 20) -> tuple[float, float]:
     argv = [sys.executable, str(BOTS / "sdk_bot.py")]
+    byte_compile(ARENA_PACKAGE_DIR)   # as the referee does before it starts a Python bot
     game = default_registry().create("ultimate")
     dialect = get_dialect("arena")
     sandboxed = []

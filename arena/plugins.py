@@ -196,22 +196,9 @@ def _call_one(impl, hook: str, kwargs: dict, errors: list[str], versions: dict[s
         errors.append(f"plugin {impl.plugin_name!r} failed in {hook}: {exc}")
 
 
-def module_dir(target: str) -> str | None:
-    """Directory holding the top-level package of a 'module:Class' target, without importing it."""
-    top = target.split(":", 1)[0].split(".", 1)[0]
-    try:
-        spec = importlib.util.find_spec(top)
-    except (ImportError, ValueError):
-        return None
-    if spec is None:
-        return None
-    if spec.submodule_search_locations:
-        return str(Path(next(iter(spec.submodule_search_locations))).resolve())
-    return str(Path(spec.origin).resolve().parent) if spec.origin else None
-
-
 def _code_path(target: str) -> str | None:
-    """The package directory or module file of a 'module:Class' target's top-level name."""
+    """The package directory or module file of a 'module:Class' target's top-level name,
+    found without importing it."""
     top = target.split(":", 1)[0].split(".", 1)[0]
     try:
         spec = importlib.util.find_spec(top)
@@ -222,6 +209,15 @@ def _code_path(target: str) -> str | None:
     if spec.submodule_search_locations:
         return str(next(iter(spec.submodule_search_locations)))
     return spec.origin
+
+
+def module_dir(target: str) -> str | None:
+    """Directory holding the top-level package of a 'module:Class' target, without importing it."""
+    path = _code_path(target)
+    if path is None:
+        return None
+    resolved = Path(path).resolve()
+    return str(resolved if resolved.is_dir() else resolved.parent)
 
 
 def bot_spec(decl: BotDeclaration, options: Mapping[str, Any] | None = None, name: str | None = None,

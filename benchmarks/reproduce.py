@@ -71,32 +71,32 @@ def records(path: str | Path) -> list[GameRecord]:
 
     The two games of a pair share a game seed with the seats swapped; each bot's own seed
     follows its seat and its name, so an agent against a copy of itself (a name and its
-    '-copy') plays two different games. Stores made before the name went into the bot's
-    seed hold such pairs as one game played twice: a pair whose two games are identical
-    move for move counts once. A line on stderr says how many there were.
+    '-copy') plays two independent games, which may by chance be the same moves (short
+    tic-tac-toe games often are). Stores made before the name went into the bot's seed
+    hold every such pair as one game played twice: a store in which *every* self-play
+    pair is identical move for move is read as one of those, and each pair counts once.
+    A line on stderr says which.
     """
     if not Path(path).exists():
         raise SystemExit(f"{path}: no such store; run the league first (see the report)")
     with Store(path) as store:
         stored = list(store.records())
-    moves: dict[str, list[str]] = {}
-    for g in stored:
-        moves[g.key] = [m.move for m in g.record.moves]
-    out: list[GameRecord] = []
-    same = pairs = 0
+    moves = {g.key: [m.move for m in g.record.moves] for g in stored}
+    second_halves = []   # swap-1 games of self-play pairs, with whether they repeat swap 0
     for g in stored:
         names = [b.name.removesuffix("-copy") for b in g.record.bots]
         pair, _, swap = g.key.rpartition("|")
         if names[0] == names[1] and swap == "1":
-            pairs += 1
-            if moves.get(f"{pair}|0") == moves[g.key]:
-                same += 1
-                continue
-        out.append(g.record)
-    if pairs:
-        print(f"{path}: self-play pairs: {pairs}, of which {same} with both games identical "
-              f"(counted once)", file=sys.stderr)
-    return out
+            second_halves.append((g.key, moves.get(f"{pair}|0") == moves[g.key]))
+    old_store = bool(second_halves) and all(same for _, same in second_halves)
+    skip = {key for key, _ in second_halves} if old_store else set()
+    if second_halves:
+        same = sum(same for _, same in second_halves)
+        verdict = ("a store from before bot seeds followed names: each pair counted once"
+                   if old_store else "independent games: all counted")
+        print(f"{path}: self-play pairs: {len(second_halves)}, {same} with both games identical; "
+              f"{verdict}", file=sys.stderr)
+    return [g.record for g in stored if g.key not in skip]
 
 
 def md_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:

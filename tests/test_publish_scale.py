@@ -16,9 +16,11 @@ SAFETY = 1.5           #: publishing 10x the games must still fit with this much
 def test_publishing_2000_games_extrapolates_to_20000_within_a_minute(tmp_path_factory):
     store = shared_store(tmp_path_factory.getbasetemp(), bots=20, games=2000)
     out = tmp_path_factory.mktemp("scale") / "site"
-    started = time.perf_counter()
+    # CPU seconds of this process (publishing is single-process): what the work costs,
+    # whatever else a shared CI machine is running
+    started = time.process_time()
     publish_site(store, out)
-    took = time.perf_counter() - started
+    took = time.process_time() - started
     per_game = took / 2000
     # the work is linear in games (one replay and one rating update each)
     assert per_game * TARGET_GAMES * SAFETY < BUDGET_S, (

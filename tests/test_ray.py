@@ -438,19 +438,25 @@ def test_runtime_env_ships_the_bots_files_to_the_nodes(tmp_path, cluster):
     assert [r.termination for r in records] == [Termination.NORMAL] * 8, [r.reason for r in records]
 
 
-def _kill_a_game_on(cluster, node: int, what: str) -> list[int]:
+def _kill_a_game_on(cluster, node: int, what: str, running: threading.Thread) -> list[int]:
     """SIGKILL (once a game runs on the node) its worker or its raylet; the game's bots' pids."""
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        playing = [pid for pid, title in cluster.workers(node).items()
-                   if title.startswith("ray::arena-game")]
+    seen: set[str] = set()
+    while time.monotonic() < deadline and running.is_alive():
+        workers = cluster.workers(node)
+        seen |= set(workers.values())
         table = _processes()
-        bots = [pid for pid in table if playing and table[pid][0] == playing[0]]
-        if len(bots) == 2:
-            os.kill(playing[0] if what == "worker" else cluster.raylets[node], signal.SIGKILL)
-            return bots
+        for pid, title in workers.items():
+            # a worker may still wear a finished task's title for a moment: look for the
+            # one whose game's two bots are running under it
+            bots = [child for child in table if table[child][0] == pid]
+            if title.startswith("ray::arena-game") and len(bots) == 2:
+                os.kill(pid if what == "worker" else cluster.raylets[node], signal.SIGKILL)
+                return bots
         time.sleep(0.01)
-    raise AssertionError(f"no game ran on node {node} within a minute")
+    ended = "the league ended" if not running.is_alive() else "a minute passed"
+    raise AssertionError(f"{ended} before a game ran on node {node}; "
+                         f"its workers' titles seen: {sorted(seen)}")
 
 
 def _run_and_kill(tmp_path, cluster, name, what, **ray_section):
@@ -459,7 +465,7 @@ def _run_and_kill(tmp_path, cluster, name, what, **ray_section):
     thread = threading.Thread(target=lambda: done.update(summary=run(config)))
     thread.start()
     try:
-        bots = _kill_a_game_on(cluster, 1, what)
+        bots = _kill_a_game_on(cluster, 1, what, thread)
     finally:
         thread.join(timeout=120)
     assert "summary" in done, "the league did not finish"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from typing import Any, Callable, ClassVar
 
 from arena.games import Game, State
@@ -26,7 +27,7 @@ def _parse_bool(text: str) -> bool:
     raise ValueError(f"{text!r} is not a boolean (use true or false)")
 
 
-class Agent:
+class Agent(ABC):
     """A game-playing agent: chooses a legal move for a state; all randomness comes from its rng."""
 
     name: ClassVar[str] = ""
@@ -73,9 +74,9 @@ class Agent:
         except (TypeError, ValueError) as err:
             raise AgentOptionError(f"agent {cls.name!r}: option {key!r} cannot be {value!r}: {err}") from None
 
+    @abstractmethod
     def choose(self, state: State, time_left_ms: float | None) -> int:
         """A legal move for state; time_left_ms is the referee's allowance for this move (None: no limit)."""
-        raise NotImplementedError
 
     def new_game(self) -> None:
         """Forget anything kept from the previous game."""

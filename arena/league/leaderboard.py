@@ -194,10 +194,15 @@ def _elo_cells(row: Row) -> list[str]:
     """Elo, its 95% half-width, and the LOS over the next row, marked when not significant."""
     if row.elo is None or row.elo_error is None:
         return ["-", "-", ""]
-    los = "" if row.los_next is None else f"{100 * row.los_next:.1f}%"
+    los = "" if row.los_next is None else _percent(row.los_next)
     if row.significant is False:
         los += " " + NOT_SIGNIFICANT
     return [f"{row.elo:+.0f}", f"{row.elo_error:.0f}", los]
+
+
+def _percent(p: float) -> str:
+    """A probability as 53.1%; never 100.0% or 0.0% for what is only nearly sure."""
+    return ">99.9%" if p >= 0.9995 else "<0.1%" if p < 0.0005 else f"{100 * p:.1f}%"
 
 
 def _elo_note(board: Leaderboard) -> list[str]:

@@ -24,7 +24,8 @@ def independent(units, games):
     n = len(units)
     score = statistics.fmean(units)
     stderr = math.sqrt(statistics.pvariance(units) / n)
-    elo = lambda s: 400 * math.log10(s / (1 - s))  # noqa: E731 - the same curve, written otherwise
+    def elo(s):     # the same curve, written otherwise
+        return 400 * math.log10(s / (1 - s))
     sigma_game = stderr * math.sqrt(games)
     return {"score": score, "stderr": stderr, "elo": elo(score),
             "elo_low": elo(score - 1.959964 * stderr), "elo_high": elo(score + 1.959964 * stderr),

@@ -117,9 +117,9 @@ class MatchResults:
 
     def swapped(self) -> MatchResults:
         """The same results from `second`'s side."""
-        g, u = self.games, self.unpaired
+        g, p, u = self.games, self.pairs.counts, self.unpaired
         return MatchResults(self.second, self.first, Trinomial(g.losses, g.draws, g.wins),
-                            Pentanomial(tuple(reversed(self.pairs.counts))),  # type: ignore[arg-type]
+                            Pentanomial((p[4], p[3], p[2], p[1], p[0])),
                             Trinomial(u.losses, u.draws, u.wins))
 
     def clusters(self) -> Iterator[tuple[float, int, int]]:

@@ -86,6 +86,11 @@ def test_the_prior_keeps_a_clean_sweep_finite_and_fades_with_games():
         fit_elo(big, anchor="b", prior_draws=0).ratings["a"], abs=0.5)
     with pytest.raises(ValueError, match="prior_draws"):
         fit_elo(big, prior_draws=-1)
+    with pytest.raises(ValueError, match="infinite: some group of bots scored nothing"):
+        fit_elo(sweep, prior_draws=0)
+    # a cycle of wins is enough for finite maximum-likelihood ratings
+    cycle = [unpaired("a", "b", 3, 0, 0), unpaired("b", "c", 3, 0, 0), unpaired("c", "a", 3, 0, 0)]
+    assert fit_elo(cycle, prior_draws=0).ratings == pytest.approx({"a": 0, "b": 0, "c": 0})
 
 
 def test_only_the_largest_connected_group_is_rated():

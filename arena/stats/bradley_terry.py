@@ -75,6 +75,9 @@ def fit_elo(matches: Iterable[MatchResults], bots: Sequence[str] | None = None,
     index = {name: i for i, name in enumerate(names)}
     edges = [(index[m.first], index[m.second], m) for m in table.values()
              if m.first in index and m.second in index]
+    if prior_draws == 0 and not _mle_exists(len(names), edges):
+        raise ValueError("without a prior the ratings are infinite: some group of bots "
+                         "scored nothing against the rest; use prior_draws > 0")
     ratings = _newton(len(names), edges, prior_draws)
     cov = _sandwich(len(names), edges, ratings, prior_draws)
     weights = ([1.0 if name == anchor else 0.0 for name in names] if anchor is not None
@@ -126,6 +129,29 @@ def _largest_component(table: dict[tuple[str, str], MatchResults],
             best = group
     order = list(bots) if bots is not None else sorted(neighbours)
     return [name for name in order if name in best]
+
+
+def _mle_exists(n: int, edges: list[tuple[int, int, MatchResults]]) -> bool:
+    """Finite maximum-likelihood ratings exist iff every bot reaches every other through
+    "scored points against" links (Zermelo's condition; a draw links both ways)."""
+    beats: list[set[int]] = [set() for _ in range(n)]
+    for i, j, m in edges:
+        if m.games.points > 0:
+            beats[i].add(j)
+        if m.games.points < m.games.games:
+            beats[j].add(i)
+    def reach(links: list[set[int]]) -> int:
+        seen, todo = {0}, [0]
+        while todo:
+            for other in links[todo.pop()] - seen:
+                seen.add(other)
+                todo.append(other)
+        return len(seen)
+    beaten_by: list[set[int]] = [set() for _ in range(n)]
+    for i, targets in enumerate(beats):
+        for j in targets:
+            beaten_by[j].add(i)
+    return reach(beats) == n and reach(beaten_by) == n
 
 
 def _expected(ri: float, rj: float) -> float:

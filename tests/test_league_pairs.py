@@ -155,3 +155,17 @@ def test_pentanomial_counts_of_a_real_store_feed_the_sprt(tmp_path):
     assert isinstance(top_vs_twin.pairs, Pentanomial) and top_vs_twin.pairs.pairs == 40
     assert check(SprtSpec(0, 50), top_vs_twin.pairs).decision is Decision.H1
     assert check(SprtSpec(0, 50), top_vs_twin.swapped().pairs).decision is Decision.H0
+
+
+def test_a_bot_without_games_has_no_elo_and_breaks_no_format(tmp_path):
+    games = league(tmp_path)
+    board = build_leaderboard(games, RatingConfig(), [*STRENGTH, "newcomer"])
+    assert board.rows[-1].bot == "newcomer"          # mu - 3 sigma = 0: last
+    new, above = board.rows[-1], board.rows[-2]
+    assert new.elo is None and new.elo_error is None and new.los_next is None
+    assert above.elo is not None and above.los_next is None      # no LOS against the unrated
+    line = next(line for line in render(board, "table").splitlines() if " newcomer " in line)
+    assert line.split()[6:8] == ["-", "-"]
+    assert json.loads(render(board, "json"))["rows"][-1]["elo"] is None
+    rows = {r["bot"]: r for r in csv.DictReader(io.StringIO(render(board, "csv")))}
+    assert rows["newcomer"]["elo"] == "" and rows["newcomer"]["significant"] == ""

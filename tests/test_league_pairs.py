@@ -34,7 +34,7 @@ def winner_seat(fixture, name):
 
 
 def test_pairs_of_one_seed_become_pentanomial_counts(tmp_path):
-    # bob plays as the first name alphabetically? no: "ann" < "bob", so counts are ann's
+    # counts are from ann's side: "ann" sorts before "bob" (the config lists bob first)
     fixtures = make_fixtures(["bob", "ann"], 10, seed=3)
     by_pair = {}
     for f in fixtures:
@@ -43,7 +43,7 @@ def test_pairs_of_one_seed_become_pentanomial_counts(tmp_path):
         0: "WW", 1: "WD", 2: "WL", 3: "DD", 4: "LD",
     }
     results = []
-    for k, (seed, pair) in enumerate(sorted(by_pair.items(), key=lambda kv: kv[1][0].key)):
+    for k, pair in enumerate(sorted(by_pair.values(), key=lambda fs: fs[0].key)):
         pair.sort(key=lambda f: f.seat0 != "ann")       # ann first, then bob first
         for fixture, outcome in zip(pair, plan[k]):
             winner = (None if outcome == "D" else winner_seat(fixture, "ann") if outcome == "W"

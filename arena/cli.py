@@ -380,7 +380,11 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                 rating = RatingConfig(**snapshot.get("rating", {}))
                 names = [b["name"] for b in snapshot.get("bots", [])] or None
                 title = meta.get("name", str(path))
-            board = build_leaderboard(store.records(), rating, names, title)
+            board = build_leaderboard(store.records(), rating, names, title, args.anchor)
+    except ValueError as exc:
+        if args.anchor is None or "anchor" not in str(exc):
+            raise UserError(f"{path} is not a league store or config: {exc}") from None
+        raise UserError(f"--anchor: {exc}") from None
     except Exception as exc:  # a file that is not a league store
         if isinstance(exc, (UserError, KeyboardInterrupt)):
             raise
@@ -416,6 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("leaderboard", help="the leaderboard and crosstable of a league")
     p.add_argument("source", metavar="STORE_OR_CONFIG", help="a league store file or its config")
     p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
+    p.add_argument("--anchor", metavar="BOT", help="the bot whose Elo is 0 (default: mean Elo 0)")
     p.set_defaults(func=cmd_leaderboard)
 
     p = sub.add_parser("train", help="learn evaluation weights by TD learning, as the papers did",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from collections.abc import Callable, Sequence
@@ -99,6 +100,28 @@ def _registered_bot(name: str):
     return registered_bot_spec(name, _plugins())
 
 
+def _bot_for(text: str, game) -> object:
+    """The BotSpec a user named for a game: a registered bot that plays it (with a guess for
+    a mistyped name), or DIALECT:COMMAND. Refused up front, as a league config is."""
+    from arena.referee.botspec import BotSpecError, resolve_bot
+    try:
+        spec = resolve_bot(text, _registered_bot)
+    except BotSpecError as exc:
+        import difflib
+        names = [b.name for b in _plugins().bots.all()]
+        close = difflib.get_close_matches(text, names, n=1)
+        if close and ":" not in text:
+            raise UserError(f"unknown bot {text!r} (did you mean {close[0]!r}?); `arena bots` "
+                            "lists the bots, or give DIALECT:COMMAND") from None
+        raise UserError(str(exc)) from None
+    decl = _plugins().bots.get(text)
+    if decl is not None and not decl.plays(game.name):
+        others = [b.name for b in _plugins().bots.all() if b.plays(game.name)]
+        raise UserError(f"bot {text!r} plays {decl.game}, not {game.name}; bots for {game.name}: "
+                        f"{', '.join(others) or 'none'} (`arena bots --game {game.name}`)")
+    return spec
+
+
 def cmd_bots(args: argparse.Namespace) -> int:
     plugins = _plugins()
     if args.game:
@@ -170,13 +193,8 @@ def _describe(record) -> str:
 
 def cmd_match(args: argparse.Namespace) -> int:
     from arena.match import play_match, tally
-    from arena.referee.botspec import BotSpecError, resolve_bot
     game = _game(args.game, args.rule)
-    try:
-        a = resolve_bot(args.a, _registered_bot)
-        b = resolve_bot(args.b, _registered_bot)
-    except BotSpecError as exc:
-        raise UserError(str(exc)) from None
+    a, b = _bot_for(args.a, game), _bot_for(args.b, game)
     if args.games < 1:
         raise UserError(f"--games must be 1 or more, not {args.games}")
     settings = _settings(args)
@@ -193,7 +211,9 @@ def cmd_match(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps(record.to_dict()), flush=True)
             else:
-                print(f"game {i}: {_describe(record)}", flush=True)
+                print(f"game {i}: {_describe(record)}")
+                _print_stderr_tail(record, lines=5)
+                sys.stdout.flush()
     finally:
         if out_file:
             out_file.close()
@@ -204,31 +224,110 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_replay(args: argparse.Namespace) -> int:
-    from arena.record import GameRecord
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _is_store(path) -> bool:
+    """True for an SQLite file (a league store), judged by its first bytes."""
     try:
-        with open(args.file) as fh:
+        with open(path, "rb") as fh:
+            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def _league_source(source: str):
+    """(store path, rating settings or None, bot names or None, title or None) of a league
+    store or its YAML config, as every command that reads a league takes either."""
+    from pathlib import Path
+    path = Path(source)
+    if not path.exists():
+        raise UserError(f"{path} does not exist")
+    if path.suffix not in (".yaml", ".yml"):
+        return path, None, None, None
+    from arena.league import ConfigError
+    from arena.league.runner import load_league
+    try:
+        config = load_league(str(path), _plugins())
+    except ConfigError as exc:
+        raise UserError(str(exc)) from None
+    if not config.store.exists():
+        raise UserError(f"{config.store} does not exist yet: run `arena run {path}` first")
+    return config.store, config.rating, config.bot_names, config.name
+
+
+def _records_from_store(path, args: argparse.Namespace):
+    """The record a replay asks for (--game N in league order, or --fixture KEY) from a store."""
+    from arena.league import Store, StoreError
+    try:
+        with Store(path) as store:
+            games = list(store.records())
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+    if not games:
+        raise UserError(f"{path} holds no games yet")
+    if args.fixture is not None:
+        for stored in games:
+            if stored.key == args.fixture:
+                return stored.record, f"fixture {stored.key}"
+        sample = ", ".join(g.key for g in games[:3])
+        raise UserError(f"--fixture {args.fixture!r} is not in {path} (keys look like {sample})")
+    if not 1 <= args.game <= len(games):
+        raise UserError(f"--game must be 1..{len(games)} for {path} (games in league order)")
+    stored = games[args.game - 1]
+    return stored.record, f"game {args.game} of {len(games)}, fixture {stored.key}"
+
+
+def _record_from_lines(path, args: argparse.Namespace):
+    """The record a replay asks for from a JSON record or JSON lines (arena match --save)."""
+    from arena.record import GameRecord
+    if args.fixture is not None:
+        raise UserError("--fixture needs a league store or config; a saved match has --game N")
+    try:
+        with open(path, encoding="utf-8") as fh:
             lines = [line for line in fh if line.strip()]
     except OSError as exc:
-        raise UserError(f"cannot read {args.file}: {exc.strerror}") from None
+        raise UserError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path} is neither a league store nor JSON game records") from None
     if not lines:
-        raise UserError(f"{args.file} holds no game record")
+        raise UserError(f"{path} holds no game record")
     if len(lines) == 1 or lines[0].lstrip().startswith("{") and not lines[0].rstrip().endswith("}"):
         texts = ["".join(lines)]
     else:
         texts = lines
     if not 1 <= args.game <= len(texts):
-        raise UserError(f"--game must be 1..{len(texts)} for {args.file}")
+        raise UserError(f"--game must be 1..{len(texts)} for {path}")
     try:
-        record = GameRecord.from_json(texts[args.game - 1])
+        return GameRecord.from_json(texts[args.game - 1]), f"game {args.game} of {len(texts)}"
     except (ValueError, KeyError, TypeError) as exc:
-        raise UserError(f"{args.file}: not a game record ({exc})") from None
+        raise UserError(f"{path}: not a game record ({exc})") from None
+
+
+def _pause(step: bool) -> bool:
+    """With --step, wait for Enter; False when the person typed q or closed the input."""
+    if not step:
+        return True
+    try:
+        return input("[Enter: next move, q: quit] ").strip().lower() not in ("q", "quit")
+    except EOFError:
+        return False
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    store_path = _league_source(args.file)[0]
+    if _is_store(store_path):
+        record, which = _records_from_store(store_path, args)
+    else:
+        record, which = _record_from_lines(store_path, args)
     game = default_registry().create(record.game, **record.rule_options)
     state = game.initial_state()
     names = [b.name for b in record.bots]
-    print(f"{game.name}: {names[0]} (x) vs {names[1]} (o), seed {record.seed}")
+    print(f"{game.name}: {names[0]} (x) vs {names[1]} (o), seed {record.seed} ({which})")
     print(state.render())
     for ply, move in enumerate(record.moves, 1):
+        if not _pause(args.step):
+            return 0
         note = f", substituted: {move.substituted}" if move.substituted else ""
         cpu = f", cpu {move.cpu_ms:.1f} ms" if move.cpu_ms is not None else ""
         print(f"\nply {ply}: {names[move.seat]} ({'xo'[move.seat]}) plays {move.move}"
@@ -240,12 +339,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
             break
         print(state.render())
     print(f"\nresult: {_describe(record)}")
-    if record.faulted is not None:
-        tail = record.stderr_tails[record.faulted].strip()
-        if tail:
-            print(f"stderr of {names[record.faulted]} (last lines):")
-            print("\n".join("  " + line for line in tail.splitlines()[-10:]))
+    _print_stderr_tail(record)
     return 0
+
+
+def _print_stderr_tail(record, lines: int = 10) -> None:
+    """The last lines a faulted bot wrote to stderr: usually why it failed."""
+    if record.faulted is None:
+        return
+    tail = record.stderr_tails[record.faulted].strip()
+    if tail:
+        print(f"stderr of {record.bots[record.faulted].name} (last lines):")
+        print("\n".join("  " + line for line in tail.splitlines()[-lines:]))
 
 
 class _Resigned(Exception):
@@ -291,12 +396,8 @@ def _human_player(game):
 
 def cmd_play(args: argparse.Namespace) -> int:
     from arena.referee import play_game
-    from arena.referee.botspec import BotSpecError, resolve_bot
     game = _game(args.game, args.rule)
-    try:
-        bot = resolve_bot(args.against, _registered_bot)
-    except BotSpecError as exc:
-        raise UserError(str(exc)) from None
+    bot = _bot_for(args.against, game)
     from arena.referee import BotSpec
     you = BotSpec(name="you", argv=())
     seats = (you, bot) if args.seat == 0 else (bot, you)
@@ -350,28 +451,16 @@ def _publish(store, out, rating=None, title=None):
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    index = _publish(args.store, args.out, title=args.title)
+    store_path, rating, _names, title = _league_source(args.store)
+    index = _publish(store_path, args.out, rating=rating, title=args.title or title)
     print(f"published: {index}")
     return 0
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from arena.league import ConfigError, RatingConfig, Store, build_leaderboard, render
-    from pathlib import Path
-    path = Path(args.source)
-    if not path.exists():
-        raise UserError(f"{path} does not exist")
-    if path.suffix in (".yaml", ".yml"):
-        from arena.league.runner import load_league
-        try:
-            config = load_league(str(path), _plugins())
-        except ConfigError as exc:
-            raise UserError(str(exc)) from None
-        store_path, rating, names, title = config.store, config.rating, config.bot_names, config.name
-        if not store_path.exists():
-            raise UserError(f"{store_path} does not exist yet: run `arena run {path}` first")
-    else:
-        store_path, rating, names, title = path, None, None, None
+    from arena.league import RatingConfig, Store, build_leaderboard, render
+    path = args.source
+    store_path, rating, names, title = _league_source(path)
     try:
         with Store(store_path) as store:
             meta = store.meta()
@@ -424,7 +513,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("publish", help="write a league as a static web site")
-    p.add_argument("store", help="a league store file (results/NAME.sqlite)")
+    p.add_argument("store", metavar="STORE_OR_CONFIG",
+                   help="a league store (results/NAME.sqlite) or its config")
     p.add_argument("--out", required=True, help="directory to write the site into")
     p.add_argument("--title", help="page title (default: the league name)")
     p.set_defaults(func=cmd_publish)
@@ -472,8 +562,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("replay", help="show a recorded game move by move")
-    p.add_argument("file", help="a JSON game record, or JSON lines of records (from --save)")
-    p.add_argument("--game", type=int, default=1, help="which record in a JSON-lines file")
+    p.add_argument("file", metavar="SOURCE",
+                   help="a league store or its config, or JSON game records (arena match --save)")
+    p.add_argument("--game", type=int, default=1,
+                   help="which game: its number in league order, or in a JSON-lines file")
+    p.add_argument("--fixture", metavar="KEY", help="a league's game by fixture key, e.g. 'a|b|0|1'")
+    p.add_argument("--step", action="store_true", help="wait for Enter before each move")
     p.set_defaults(func=cmd_replay)
     return parser
 
@@ -492,6 +586,15 @@ def _add_referee_options(p: argparse.ArgumentParser, rule_help: str) -> None:
     p.add_argument("--memory-mb", type=int, default=1024, help="memory limit per bot (MiB)")
 
 
+def _closed_pipe() -> int:
+    """The reader of stdout went away (`arena ... | head`): stop quietly, as other tools do."""
+    # point stdout at /dev/null so the interpreter's final flush does not fail again
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141  # what a shell reports for a process killed by SIGPIPE (128 + 13)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the arena command; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -504,7 +607,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.func
     try:
-        return handler(args)
+        code = handler(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _closed_pipe()
     except (UserError, GameError) as exc:
         print(f"arena {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

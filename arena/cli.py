@@ -104,8 +104,14 @@ def _bot_for(text: str, game) -> object:
     """The BotSpec a user named for a game: a registered bot that plays it (with a guess for
     a mistyped name), or DIALECT:COMMAND. Refused up front, as a league config is."""
     from arena.referee.botspec import BotSpecError, resolve_bot
+    name, sep, option_text = text.partition(":")
+    if sep and _plugins().bots.get(name) is not None:
+        spec = _bot_with_options(name, option_text)
+        text = name
+    else:
+        spec = None
     try:
-        spec = resolve_bot(text, _registered_bot)
+        spec = spec or resolve_bot(text, _registered_bot)
     except BotSpecError as exc:
         import difflib
         names = [b.name for b in _plugins().bots.all()]
@@ -120,6 +126,34 @@ def _bot_for(text: str, game) -> object:
         raise UserError(f"bot {text!r} plays {decl.game}, not {game.name}; bots for {game.name}: "
                         f"{', '.join(others) or 'none'} (`arena bots --game {game.name}`)")
     return spec
+
+
+def _bot_with_options(name: str, text: str):
+    """BotSpec of a registered bot with options written NAME:KEY=VALUE[,KEY=VALUE...];
+    values are read as YAML scalars (3, true, a path), file options from the current directory."""
+    import yaml
+    from arena.plugins import PluginError, bot_spec
+    options = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise UserError(f"{name}:{text}: expected {name}:KEY=VALUE[,KEY=VALUE...]")
+        try:
+            options[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            options[key.strip()] = value
+    decl = _plugins().bots.get(name)
+    for key in options:
+        if key not in decl.options:
+            raise UserError(f"bot {name!r} has no option {key!r} "
+                            f"(options: {', '.join(decl.options) or 'none'})")
+        path = decl.options[key].file_path(options[key], ".")
+        if path is not None and not path.is_file():
+            raise UserError(f"{name}:{key}: no file {str(path)!r}")
+    try:
+        return bot_spec(decl, options, name=f"{name}:{text}", base_dir=".")
+    except PluginError as exc:
+        raise UserError(str(exc)) from None
 
 
 def cmd_bots(args: argparse.Namespace) -> int:
@@ -357,32 +391,64 @@ class _Resigned(Exception):
     """The person at the terminal left the game."""
 
 
+def _move_hint(game, state) -> str:
+    """What the prompt asks for: the form of a move and, when few, the legal ones."""
+    legal = state.legal_moves()
+    if game.info.move_count == 81:
+        target = getattr(state, "target", -1)
+        if target >= 0:
+            return (f"board {target}: type '{target} SQUARE', free squares "
+                    f"{' '.join(str(m % 9) for m in legal)}")
+        return "any open board: BOARD SQUARE, each 0-8, or a cell 0-80"
+    return f"a free cell: {' '.join(map(game.move_text, legal))}"
+
+
+def _parse_human_move(game, text: str) -> int:
+    """A move typed by a person: a cell number, or BOARD SQUARE for a 9x9 game.
+    ValueError says what is allowed."""
+    words = text.split()
+    cells = game.info.move_count
+    try:
+        numbers = [int(w) for w in words]
+    except ValueError:
+        numbers = []
+    if cells == 81 and len(numbers) == 2:
+        board, square = numbers
+        if not (0 <= board < 9 and 0 <= square < 9):
+            raise ValueError(f"{board} {square} is out of range: board and square are each 0-8")
+        return 9 * board + square
+    if len(numbers) == 1:
+        if not 0 <= numbers[0] < cells:
+            more = ", or BOARD SQUARE with each 0-8" if cells == 81 else ""
+            raise ValueError(f"{numbers[0]} is out of range: a cell is 0-{cells - 1}{more}")
+        return numbers[0]
+    try:
+        return game.parse_move(text.strip())
+    except GameError:
+        form = "a cell 0-80, or BOARD SQUARE with each 0-8" if cells == 81 else f"a cell 0-{cells - 1}"
+        raise ValueError(f"{text.strip()!r} is not a move: type {form} (q to leave)") from None
+
+
 def _human_player(game):
     """A LocalPlayer that asks the person at the terminal, re-asking until the move is legal."""
+    from arena.games.drawing import draw
+
     def ask(state, last_move):
         if last_move is not None:
-            print(f"\nopponent played {game.move_text(last_move)}")
-        print(state.render())
+            print(f"\nopponent played {_move_words(game, last_move)}")
+        print(draw(state, last_move))
         legal = state.legal_moves()
-        hint = "a cell number" if game.info.move_count == 9 else "a cell number, or BOARD SQUARE"
         while True:
             try:
-                text = input(f"your move ({hint}; legal: {' '.join(map(game.move_text, legal))}): ")
+                text = input(f"your move ({_move_hint(game, state)}): ")
             except EOFError:
                 raise _Resigned() from None
-            words = text.split()
-            if words in (["q"], ["quit"], ["resign"]):
+            if text.split() in (["q"], ["quit"], ["resign"]):
                 raise _Resigned()
             try:
-                if len(words) == 2 and game.info.move_count == 81:
-                    board, square = (int(w) for w in words)
-                    if not (0 <= board < 9 and 0 <= square < 9):
-                        raise ValueError
-                    move = 9 * board + square
-                else:
-                    move = game.parse_move(text)
-            except (GameError, ValueError):
-                print(f"  {text.strip()!r} is not a move: type {hint}")
+                move = _parse_human_move(game, text)
+            except ValueError as exc:
+                print(f"  {exc}")
                 continue
             if move not in legal:
                 try:
@@ -392,6 +458,13 @@ def _human_player(game):
                 continue
             return move
     return ask
+
+
+def _move_words(game, move: int) -> str:
+    """A move as a person reads it: '43 (board 4, square 7)' for a 9x9 game."""
+    if game.info.move_count == 81:
+        return f"{move} (board {move // 9}, square {move % 9})"
+    return game.move_text(move)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -410,10 +483,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     except _Resigned:
         print("\nyou left the game")
         return 0
-    final = game.replay([game.parse_move(m.move) for m in record.moves if m.move.isdigit()])
+    from arena.games.drawing import draw
+    played = [game.parse_move(m.move) for m in record.moves if m.move.isdigit()]
+    final = game.replay(played)
+    if record.moves and record.moves[-1].seat != args.seat and played:
+        print(f"\nopponent played {_move_words(game, played[-1])}")
     print()
-    print(final.render())
+    print(draw(final, played[-1] if played else None))
     print(f"result: {_describe(record)}")
+    _print_stderr_tail(record, lines=5)
     return 0
 
 
@@ -474,7 +552,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         if isinstance(exc, (UserError, KeyboardInterrupt)):
             raise
         raise UserError(f"{path} is not a league store or config: {exc}") from None
-    print(render(board, args.format))
+    print(render(board, args.format, wide=args.wide))
     return 0
 
 
@@ -505,6 +583,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("leaderboard", help="the leaderboard and crosstable of a league")
     p.add_argument("source", metavar="STORE_OR_CONFIG", help="a league store file or its config")
     p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
+    p.add_argument("--wide", action="store_true",
+                   help="crosstable of win, draw, loss rates (default: a compact score table)")
     p.set_defaults(func=cmd_leaderboard)
 
     p = sub.add_parser("train", help="learn evaluation weights by TD learning, as the papers did",
@@ -543,7 +623,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_random_game)
 
     p = sub.add_parser("match", help="play games between two bots in the sandboxed referee")
-    p.add_argument("a", help="bot A: a registered name or DIALECT:COMMAND, e.g. 'arena:./mybot'")
+    p.add_argument("a", help="bot A: a registered name (NAME:KEY=VALUE,... sets options) or "
+                             "DIALECT:COMMAND, e.g. 'arena:./mybot'")
     p.add_argument("b", help="bot B, as A")
     p.add_argument("--game", required=True)
     p.add_argument("--games", type=int, default=1, help="number of games; seats alternate")

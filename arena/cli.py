@@ -9,9 +9,13 @@ import os
 import random
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from arena import __version__
 from arena.games import GameError, default_registry, perft, random_game
+
+if TYPE_CHECKING:
+    from arena.referee import BotSpec
 
 EXIT_USAGE = 2
 
@@ -100,7 +104,7 @@ def _registered_bot(name: str):
     return registered_bot_spec(name, _plugins())
 
 
-def _bot_for(text: str, game) -> object:
+def _bot_for(text: str, game) -> BotSpec:
     """The BotSpec a user named for a game: a registered bot that plays it (with a guess for
     a mistyped name), or DIALECT:COMMAND. Refused up front, as a league config is."""
     from arena.referee.botspec import BotSpecError, resolve_bot
@@ -128,12 +132,12 @@ def _bot_for(text: str, game) -> object:
     return spec
 
 
-def _bot_with_options(name: str, text: str):
+def _bot_with_options(name: str, text: str) -> BotSpec:
     """BotSpec of a registered bot with options written NAME:KEY=VALUE[,KEY=VALUE...];
     values are read as YAML scalars (3, true, a path), file options from the current directory."""
     import yaml
     from arena.plugins import PluginError, bot_spec
-    options = {}
+    options: dict[str, object] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         key, eq, value = item.partition("=")
         if not eq or not key:
@@ -143,11 +147,11 @@ def _bot_with_options(name: str, text: str):
         except yaml.YAMLError:
             options[key.strip()] = value
     decl = _plugins().bots.get(name)
-    for key in options:
+    for key, given in options.items():
         if key not in decl.options:
             raise UserError(f"bot {name!r} has no option {key!r} "
                             f"(options: {', '.join(decl.options) or 'none'})")
-        path = decl.options[key].file_path(options[key], ".")
+        path = decl.options[key].file_path(given, ".")
         if path is not None and not path.is_file():
             raise UserError(f"{name}:{key}: no file {str(path)!r}")
     try:
@@ -276,7 +280,7 @@ def _league_source(source: str):
     from pathlib import Path
     path = Path(source)
     if not path.exists():
-        raise UserError(f"{path} does not exist")
+        raise UserError(f"{path}: no such store or league config")
     if path.suffix not in (".yaml", ".yml"):
         return path, None, None, None
     from arena.league import ConfigError
@@ -547,7 +551,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                 rating = RatingConfig(**snapshot.get("rating", {}))
                 names = [b["name"] for b in snapshot.get("bots", [])] or None
                 title = meta.get("name", str(path))
-            board = build_leaderboard(store.records(), rating, names, title)
+            board = build_leaderboard(store.records(), rating, names, title or "")
     except Exception as exc:  # a file that is not a league store
         if isinstance(exc, (UserError, KeyboardInterrupt)):
             raise

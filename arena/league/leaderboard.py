@@ -199,13 +199,13 @@ def _render_table(board: Leaderboard, wide: bool = False) -> str:
 
 def _legend() -> list[str]:
     """What the table's columns mean, under it."""
-    return ["",
-            "Ranked by exposed = mu - 3 sigma (TrueSkill's cautious rating: the skill is above it "
-            "with",
-            "about 99.9% probability); mu: estimated skill, sigma: its uncertainty; score: win 1, "
-            "draw 1/2;",
-            "faults: games the bot lost by misbehaving (timeout, crash, ...); move ms: mean time per "
-            "move."]
+    return ["", LEGEND[0], LEGEND[1], LEGEND[2]]
+
+
+LEGEND = (
+    "Ranked by exposed = mu - 3 sigma (TrueSkill's cautious rating: the skill is above it with",
+    "about 99.9% probability); mu: estimated skill, sigma: its uncertainty; score: win 1, draw 1/2;",
+    "faults: games the bot lost by misbehaving (timeout, crash, ...); move ms: mean time per move.")
 
 
 COMPACT_COLUMNS = 100   #: the compact crosstable fits this many columns up to ~20 bots
@@ -219,8 +219,8 @@ def _compact_cross(board: Leaderboard) -> list[str]:
     # 4 characters a column ("100" and a space), then " games"; names get what is left
     room = COMPACT_COLUMNS - 4 * len(names) - 6 - number - 1
     width = max(8, min(max((len(n) for n in names), default=2), room))
-    lines = ["", "row vs column: score of the row bot in % (win 1, draw 1/2); columns by rank; "
-                 "--wide for", "win, draw, loss rates", "",
+    lines = ["", "row vs column: score of the row bot in % (win 1, draw 1/2); columns by rank; --wide for",
+             "win, draw, loss rates", "",
              " " * (number + 1 + width) + "".join(f"{i:>4}" for i in range(1, len(names) + 1))
              + " games"]
     for i, name in enumerate(names, 1):

@@ -170,7 +170,7 @@ REFERENCE_BOTS = (
     BotDeclaration(
         name="mcts",
         game="*",
-        description="beyond the seeds: UCT Monte Carlo tree search with random playouts (the game's fast playout when it has one), any game",
+        description="beyond the papers: UCT Monte Carlo tree search with random playouts (the game's fast playout when it has one), any game",
         target="bots.mcts:MCTS",
         options={
             "time_ms": BotOption(
@@ -189,7 +189,7 @@ REFERENCE_BOTS = (
     BotDeclaration(
         name="random",
         game="*",
-        description="beyond the seeds: a uniformly random legal move, any game",
+        description="beyond the papers: a uniformly random legal move, any game",
         target="bots.generic_agents:RandomAgent",
         options={"seed": _SEED},
     ),

@@ -162,10 +162,11 @@ def _with_elo(rows: Sequence[Row], games: Sequence[GameRow], settings: RatingCon
 
 # --- formats --------------------------------------------------------------------------------
 
-def render(board: Leaderboard, fmt: str = "table") -> str:
-    """The leaderboard as text: table (terminal), md, csv (standings only) or json."""
+def render(board: Leaderboard, fmt: str = "table", wide: bool = False) -> str:
+    """The leaderboard as text: table (terminal), md, csv (standings only) or json; the
+    table's crosstable is compact (fits 100 columns) unless wide."""
     if fmt == "table":
-        return _render_table(board)
+        return _render_table(board, wide)
     if fmt == "md":
         return _render_md(board)
     if fmt == "csv":
@@ -241,15 +242,61 @@ def _aligned(header: Sequence[str], body: Sequence[Sequence[str]], left: set[int
     return [fmt(header), "  ".join("-" * w for w in widths), *map(fmt, body)]
 
 
-def _render_table(board: Leaderboard) -> str:
+def _render_table(board: Leaderboard, wide: bool = False) -> str:
     lines = [board.title, ""] if board.title else []
     left = {i for i, h in enumerate(_HEADERS) if h in _LEFT}
     lines += _aligned(_HEADERS, [_row_cells(row) for row in board.rows], left)
+    lines += _legend()
     lines += _elo_note(board)
-    header, body = _cross_rows(board)
-    lines += ["", "row vs column: win, draw, loss rates (games)", ""]
-    lines += _aligned(header, body, {0})
+    if wide:
+        header, body = _cross_rows(board)
+        lines += ["", "row vs column: win, draw, loss rates (games)", ""]
+        lines += _aligned(header, body, {0})
+    else:
+        lines += _compact_cross(board)
     return "\n".join(lines) + "\n"
+
+
+def _legend() -> list[str]:
+    """What the table's columns mean, under it."""
+    return ["", LEGEND[0], LEGEND[1], LEGEND[2]]
+
+
+LEGEND = (
+    "Ranked by exposed = mu - 3 sigma (TrueSkill's cautious rating: the skill is above it with",
+    "about 99.9% probability); mu: estimated skill, sigma: its uncertainty; score: win 1, draw 1/2;",
+    "faults: games the bot lost by misbehaving (timeout, crash, ...); move ms: mean time per move.")
+
+
+COMPACT_COLUMNS = 100   #: the compact crosstable fits this many columns up to ~20 bots
+
+
+def _compact_cross(board: Leaderboard) -> list[str]:
+    """The crosstable in 100 columns: rows numbered by rank, columns by those numbers, each
+    cell the row bot's score against the column bot in percent (win 1, draw 1/2)."""
+    names = [row.bot for row in board.rows]
+    number = len(str(len(names)))
+    # 4 characters a column ("100" and a space), then " games"; names get what is left
+    room = COMPACT_COLUMNS - 4 * len(names) - 6 - number - 1
+    width = max(8, min(max((len(n) for n in names), default=2), room))
+    lines = ["", "row vs column: score of the row bot in % (win 1, draw 1/2); columns by rank; --wide for",
+             "win, draw, loss rates", "",
+             " " * (number + 1 + width) + "".join(f"{i:>4}" for i in range(1, len(names) + 1))
+             + " games"]
+    for i, name in enumerate(names, 1):
+        cells, games = [], 0
+        for other in names:
+            cell = board.crosstable[name].get(other) if name != other else None
+            games += cell.games if cell else 0
+            cells.append("" if name == other else "-" if not cell or not cell.games
+                         else f"{100 * (cell.wins + 0.5 * cell.draws) / cell.games:.0f}")
+        lines.append(f"{i:>{number}} {_cut(name, width):<{width}}"
+                     + "".join(f"{c:>4}" for c in cells) + f" {games:>5}")
+    return lines
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 1] + "~"
 
 
 def _md_table(header: Sequence[str], body: Sequence[Sequence[str]], left: set[int]) -> list[str]:

@@ -30,6 +30,13 @@ TERMINATION_LABELS = {
     "startup_failure": "start-up failure", "resource_limit": "resource limit",
     "aborted": "aborted",
 }
+#: what a bot did, for the sentence that ends a fault replay: "mine crashed, so random wins."
+FAULT_VERBS = {
+    "timeout": "ran out of time", "crash": "crashed", "illegal_move": "played an illegal move",
+    "malformed": "answered with something that is not a move",
+    "output_cap": "wrote more output than allowed", "startup_failure": "failed to start",
+    "resource_limit": "went over a resource limit",
+}
 
 
 @dataclass(frozen=True)
@@ -219,7 +226,7 @@ def league_json(data: LeagueData) -> dict[str, Any]:
         "title": data.title, "name": data.name, "game": data.game, "rules": data.rules,
         "games": len(data.games), "chunkGames": CHUNK_GAMES, "pageGames": PAGE_GAMES,
         "pages": data.pages(len(data.games), PAGE_GAMES),
-        "terminations": TERMINATION_LABELS,
+        "terminations": TERMINATION_LABELS, "faultVerbs": FAULT_VERBS,
         "bots": [{"id": b.id, "name": b.name, "slug": b.slug, "rank": b.row.rank,
                   "games": sum(v.as_x + v.as_o for v in data.versus[b.id].values()),
                   "pages": data.pages(sum(v.as_x + v.as_o for v in data.versus[b.id].values()),
@@ -239,6 +246,16 @@ def game_row(no: int, stored: StoredGame, ids: Mapping[str, int]) -> list[Any]:
     x, o = _bot_ids(record, ids)
     return [no, x, o, record.winner, record.termination.value, record.faulted, len(record.moves),
             _round_of(stored.key)]
+
+
+def fixture_text(key: str, seats: Sequence[str]) -> str:
+    """A fixture key "a|b|k|swap" as people read it: "pair 1, game 2: b plays x, a plays o"."""
+    parts = key.rsplit("|", 2)
+    try:
+        pair, game = int(parts[1]) + 1, int(parts[2]) + 1
+    except (IndexError, ValueError):
+        return f"fixture {key}"
+    return f"pair {pair}, game {game}: {seats[0]} plays x, {seats[1]} plays o"
 
 
 def _round_of(key: str) -> int | None:
@@ -304,7 +321,9 @@ class Replayer:
         game = self.game(record)
         out: dict[str, Any] = {
             "no": no, "key": stored.key, "bots": _bot_ids(record, ids), "game": record.game,
-            "rules": record.rule_options, "seed": record.seed, "winner": record.winner,
+            "fixture": fixture_text(stored.key, [b.name for b in record.bots]),
+            # a string: seeds are 63-bit and JavaScript numbers keep only 53 bits
+            "rules": record.rule_options, "seed": str(record.seed), "winner": record.winner,
             "termination": record.termination.value, "faulted": record.faulted,
             "reason": record.reason, "scores": list(record.scores),
             "stderr": list(record.stderr_tails), "started": record.started_at,

@@ -209,9 +209,9 @@ def _percent(p: float) -> str:
 def _elo_note(board: Leaderboard) -> list[str]:
     """The line under the standings that says what the Elo columns are."""
     anchor = f"{board.elo_anchor} at 0" if board.elo_anchor else "mean 0"
-    return [(f"Elo: fit over all games ({anchor}), +-95% interval; LOS>next: chance a bot is "
-             f"stronger than the next one down, {NOT_SIGNIFICANT} below "
-             f"{100 * SIGNIFICANT_LOS:.0f}% (order not significant)")]
+    return [f"Elo: fit over all games ({anchor}), +-95% interval; LOS>next: chance a bot is",
+            f"stronger than the next one down, {NOT_SIGNIFICANT} below "
+            f"{100 * SIGNIFICANT_LOS:.0f}% (order not significant)."]
 
 
 def format_cell(cell: Cell | None) -> str:

@@ -231,10 +231,12 @@ class Multiplexer:
         At the deadline, judge() (if given) says whether the bot is late after all: a
         text saying why it is, or the seconds until it should be asked again."""
         while True:
+            if active.lines:
+                # a reply before a fault (an extra line in the same write) is played first;
+                # the fault ends the game at the referee's next look
+                return active.lines.popleft()
             if active.fault is not None:
                 raise active.fault
-            if active.lines:
-                return active.lines.popleft()
             if active.stdout_closed:
                 raise active.exit_fault(when)
             if active.wants_write:
@@ -246,6 +248,8 @@ class Multiplexer:
                     continue
                 verdict = judge() if judge is not None else ""
                 if isinstance(verdict, str):
+                    if active.proc.stdout_held() is False:
+                        raise active.exit_fault(when)
                     pending = active.partial_line()
                     if kill_on_timeout:
                         active.proc.kill_tree()

@@ -161,6 +161,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
             else:
                 move, state = _one_move(game, s, state, last_move, settings, mux, rng, record)
             last_move = move
+        _check_idle(seats, mux)  # an unasked line with the last move is a fault all the same
         record.winner = state.winner
         record.scores = state.returns()
         record.termination = Termination.NORMAL
@@ -271,6 +272,9 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
                 seat=s.seat, move=game.move_text(move), wall_ms=round((time.monotonic() - meter.started) * 1000, 3),
                 cpu_ms=None, substituted=f"timeout strike {s.strikes} of {settings.timeout_policy.strikes}"))
             return move, state.play(move)
+        if startup_extra and fault.termination in (Termination.CRASH, Termination.RESOURCE_LIMIT):
+            # no handshake: dying before the first reply is failing to start
+            fault = BotFault(Termination.STARTUP_FAILURE, fault.reason)
         raise _Faulted(s.seat, fault)
     record.moves.append(MoveRecord(seat=s.seat, move=line.strip()[:32], wall_ms=round(wall_ms, 3),
                                    cpu_ms=round(meter.cpu_s * 1000, 3), wait_ms=round(meter.wait_s * 1000, 3)))

@@ -210,6 +210,34 @@ class SandboxedProcess:
             self._tree = TreeSampler(init or self.pid)
         return self._tree.sample(states)
 
+    def stdout_held(self) -> bool | None:
+        """False if no process of the bot still has its stdout pipe open (it closed it while
+        alive); None where that is not known. In bwrap and unshare modes the launcher and
+        the namespace's init keep a copy, so the referee never reads end of file there."""
+        if self.mode == "none" or self._raw_status is not None or self._released:
+            return None
+        self._discover()
+        if self._init is None or not self._init.pid:
+            return None
+        target = f"pipe:[{os.fstat(self.stdout_fd).st_ino}]"
+        todo = procfs.children(self._init.pid)
+        while todo:
+            pid = todo.pop()
+            try:
+                fds = os.listdir(f"/proc/{pid}/fd")
+            except FileNotFoundError:
+                continue  # it exited during the walk
+            except OSError:
+                return None  # not ours to look at
+            for fd in fds:
+                try:
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
+                        return True
+                except OSError:
+                    continue
+            todo.extend(procfs.children(pid, all_threads=True))
+        return False
+
     def cpu_seconds(self) -> float:
         """User+system CPU seconds of the bot's processes so far (never decreases)."""
         if self._final_cpu is not None:

@@ -168,13 +168,26 @@ def _describe(record) -> str:
             f"seed {record.seed}")
 
 
+def _reading(spec, args: argparse.Namespace):
+    """The bot spec with the --read paths added to what it may read."""
+    import dataclasses
+    import os
+    paths = []
+    for path in args.read:
+        full = os.path.abspath(os.path.expanduser(path))
+        if not os.path.exists(full):
+            raise UserError(f"--read {path}: no such file or directory")
+        paths.append(full)
+    return dataclasses.replace(spec, readable=tuple(dict.fromkeys((*spec.readable, *paths))))
+
+
 def cmd_match(args: argparse.Namespace) -> int:
     from arena.match import play_match, tally
     from arena.referee.botspec import BotSpecError, resolve_bot
     game = _game(args.game, args.rule)
     try:
-        a = resolve_bot(args.a, _registered_bot)
-        b = resolve_bot(args.b, _registered_bot)
+        a = _reading(resolve_bot(args.a, _registered_bot), args)
+        b = _reading(resolve_bot(args.b, _registered_bot), args)
     except BotSpecError as exc:
         raise UserError(str(exc)) from None
     if args.games < 1:
@@ -294,7 +307,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from arena.referee.botspec import BotSpecError, resolve_bot
     game = _game(args.game, args.rule)
     try:
-        bot = resolve_bot(args.against, _registered_bot)
+        bot = _reading(resolve_bot(args.against, _registered_bot), args)
     except BotSpecError as exc:
         raise UserError(str(exc)) from None
     from arena.referee import BotSpec
@@ -490,6 +503,9 @@ def _add_referee_options(p: argparse.ArgumentParser, rule_help: str) -> None:
                         "by a random legal move)")
     p.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "unshare", "none"))
     p.add_argument("--memory-mb", type=int, default=1024, help="memory limit per bot (MiB)")
+    p.add_argument("--read", action="append", default=[], metavar="PATH",
+                   help="a file or directory the bots may read, read-only (repeatable); a bot "
+                        "reads its program's directory and the files its command names anyway")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "fixture_bots"
 SECRET = "the victim's secret: 42"
 
-pytestmark = pytest.mark.skipif(Sandbox().mode != "bwrap",
+BWRAP = pytest.mark.skipif(Sandbox().mode != "bwrap",
                                 reason="only bubblewrap hides files (docs/sandbox.md)")
 
 
@@ -53,6 +53,7 @@ def spy_tails(store):
                 for stored in opened.records() if "spy" in [b.name for b in stored.record.bots]]
 
 
+@BWRAP
 def test_a_league_bot_reads_neither_the_store_nor_the_config_nor_another_bots_secret(league):
     (league / "league.yaml").write_text(config(league))
     done = arena("run", "league.yaml", cwd=league)
@@ -65,6 +66,7 @@ def test_a_league_bot_reads_neither_the_store_nor_the_config_nor_another_bots_se
             assert f"denied {league / target}: FileNotFoundError" in tail, tail
 
 
+@BWRAP
 def test_readable_in_the_config_shows_a_file(league):
     (league / "league.yaml").write_text(config(league).replace(
         "bots/spy/spy_bot.py}", "bots/spy/spy_bot.py, readable: [bots/victim/secret.txt]}"))
@@ -84,6 +86,7 @@ def test_a_league_bot_beside_the_store_is_refused_before_anything_runs(league):
     assert not (league / "results" / "league.sqlite").exists()
 
 
+@BWRAP
 def test_match_and_read(league):
     plain = arena("match", "arena:python3 bots/spy/spy_bot.py", "uttt-random", "--game", "ultimate",
                   "--json", cwd=league)
@@ -97,3 +100,16 @@ def test_match_and_read(league):
     assert f"read {league / 'bots/victim/secret.txt'}" in tail
     missing = arena("match", "random", "uttt-random", "--game", "ultimate", "--read", "nope", cwd=league)
     assert missing.returncode == 2 and "--read nope: no such file or directory" in missing.stderr
+
+
+def test_a_registered_bot_reads_its_package_or_its_module_file_never_the_directory_around(
+        tmp_path, monkeypatch):
+    from arena.plugins import code_paths
+    (tmp_path / "lonebot.py").write_text("class Bot: pass\n")
+    (tmp_path / "packbot").mkdir()
+    (tmp_path / "packbot" / "__init__.py").write_text("")
+    (tmp_path / "secret.txt").write_text(SECRET)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert code_paths("lonebot:Bot")[0] == str(tmp_path / "lonebot.py")
+    assert all(Path(p).is_file() for p in code_paths("lonebot:Bot"))
+    assert code_paths("packbot.agent:Bot") == (str(tmp_path / "packbot"),)

@@ -100,6 +100,8 @@ def test_match_and_read(league):
     assert f"read {league / 'bots/victim/secret.txt'}" in tail
     missing = arena("match", "random", "uttt-random", "--game", "ultimate", "--read", "nope", cwd=league)
     assert missing.returncode == 2 and "--read nope: no such file or directory" in missing.stderr
+    missing = arena("play", "ultimate", "--against", "random", "--read", "nope", cwd=league)
+    assert missing.returncode == 2 and "--read nope: no such file or directory" in missing.stderr
 
 
 def test_a_registered_bot_reads_its_package_or_its_module_file_never_the_directory_around(

@@ -229,10 +229,23 @@ def _describe(record) -> str:
             f"seed {record.seed}")
 
 
+def _reading(spec, args: argparse.Namespace):
+    """The bot spec with the --read paths added to what it may read."""
+    import dataclasses
+    import os
+    paths = []
+    for path in args.read:
+        full = os.path.abspath(os.path.expanduser(path))
+        if not os.path.exists(full):
+            raise UserError(f"--read {path}: no such file or directory")
+        paths.append(full)
+    return dataclasses.replace(spec, readable=tuple(dict.fromkeys((*spec.readable, *paths))))
+
+
 def cmd_match(args: argparse.Namespace) -> int:
     from arena.match import play_match, tally
     game = _game(args.game, args.rule)
-    a, b = _bot_for(args.a, game), _bot_for(args.b, game)
+    a, b = _reading(_bot_for(args.a, game), args), _reading(_bot_for(args.b, game), args)
     if args.games < 1:
         raise UserError(f"--games must be 1 or more, not {args.games}")
     settings = _settings(args)
@@ -474,7 +487,7 @@ def _move_words(game, move: int) -> str:
 def cmd_play(args: argparse.Namespace) -> int:
     from arena.referee import play_game
     game = _game(args.game, args.rule)
-    bot = _bot_for(args.against, game)
+    bot = _reading(_bot_for(args.against, game), args)
     from arena.referee import BotSpec
     you = BotSpec(name="you", argv=())
     seats = (you, bot) if args.seat == 0 else (bot, you)
@@ -674,6 +687,9 @@ def _add_referee_options(p: argparse.ArgumentParser, rule_help: str) -> None:
                         "by a random legal move)")
     p.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "unshare", "none"))
     p.add_argument("--memory-mb", type=int, default=1024, help="memory limit per bot (MiB)")
+    p.add_argument("--read", action="append", default=[], metavar="PATH",
+                   help="a file or directory the bots may read, read-only (repeatable); a bot "
+                        "reads its program's directory and the files its command names anyway")
 
 
 def _closed_pipe() -> int:

@@ -237,22 +237,36 @@ def bot_spec(decl: BotDeclaration, options: Mapping[str, Any] | None = None, nam
     if decl.target is not None:
         argv = (sys.executable, "-m", "arena.sdk", decl.target) + tuple(
             f"{k}={json.dumps(v)}" for k, v in sorted(opts.items()))
+        for code in (ARENA_PACKAGE_DIR, _code_path(decl.target)):
+            if code:
+                byte_compile(code)
         where = module_dir(decl.target)
-        readable = (ARENA_PACKAGE_DIR,) + ((where,) if where else ()) + tuple(files)
+        readable = (ARENA_PACKAGE_DIR,) + code_paths(decl.target) + tuple(files)
         # the sandbox shows only these directories, so name their parents on the
         # import path rather than rely on how the packages were installed
         roots = [str(Path(ARENA_PACKAGE_DIR).parent)]
         if where:
             roots.append(where if _is_module_file_dir(decl.target, where) else str(Path(where).parent))
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(roots))
-        for code in (ARENA_PACKAGE_DIR, _code_path(decl.target)):
-            if code:
-                byte_compile(code)
     else:
         argv = tuple(decl.command) + tuple(f"{k}={v}" for k, v in sorted(opts.items()))
         readable = (ARENA_PACKAGE_DIR,) + tuple(files)
     return BotSpec(name=name or decl.name, argv=argv, dialect=decl.dialect, readable=readable,
                    env=env, spec=decl.name, options=opts)
+
+
+def code_paths(target: str) -> tuple[str, ...]:
+    """What a Python bot may read of its own code: its package directory, or for a
+    module that is a single file, that file and its compiled copy (never the directory
+    around it, which may be site-packages or the user's working directory)."""
+    path = _code_path(target)
+    if path is None:
+        return ()
+    resolved = Path(path).resolve()
+    if resolved.is_dir():
+        return (str(resolved),)
+    compiled = Path(importlib.util.cache_from_source(str(resolved)))
+    return (str(resolved),) + ((str(compiled),) if compiled.is_file() else ())
 
 
 def _is_module_file_dir(target: str, where: str) -> bool:

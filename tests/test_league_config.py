@@ -281,13 +281,66 @@ def test_known_bots_check_points_at_the_bot_or_at_the_option(league_dir):
 
 
 def test_bot_dir_defaults_and_explicit(league_dir):
-    (league_dir / "solo.py").write_text("")
-    text = BASE.replace("python3 bots/mine/bot.py --fast", "python3 solo.py")
-    assert load_config(write(league_dir, text)).bots[2].dir == league_dir
+    # a bot's own directory is its program's (or script's), never the config's by default
+    assert load_config(write(league_dir, BASE)).bots[2].dir == league_dir / "bots" / "mine"
     text = BASE.replace("python3 bots/mine/bot.py --fast", "python3 -c pass")
-    assert load_config(write(league_dir, text)).bots[2].dir == league_dir
+    assert load_config(write(league_dir, text)).bots[2].dir is None
+    text = BASE.replace("python3 bots/mine/bot.py --fast", f"python3 {league_dir}/bots/mine/bot.py")
+    assert load_config(write(league_dir, text)).bots[2].dir == league_dir / "bots" / "mine"
     text = BASE.replace("    dialect: codingame\n", "    dialect: codingame\n    dir: bots\n")
     assert load_config(write(league_dir, text)).bots[2].dir == league_dir / "bots"
+
+
+def test_a_bot_whose_directory_holds_the_store_or_the_config_is_refused(league_dir):
+    (league_dir / "solo.py").write_text("")
+    text = BASE.replace("python3 bots/mine/bot.py --fast", "python3 solo.py")
+    message = error_of(write(league_dir, text))
+    assert f"league.yaml:{line_of(text, 'command:')}: bots[2].command: bot 'mine' would read" in message
+    assert "holds the store" in message and "allow_shared_dir: true" in message
+    # the store elsewhere: the config itself is still in sight
+    text2 = text + f"store: {league_dir.parent / 'elsewhere.sqlite'}\n"
+    assert "holds this config" in error_of(write(league_dir, text2))
+    # an explicit opt-in lets it run
+    opted = text.replace("    dialect: codingame\n", "    dialect: codingame\n    allow_shared_dir: true\n")
+    assert load_config(write(league_dir, opted)).bots[2].dir == league_dir
+    # a dir or a readable path holding the store is refused on that key
+    (league_dir / "results").mkdir()
+    text = BASE.replace("    dialect: codingame\n", "    dialect: codingame\n    dir: results\n")
+    text = text + "store: results/q.sqlite\n"
+    assert f"league.yaml:{line_of(text, 'dir: results')}: bots[2].dir: " in error_of(write(league_dir, text))
+    text = BASE.replace("    bot: random\n", "    bot: random\n    readable: [., bots]\n")
+    assert f"league.yaml:{line_of(text, 'readable:')}: bots[1].readable[0]: bot 'rand' would read" \
+        in error_of(write(league_dir, text))
+
+
+def test_a_bot_whose_directory_holds_another_bots_is_refused(league_dir):
+    (league_dir / "bots" / "other").mkdir()
+    (league_dir / "bots" / "other" / "b.py").write_text("")
+    (league_dir / "bots" / "mine" / "a.py").write_text("")
+    text = BASE + ""
+    text = text.replace("    dialect: codingame\n", "    dialect: codingame\n    dir: bots\n") \
+        + ""
+    text = text.replace("bots:\n", "bots:\n  - {name: other, command: python3 bots/other/b.py}\n", 1)
+    message = error_of(write(league_dir, text))
+    assert "bots[3].dir: bot 'mine' would read" in message and "bot 'other''s directory" in message
+    # two bots side by side in one directory see each other's code
+    text = BASE.replace("bots:\n", "bots:\n  - {name: a, command: python3 bots/mine/a.py}\n", 1)
+    assert "bot 'mine''s directory" in error_of(write(league_dir, text))
+    # the same program under two names shares its directory freely
+    text = BASE.replace("bots:\n", "bots:\n  - {name: slow, command: python3 bots/mine/bot.py}\n", 1)
+    assert len(load_config(write(league_dir, text)).bots) == 4
+
+
+def test_readable_paths_are_relative_to_the_config_and_must_exist(league_dir):
+    (league_dir / "models").mkdir()
+    (league_dir / "models" / "net.bin").write_bytes(b"")
+    text = BASE.replace("    bot: random\n", "    bot: random\n    readable: [models/net.bin]\n")
+    assert load_config(write(league_dir, text)).bots[1].readable == (league_dir / "models" / "net.bin",)
+    text = BASE.replace("    bot: random\n", "    bot: random\n    readable: [models/none.bin]\n")
+    message = error_of(write(league_dir, text))
+    assert f":{line_of(text, 'readable:')}: bots[1].readable[0]: no such file or directory" in message
+    text = BASE.replace("    bot: random\n", "    bot: random\n    readable: models\n")
+    assert "bots[1].readable: must be a list of paths" in error_of(write(league_dir, text))
 
 
 def test_store_and_publish_are_relative_to_the_config_file(league_dir):

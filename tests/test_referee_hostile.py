@@ -76,9 +76,9 @@ CASES = [
     ("memory", "", Termination.RESOURCE_LIMIT, "memory"),
     ("fork", "", Termination.RESOURCE_LIMIT, "process limit"),
     ("escape", "", Termination.CRASH, "exit code 4"),
-    # closing stdout is seen as end of file where the bot held the only copy of the pipe
-    # (sandbox mode none); under bubblewrap its init keeps a copy, so it is a timeout
-    ("close_stdout", "", (Termination.CRASH, Termination.TIMEOUT), ""),
+    # closing stdout while alive is a crash in every sandbox mode, as protocol.md says
+    # (the namespace's init keeps no copy of the bot's stdout)
+    ("close_stdout", "", Termination.CRASH, "closed its standard output"),
     ("spin", "", Termination.TIMEOUT, "no reply to move 3"),
 ]
 

@@ -13,6 +13,7 @@ import os
 import re
 import shlex
 import shutil
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -142,8 +143,13 @@ class BotConfig:
     #: the command split into words, files that exist made absolute (runs from any directory)
     argv: tuple[str, ...] = ()
     dialect: str = "arena"
-    #: directory the bot may read (absolute); None for registered bots
+    #: the bot's own directory, which it may read (absolute): the directory of its program
+    #: (or script), or the `dir` given; None for registered bots and programs on PATH
     dir: Path | None = None
+    #: more files and directories the bot may read (absolute, they exist)
+    readable: tuple[Path, ...] = ()
+    #: the user accepts that what the bot reads holds the store, this config or another bot
+    allow_shared_dir: bool = False
 
     @property
     def spec(self) -> str:
@@ -202,7 +208,7 @@ def _jsonable(value: Any) -> Any:
 
 TOP_KEYS = ("name", "game", "rules", "bots", "games_per_pairing", "time_control", "timeout_policy",
             "sandbox", "rating", "workers", "executor", "ray", "store", "seed", "publish")
-BOT_KEYS = ("name", "bot", "options", "command", "dialect", "dir")
+BOT_KEYS = ("name", "bot", "options", "command", "dialect", "dir", "readable", "allow_shared_dir")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -414,7 +420,7 @@ def _build(reader: _Reader, data: Any, base: Path, known_bots: BotCheck | None,
 
     return LeagueConfig(
         name=name, game=game, rules=rules,
-        bots=_bots(reader, top["bots"], base, game, known_bots),
+        bots=_bots(reader, top["bots"], base, game, known_bots, store),
         games_per_pairing=gpp,
         time_control=_section(reader, top.get("time_control"), ("time_control",), TimeControl),
         timeout_policy=timeout_policy,
@@ -448,7 +454,7 @@ def _rules(reader: _Reader, raw: Any, games: GameRegistry, game: str) -> dict[st
 
 
 def _bots(reader: _Reader, raw: Any, base: Path, game: str,
-          known_bots: BotCheck | None) -> tuple[BotConfig, ...]:
+          known_bots: BotCheck | None, store: Path | None = None) -> tuple[BotConfig, ...]:
     if not isinstance(raw, list) or len(raw) < 2:
         count = f"{len(raw)} bot{'s' * (len(raw) != 1)}" if isinstance(raw, list) else _describe(raw)
         reader.fail(("bots",), f"must be a list of at least 2 bots (each with name and bot "
@@ -462,6 +468,7 @@ def _bots(reader: _Reader, raw: Any, base: Path, game: str,
                                              f"bots[{first_use[bot.name]}]); names must be unique")
         first_use[bot.name] = i
         bots.append(bot)
+    _check_sight(reader, raw, bots, base, store)
     return tuple(bots)
 
 
@@ -492,7 +499,9 @@ def _bot(reader: _Reader, raw: Any, path: KeyPath, base: Path, game: str,
             if problem is not None:
                 reader.fail(path + ("bot",), problem.message if isinstance(problem, BotProblem)
                             else problem)
-        return BotConfig(name=name, bot=bot_name, options=dict(options))
+        return BotConfig(name=name, bot=bot_name, options=dict(options),
+                         readable=_readable(reader, item, path, base),
+                         allow_shared_dir=_allow_shared(reader, item, path))
 
     if "options" in item:
         reader.fail(path + ("options",), "only allowed with 'bot'; pass a command's options "
@@ -514,14 +523,122 @@ def _bot(reader: _Reader, raw: Any, path: KeyPath, base: Path, game: str,
     if "/" not in program and files[0] is None and shutil.which(program) is None:
         reader.fail(path + ("command",), f"program {program!r} is not on PATH and is not a file "
                                          f"in {str(base)!r}")
+    bot_dir: Path | None
     if "dir" in item:
         bot_dir = _path(reader, item["dir"], path + ("dir",), base)
         if not bot_dir.is_dir():
             reader.fail(path + ("dir",), f"must be an existing directory, got {str(bot_dir)!r}")
     else:
-        relative = [f for w, f in zip(words, files) if f is not None and not os.path.isabs(w)]
-        bot_dir = relative[0].parent if relative else base
-    return BotConfig(name=name, command=command, argv=argv, dialect=dialect, dir=bot_dir)
+        code = _own_code(words, base)
+        bot_dir = code.parent if code is not None else None
+    return BotConfig(name=name, command=command, argv=argv, dialect=dialect, dir=bot_dir,
+                     readable=_readable(reader, item, path, base),
+                     allow_shared_dir=_allow_shared(reader, item, path))
+
+
+# --- what a bot may read --------------------------------------------------------------------
+# A bot reads its own directory and nothing else of the user's: never the store (every
+# result), this config, or another bot's code. The directories the config gives a bot are
+# checked here, so that a layout that would show them is refused before anything runs.
+
+#: directories every bot may read anyway (the system, this Python): never a bot's own code
+_SHARED_ROOTS = tuple(dict.fromkeys(os.path.realpath(p) for p in (
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", sys.prefix, sys.base_prefix,
+    sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable)))))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _own_code(words: Sequence[str], base: Path) -> Path | None:
+    """The bot's own program or script: the first word of the command naming a file that is
+    not part of the system or this Python (`./bot`, `python3 bots/a.py`, `java -jar b.jar`)."""
+    for word in words:
+        if word.startswith("-"):
+            continue
+        candidate = Path(os.path.normpath(base / Path(word).expanduser()))
+        if candidate.is_file() and not any(_inside(Path(os.path.realpath(candidate)), Path(root))
+                                           for root in _SHARED_ROOTS):
+            return candidate
+    return None
+
+
+def _command_sight(words: Sequence[str], base: Path) -> list[Path]:
+    """What naming files in a command shows the bot (as the referee reads a command): the
+    directory of every file it names, and every directory it names, outside the system."""
+    seen: list[Path] = []
+    for i, word in enumerate(words):
+        candidate = Path(os.path.normpath(base / Path(word).expanduser()))
+        if not ("/" in word or (i > 0 and candidate.exists())) or not candidate.exists():
+            continue
+        shown = candidate.resolve()
+        shown = shown if shown.is_dir() else shown.parent
+        if not any(_inside(shown, Path(root)) for root in _SHARED_ROOTS):
+            seen.append(shown)
+    return seen
+
+
+def _readable(reader: _Reader, item: Mapping[str, Any], path: KeyPath, base: Path) -> tuple[Path, ...]:
+    raw = item.get("readable")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        reader.fail(path + ("readable",), f"must be a list of paths (relative to the config's "
+                                          f"directory), got {_describe(raw)}")
+    found = []
+    for i, entry in enumerate(raw):
+        where = path + ("readable", i)
+        target = _path(reader, entry, where, base)
+        if not target.exists():
+            reader.fail(where, f"no such file or directory: {str(target)!r} (a path is taken "
+                               f"from the config's directory)")
+        found.append(target)
+    return tuple(dict.fromkeys(found))
+
+
+def _allow_shared(reader: _Reader, item: Mapping[str, Any], path: KeyPath) -> bool:
+    value = item.get("allow_shared_dir", False)
+    if not isinstance(value, bool):
+        reader.fail(path + ("allow_shared_dir",), f"must be true or false, got {_describe(value)}")
+    return value
+
+
+def _check_sight(reader: _Reader, raw: Sequence[Mapping[str, Any]], bots: Sequence[BotConfig],
+                 base: Path, store: Path | None) -> None:
+    """Refuse a bot whose readable paths hold the store, this config or another bot's own
+    directory (unless it says allow_shared_dir: true)."""
+    config_file = Path(reader.source).resolve() if Path(reader.source).is_file() else None
+    own = {bot.name: (bot.dir, _own_code(shlex.split(bot.command), base) if bot.command else None)
+           for bot in bots}
+    for i, bot in enumerate(bots):
+        if bot.allow_shared_dir:
+            continue
+        sight: list[tuple[Path, KeyPath]] = []
+        if bot.command is not None:
+            key: KeyPath = ("bots", i, "dir" if "dir" in raw[i] else "command")
+            if bot.dir is not None:
+                sight.append((bot.dir.resolve(), key))
+            sight += [(d, ("bots", i, "command")) for d in _command_sight(shlex.split(bot.command), base)]
+        sight += [(p.resolve(), ("bots", i, "readable", j)) for j, p in enumerate(bot.readable)]
+        for shown, where in sight:
+            if store is not None and _inside(store, shown):
+                _refuse(reader, where, bot, shown, f"the store {str(store)!r}: the bot could read every result")
+            if config_file is not None and _inside(config_file, shown):
+                _refuse(reader, where, bot, shown, f"this config {str(config_file)!r}")
+            for other in bots:
+                other_dir, other_code = own[other.name]
+                if other is bot or other_dir is None or other_code == own[bot.name][1]:
+                    continue   # the same program under two names shares its directory freely
+                if _inside(other_dir.resolve(), shown):
+                    _refuse(reader, where, bot, shown,
+                            f"bot {other.name!r}'s directory {str(other_dir)!r}")
+
+
+def _refuse(reader: _Reader, where: KeyPath, bot: BotConfig, shown: Path, what: str) -> NoReturn:
+    reader.fail(where, f"bot {bot.name!r} would read {str(shown)!r}, which holds {what}; give "
+                       f"each bot a directory of its own (its program's directory is what it "
+                       f"reads), or set allow_shared_dir: true for this bot (it can then read them)")
 
 
 def _resolve_argv(words: list[str], base: Path) -> tuple[tuple[str, ...], list[Path | None]]:

@@ -281,7 +281,11 @@ def build_bundle(job: GameJob, path: Path) -> Bundle:
 
 
 def _walk(root: Path, inside: str) -> Iterator[tuple[Path, str]]:
-    """Files under root (symlinks followed, each real directory once), with archive names."""
+    """Files under root (symlinks followed, each real directory once), with archive names;
+    root itself if it is a file (a bot may read a single file: a module, a weights file)."""
+    if root.is_file():
+        yield root, inside
+        return
     seen: set[str] = set()
     for here, subdirs, names in os.walk(root, followlinks=True):
         real = os.path.realpath(here)

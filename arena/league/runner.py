@@ -96,13 +96,14 @@ def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
 
 
 def _spec(bot: BotConfig, plugins: Plugins, base_dir) -> BotSpec:
+    extra = tuple(str(path) for path in bot.readable)   # the bot's `readable` list
     if bot.bot is not None:
         decl = plugins.bots.get(bot.bot)
         spec = bot_spec(decl, dict(bot.options), name=bot.name, base_dir=base_dir)
-        return dataclasses.replace(spec, spec=bot.spec)
+        return dataclasses.replace(spec, spec=bot.spec, readable=tuple(dict.fromkeys(spec.readable + extra)))
     # the same reading of a command as `arena match`: files it names become absolute
-    # and their directories readable, with the configured dir
-    extra = tuple(str(d) for d in (bot.dir,) if d is not None) + (ARENA_PACKAGE_DIR,)
+    # and their directories readable, with the bot's own dir (never the config's)
+    extra = tuple(str(d) for d in (bot.dir,) if d is not None) + (ARENA_PACKAGE_DIR,) + extra
     spec = command_spec(bot.name, bot.dialect, bot.command or "", cwd=str(base_dir), readable=extra)
     return dataclasses.replace(spec, spec=bot.spec)
 

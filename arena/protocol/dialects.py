@@ -171,11 +171,13 @@ class TheAIGamesDialect(Dialect):
     Settings lines at the start; each turn "update game ..." lines with the
     81-cell field (row-major over the 9x9 grid) and the 3x3 macroboard (-1 where
     the bot may play, the winner's id on won boards), then "action move BANK_MS".
-    The bot answers "place_move X Y" (X column, Y row; "place_disc" is accepted).
+    The bot answers "place_move X Y" (X column, Y row; "place_disc" is accepted);
+    like those engines, which split the reply on spaces and read its first three
+    words, the referee ignores whatever follows ("place_move 4 4 gl-hf").
     """
 
     games = ("ultimate", "meta", "nineboard")
-    _REPLY = re.compile(r"\s*(?:place_move|place_disc)\s+(\d+)\s+(\d+)\s*$")
+    _REPLY = re.compile(r"\s*(?:place_move|place_disc)\s+(\d+)\s+(\d+)(?:\s.*)?$")
 
     def __init__(self, flavour: str = "theaigames") -> None:
         self.name = flavour

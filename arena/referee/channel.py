@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.protocol import LineBuffer, LineTooLongError
-from arena.sandbox.procfs import own_wait_seconds
 from arena.record import Termination
 
 READ_CHUNK = 1 << 16
@@ -210,8 +209,6 @@ class Multiplexer:
     def __init__(self, channels: list[BotChannel]) -> None:
         self.channels = channels
         self.selector = selectors.DefaultSelector()
-        #: the referee's own run-queue wait at the end of the last move (s)
-        self.own_wait_seen = own_wait_seconds()
         for ch in channels:
             self.selector.register(ch.proc.stdout_fd, selectors.EVENT_READ, (ch, "out"))
             self.selector.register(ch.proc.stderr_fd, selectors.EVENT_READ, (ch, "err"))
@@ -228,46 +225,51 @@ class Multiplexer:
                     pass
 
     def wait_line(self, active: BotChannel, deadline: float, when: str,
-                  kill_on_timeout: bool = True, load_delay: Callable[[], float] | None = None,
-                  max_extension: float = 0.0) -> str:
+                  kill_on_timeout: bool = True, judge: Callable[[], float | str] | None = None) -> str:
         """The active bot's reply line, or BotFault: timeout at the deadline, exit, caps.
 
-        load_delay() tells how long (s) the bot and referee have waited for a CPU since
-        the request: the deadline moves back by that much, up to max_extension, so a
-        busy host does not make a bot late."""
-        base = deadline
+        At the deadline, judge() (if given) says whether the bot is late after all: a
+        text saying why it is, or the seconds until it should be asked again."""
         while True:
+            if active.lines:
+                # a reply before a fault (an extra line in the same write) is played first;
+                # the fault ends the game at the referee's next look
+                return active.lines.popleft()
             if active.fault is not None:
                 raise active.fault
-            if active.lines:
-                return active.lines.popleft()
             if active.stdout_closed:
                 raise active.exit_fault(when)
             if active.wants_write:
                 active.flush()
             remaining = deadline - time.monotonic()
-            if remaining <= 0 and load_delay is not None:
-                extended = base + min(load_delay(), max_extension)
-                if extended > deadline:
-                    deadline = extended
-                remaining = deadline - time.monotonic()
             if remaining <= 0:
-                pending = active.partial_line()
-                if kill_on_timeout:
-                    active.proc.kill_tree()
-                extra = f"; it had printed {pending} bytes with no newline" if pending else ""
-                raise BotFault(Termination.TIMEOUT, f"no reply {when}{extra}")
-            for key, _ in self.selector.select(remaining if not active.wants_write else min(remaining, 0.005)):
-                ch, stream = key.data
-                if stream == "out":
-                    ch.read_stdout()
-                else:
-                    ch.read_stderr()
-                self._unregister_closed(ch)
+                self._read_ready(0)  # a reply already there is judged as a reply, not missed
+                if active.lines or active.fault is not None or active.stdout_closed:
+                    continue
+                verdict = judge() if judge is not None else ""
+                if isinstance(verdict, str):
+                    if active.proc.stdout_held() is False:
+                        raise active.exit_fault(when)
+                    pending = active.partial_line()
+                    if kill_on_timeout:
+                        active.proc.kill_tree()
+                    extra = f"; it had printed {pending} bytes with no newline" if pending else ""
+                    why = f" ({verdict})" if verdict else ""
+                    raise BotFault(Termination.TIMEOUT, f"no reply {when}{why}{extra}")
+                deadline = time.monotonic() + verdict
+                continue
+            self._read_ready(remaining if not active.wants_write else min(remaining, 0.005))
+
+    def _read_ready(self, timeout: float) -> None:
+        """Wait up to timeout for output of any bot, and take what is there."""
+        for key, _ in self.selector.select(timeout):
+            ch, stream = key.data
+            if stream == "out":
+                ch.read_stdout()
+            else:
+                ch.read_stderr()
+            self._unregister_closed(ch)
 
     def poll_others(self) -> None:
         """Drain pending output of every bot without waiting."""
-        for key, _ in self.selector.select(0):
-            ch, stream = key.data
-            ch.read_stdout() if stream == "out" else ch.read_stderr()
-            self._unregister_closed(ch)
+        self._read_ready(0)

@@ -17,10 +17,9 @@ from arena.sandbox import Sandbox, SandboxError
 from arena.sandbox.procfs import own_wait_seconds
 
 from .channel import BotChannel, BotFault, Multiplexer, OutputLimits
-from .timecontrol import Clock, TimeControl, TimeoutPolicy
+from .timecontrol import Clock, MoveMeter, TimeControl, TimeoutPolicy
 
 QUIT_GRACE_S = 0.05  # how long a bot gets to exit by itself after 'quit'
-RUNNABLE_STEP_S = 0.02  # extra time per look for a bot that is runnable at its deadline
 
 
 @dataclass(frozen=True)
@@ -108,8 +107,6 @@ class _Seat:
         self.channel: BotChannel | None = None
         self.strikes = 0
         self.first_turn = True
-        self.cpu_seen = 0.0  # the bot's CPU seconds at its previous reply
-        self.wait_seen: float | None = None  # its run-queue wait then
 
 
 #: a player in the referee's own process (a person at the terminal): gets the state
@@ -145,8 +142,6 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
                 s.channel = pool.take(s.spec)
                 if s.channel is not None:
                     s.channel.new_game()
-                    s.cpu_seen = s.channel.proc.cpu_seconds()
-                    s.wait_seen = s.channel.proc.wait_seconds()
                     continue
             try:
                 proc = sandbox.start(list(s.spec.argv), readable=s.spec.readable, env=s.spec.env)
@@ -166,6 +161,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
             else:
                 move, state = _one_move(game, s, state, last_move, settings, mux, rng, record)
             last_move = move
+        _check_idle(seats, mux)  # an unasked line with the last move is a fault all the same
         record.winner = state.winner
         record.scores = state.returns()
         record.termination = Termination.NORMAL
@@ -240,57 +236,51 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     allowed = s.clock.allowed_ms()
     legal = state.legal_moves()
     ply = len(record.moves)
+    startup_extra = 0
     if s.first_turn and not s.dialect.expects_ready:
-        allowed += control.startup_ms  # no handshake: start-up happens on the first turn
+        startup_extra = control.startup_ms  # no handshake: start-up happens on the first turn
     s.first_turn = False
+    # the bot is told its own time (move and bank), not the start-up allowance
     turn = TurnInfo(state=state, last_move=last_move, legal=legal, move_ms=control.move_ms,
-                    bank_ms=allowed - control.move_ms, ply=ply, seat=s.seat)
+                    bank_ms=s.clock.bank_ms, ply=ply, seat=s.seat)
     ch = s.channel
-    # baselines from the end of the previous move: reading /proc costs ~5 us a file,
-    # and neither the idle bot nor the referee between moves is waiting on this move
-    if s.wait_seen is None:
-        s.wait_seen = ch.proc.wait_seconds()
-    bot_before, own_before = s.wait_seen, mux.own_wait_seen
-
-    def load_delay() -> float:
-        return max(0.0, ch.proc.wait_seconds() - bot_before + own_wait_seconds() - own_before)
-
-    runnable_steps = [0]
-
-    def grace() -> float:
-        # the kernel adds a wait to schedstat only when it ends: a bot still runnable at
-        # its deadline gets a little more, step after step, within the cap
-        if ch.proc.runnable():
-            runnable_steps[0] += 1
-        return load_delay() + runnable_steps[0] * RUNNABLE_STEP_S
-
+    assert ch is not None  # a seat played by a process
+    budget_ms = allowed + startup_extra + control.overhead_ms
+    meter = MoveMeter(budget_ms / 1000, control.load_grace, ch.proc.usage, own_wait_seconds)
     ch.request(s.dialect.turn_lines(game, turn))
-    sent = time.monotonic()
+    meter.start()
+    when = f"to move {ply + 1} within {allowed + startup_extra} ms"
     strikes_left = settings.timeout_policy.mode == "strikes" and \
         s.strikes < settings.timeout_policy.strikes
     try:
-        line = mux.wait_line(ch, sent + (allowed + control.overhead_ms) / 1000,
-                             f"to move {ply + 1} within {allowed} ms", kill_on_timeout=not strikes_left,
-                             load_delay=grace,
-                             max_extension=control.load_grace * (allowed + control.overhead_ms) / 1000)
+        line = mux.wait_line(ch, meter.started + budget_ms / 1000, when,
+                             kill_on_timeout=not strikes_left, judge=meter.judge)
+        wall_ms = meter.look() * 1000
+        if meter.cpu_s * 1000 >= budget_ms:
+            if not strikes_left:
+                ch.proc.kill_tree()
+            raise BotFault(Termination.TIMEOUT, f"replied too late {when}: it used "
+                                                f"{meter.cpu_s * 1000:.0f} ms of CPU")
+        # a reply read before the referee found the bot late is in time: the wall time
+        # now may hold delays of the referee's that no counter shows (another thread
+        # holding the interpreter lock), so it is charged at most the budget
+        used_ms = min(meter.used_s(wall_ms / 1000) * 1000, budget_ms)
+        s.clock.charge(max(0.0, used_ms - control.overhead_ms - startup_extra))
     except BotFault as fault:
         if fault.termination is Termination.TIMEOUT and strikes_left:
             s.strikes += 1
             s.clock.bank_ms = 0
             move = legal[int(rng.random() * len(legal))]
             record.moves.append(MoveRecord(
-                seat=s.seat, move=game.move_text(move), wall_ms=round((time.monotonic() - sent) * 1000, 3),
+                seat=s.seat, move=game.move_text(move), wall_ms=round((time.monotonic() - meter.started) * 1000, 3),
                 cpu_ms=None, substituted=f"timeout strike {s.strikes} of {settings.timeout_policy.strikes}"))
             return move, state.play(move)
+        if startup_extra and fault.termination in (Termination.CRASH, Termination.RESOURCE_LIMIT):
+            # no handshake: dying before the first reply is failing to start
+            fault = BotFault(Termination.STARTUP_FAILURE, fault.reason)
         raise _Faulted(s.seat, fault)
-    wall_ms = (time.monotonic() - sent) * 1000
-    s.wait_seen, mux.own_wait_seen = ch.proc.wait_seconds(), own_wait_seconds()
-    wait_ms = max(0.0, s.wait_seen - bot_before + mux.own_wait_seen - own_before) * 1000
-    # CPU since the bot's previous reply: its thinking on this move (and any pondering)
-    cpu = ch.proc.cpu_seconds()
-    cpu_ms, s.cpu_seen = (cpu - s.cpu_seen) * 1000, cpu
     record.moves.append(MoveRecord(seat=s.seat, move=line.strip()[:32], wall_ms=round(wall_ms, 3),
-                                   cpu_ms=round(cpu_ms, 3), wait_ms=round(wait_ms, 3)))
+                                   cpu_ms=round(meter.cpu_s * 1000, 3), wait_ms=round(meter.wait_s * 1000, 3)))
     try:
         move = s.dialect.parse_move(game, turn, line)
         after = state.play(move)
@@ -299,7 +289,6 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     except IllegalMoveError as exc:
         raise _Faulted(s.seat, BotFault(Termination.ILLEGAL_MOVE, f"move {ply + 1}: {exc}"))
     record.moves[-1].move = game.move_text(move)
-    s.clock.charge(max(0.0, wall_ms - wait_ms - control.overhead_ms))
     return move, after
 
 

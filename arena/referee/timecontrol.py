@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from arena.sandbox.procfs import TreeUsage
+
+MIN_LOOK_S = 0.005  #: shortest pause between two looks at a bot past its deadline
 
 
 @dataclass(frozen=True)
@@ -11,11 +18,14 @@ class TimeControl:
 
     A move may use move_ms plus whatever is in the bank; time over move_ms is
     taken from the bank, and increment_ms is added to the bank after every move.
-    overhead_ms is slack for pipes and scheduling: the referee's deadline is the
-    allowed time plus overhead_ms, and the overhead is never charged to the bot.
-    Time the bot or the referee spent waiting for a CPU (run-queue delay, read from
-    /proc/<pid>/schedstat) is host load, not the bot's: it moves the deadline back,
-    by at most load_grace times the deadline, and is not charged to the bank.
+    overhead_ms is slack for pipes and scheduling: a move's budget is the allowed
+    time plus overhead_ms, and the overhead is never charged to the bot.
+    A move uses the larger of two measures, from the request to the reply: the CPU
+    time of the bot's whole process tree (all threads and processes), and the wall
+    time net of waiting for a CPU. That waiting (run-queue delay of the bot's
+    threads, the longest of them, plus the referee's own; /proc/PID/schedstat) is
+    host load, not the bot's, up to load_grace times the budget. Time the bot spends
+    running is never waiting: a bot that has used its budget either way is late.
     """
 
     move_ms: int = 1000
@@ -70,3 +80,67 @@ class Clock:
             self.bank_ms -= int(over + 0.999)
         self.bank_ms += self.control.increment_ms
         return True
+
+
+class MoveMeter:
+    """Measures one move of a bot and says when it is late (see TimeControl).
+
+    sample(states) reads the bot's process tree; own_wait() the referee's run-queue
+    wait so far. Create it before the request is written, call start() right after.
+    """
+
+    def __init__(self, budget_s: float, load_grace: float, sample: Callable[[bool], TreeUsage],
+                 own_wait: Callable[[], float]) -> None:
+        self.budget_s = budget_s
+        self.load_grace = load_grace
+        self.cap_s = load_grace * budget_s
+        self._sample = sample
+        self._own_wait = own_wait
+        self._base = sample(False)
+        self._own_base = own_wait()
+        self.started = time.monotonic()
+        self.cpu_s = 0.0        #: CPU time of the bot's tree since the request
+        self.bot_wait_s = 0.0   #: the longest run-queue wait of one of its threads
+        self.own_wait_s = 0.0   #: the referee's run-queue wait
+        self.runnable = False
+        self._cpus = os.cpu_count() or 1
+
+    def start(self) -> None:
+        """The request has been written: the move's wall time starts now."""
+        self.started = time.monotonic()
+
+    @property
+    def wait_s(self) -> float:
+        """Waiting for a CPU measured so far (bot and referee), uncapped."""
+        return self.bot_wait_s + self.own_wait_s
+
+    def look(self, states: bool = False) -> float:
+        """Read the bot's tree and the referee's wait now; the wall time so far (s)."""
+        wall = time.monotonic() - self.started
+        usage = self._sample(states)
+        self.cpu_s = max(self.cpu_s, usage.cpu_seconds - self._base.cpu_seconds)
+        before = self._base.waits
+        waited = max((w - before.get(tid, 0.0) for tid, w in usage.waits.items()), default=0.0)
+        self.bot_wait_s = max(self.bot_wait_s, waited)
+        self.own_wait_s = max(self.own_wait_s, self._own_wait() - self._own_base)
+        self.runnable = usage.runnable
+        return wall
+
+    def used_s(self, wall_s: float) -> float:
+        """What the move has used of its budget after wall_s: CPU or net wall time."""
+        return max(self.cpu_s, wall_s - min(self.wait_s, self.cap_s))
+
+    def judge(self) -> float | str:
+        """At or past the deadline: why the bot is late, or seconds until the next look."""
+        wall = self.look(states=True)
+        if self.cpu_s >= self.budget_s:
+            return f"it used {self.cpu_s * 1000:.0f} ms of CPU"
+        net = self.used_s(wall)
+        # a runnable thread may be waiting for a CPU without the kernel having counted
+        # it yet; if it is running instead, its CPU time above catches it
+        if net >= self.budget_s and not self.runnable:
+            return f"{net * 1000:.0f} ms net of {self.wait_s * 1000:.0f} ms waiting for a CPU"
+        if wall >= self.budget_s + self.cap_s:
+            return f"{wall * 1000:.0f} ms: more waiting than load_grace {self.load_grace:g} allows"
+        # CPU time grows at most cpus times as fast as wall time
+        return max(MIN_LOOK_S, (self.budget_s - max(self.cpu_s, net)) / self._cpus)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import procfs
 from .limits import Limits
-from .procfs import ProcessHandle, SchedstatReader, StatReader
+from .procfs import ProcessHandle, StatReader, TreeSampler, TreeUsage
 from .slots import UidSlot
 
 logger = logging.getLogger("arena.sandbox")
@@ -65,8 +65,7 @@ class SandboxedProcess:
         self._init: ProcessHandle | None = ProcessHandle(launch.init_pid) if launch.init_pid else None
         self._init_stat: StatReader | None = None
         self._bot_stat: StatReader | None = None
-        self._bot_sched: SchedstatReader | None = None
-        self._last_wait = 0.0
+        self._tree: TreeSampler | None = None
         self._bot_pid: int | None = self.pid if self.mode == "none" else None
         self._raw_status: int | None = None  # as os.waitstatus_to_exitcode
         self._returncode: int | None = None
@@ -131,7 +130,7 @@ class SandboxedProcess:
             # unshare(1) cannot report the death of its init by our SIGKILL as a signal.
             code = -signal.SIGKILL
         self._returncode = code
-        for reader in (self._init_stat, self._bot_stat):
+        for reader in (self._init_stat, self._bot_stat, self._tree):
             if reader:
                 reader.close()
 
@@ -197,28 +196,47 @@ class SandboxedProcess:
             except OSError:
                 self._bot_stat = None
 
-    def wait_seconds(self) -> float:
-        """Seconds the bot's main process has waited, runnable, for a CPU (never decreases;
-        0.0 where the kernel does not say). The referee does not charge this to the bot."""
-        if self._bot_sched is None:
+    def usage(self, states: bool = False) -> TreeUsage:
+        """CPU time and per-thread run-queue wait of every process and thread of the bot
+        (the launcher and all below it); with states, whether one is runnable now.
+        Empty once the launcher is reaped: its pid may then belong to someone else."""
+        if self._raw_status is not None or self._released:
+            return TreeUsage(self.cpu_seconds(), {})
+        if self._tree is None:
             self._discover()
-            if self._bot_pid is None or self._raw_status is not None:
-                return self._last_wait
-            try:
-                self._bot_sched = SchedstatReader(self._bot_pid)
-            except OSError:
-                return self._last_wait
-        value = self._bot_sched.wait_seconds()
-        if value is not None:
-            self._last_wait = max(self._last_wait, value)
-        return self._last_wait
+            # below the namespace's init when it is known: the launcher outside (bwrap)
+            # is not the bot, and each process read costs a few microseconds
+            init = self._init.pid if self._init is not None else 0
+            self._tree = TreeSampler(init or self.pid)
+        return self._tree.sample(states)
 
-    def runnable(self) -> bool:
-        """True if the bot's main process is running or waiting for a CPU right now (its
-        current wait is not in wait_seconds() until it gets the CPU)."""
+    def stdout_held(self) -> bool | None:
+        """False if no process of the bot still has its stdout pipe open (it closed it while
+        alive); None where that is not known. In bwrap and unshare modes the launcher and
+        the namespace's init keep a copy, so the referee never reads end of file there."""
+        if self.mode == "none" or self._raw_status is not None or self._released:
+            return None
         self._discover()
-        stat = self._bot_stat.read() if self._bot_stat is not None else None
-        return stat is not None and stat.state == "R"
+        if self._init is None or not self._init.pid:
+            return None
+        target = f"pipe:[{os.fstat(self.stdout_fd).st_ino}]"
+        todo = procfs.children(self._init.pid)
+        while todo:
+            pid = todo.pop()
+            try:
+                fds = os.listdir(f"/proc/{pid}/fd")
+            except FileNotFoundError:
+                continue  # it exited during the walk
+            except OSError:
+                return None  # not ours to look at
+            for fd in fds:
+                try:
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
+                        return True
+                except OSError:
+                    continue
+            todo.extend(procfs.children(pid, all_threads=True))
+        return False
 
     def cpu_seconds(self) -> float:
         """User+system CPU seconds of the bot's processes so far (never decreases)."""
@@ -358,8 +376,8 @@ class SandboxedProcess:
         finally:
             for fd in list(self._fds_open):
                 self._close_fd(fd)
-            if self._bot_sched is not None:
-                self._bot_sched.close()
+            if self._tree is not None:
+                self._tree.close()
             for reader in (self._init_stat, self._bot_stat):
                 if reader:
                     reader.close()

@@ -78,6 +78,10 @@ def misbehave():
     elif behaviour == "spin":
         while True:
             pass
+    elif behaviour == "two_lines":
+        sys.stdout.write(LEGAL[0] + "\n" + LEGAL[-1] + "\n")  # one write, one line too many
+        sys.stdout.flush()
+        time.sleep(3600)
     elif behaviour == "late":
         time.sleep(float(arg) / 1000)
         say(LEGAL[0])

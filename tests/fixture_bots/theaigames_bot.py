@@ -9,6 +9,7 @@ import sys
 
 rng = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
 verb = sys.argv[2] if len(sys.argv) > 2 else "place_move"
+chat = " " + sys.argv[3] if len(sys.argv) > 3 else ""  # words after the move, e.g. "gl-hf"
 field, macro = [], []
 for line in sys.stdin:
     parts = line.split()
@@ -21,6 +22,7 @@ for line in sys.stdin:
     elif parts[:3] == ["update", "game", "macroboard"]:
         macro = parts[3].split(",")
     elif parts[:2] == ["action", "move"]:
+        print(f"asked {parts[2]}", file=sys.stderr)
         empty = "." if "." in field or "." in macro else "0"
         moves = []
         for row in range(9):
@@ -29,4 +31,4 @@ for line in sys.stdin:
                 if macro[board] == "-1" and field[row * 9 + col] == empty:
                     moves.append((col, row))
         x, y = rng.choice(moves)
-        print(f"{verb} {x} {y}", flush=True)
+        print(f"{verb} {x} {y}{chat}", flush=True)

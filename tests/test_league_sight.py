@@ -1,0 +1,117 @@
+"""A bot sees only its own files: in a real league under bubblewrap, a hostile bot that
+looks for the store, the config and another bot's secret finds none of them; what a
+user adds with `readable` (YAML) or `--read` (CLI) it can read."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.league import Store
+from arena.sandbox import Sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "fixture_bots"
+SECRET = "the victim's secret: 42"
+
+BWRAP = pytest.mark.skipif(Sandbox().mode != "bwrap",
+                                reason="only bubblewrap hides files (docs/sandbox.md)")
+
+
+def arena(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, check=False,
+                          timeout=300, cwd=cwd)
+
+
+@pytest.fixture
+def league(tmp_path):
+    """LEAGUE/league.yaml, LEAGUE/bots/spy/spy_bot.py, LEAGUE/bots/victim/{victim.py,secret.txt}."""
+    root = tmp_path / "league"
+    (root / "bots" / "spy").mkdir(parents=True)
+    (root / "bots" / "victim").mkdir()
+    shutil.copy(BOTS / "spy_bot.py", root / "bots" / "spy" / "spy_bot.py")
+    shutil.copy(BOTS / "spin_bot.py", root / "bots" / "victim" / "victim.py")
+    (root / "bots" / "victim" / "secret.txt").write_text(SECRET)
+    return root
+
+
+def config(root):
+    # the spy named by its absolute path: main's default then was the config's directory
+    return ("name: league\ngame: ultimate\ngames_per_pairing: 2\nworkers: 1\n"
+            "time_control: {move_ms: 2000, startup_ms: 10000}\nbots:\n"
+            f"  - {{name: spy, command: python3 {root}/bots/spy/spy_bot.py}}\n"
+            "  - {name: victim, command: python3 bots/victim/victim.py 0}\n"
+            "  - {name: rand, bot: uttt-random}\n")
+
+
+def spy_tails(store):
+    with Store(store) as opened:
+        return [stored.record.stderr_tails[stored.record.bots[0].name != "spy"]
+                for stored in opened.records() if "spy" in [b.name for b in stored.record.bots]]
+
+
+@BWRAP
+def test_a_league_bot_reads_neither_the_store_nor_the_config_nor_another_bots_secret(league):
+    (league / "league.yaml").write_text(config(league))
+    done = arena("run", "league.yaml", cwd=league)
+    assert done.returncode == 0, done.stderr
+    tails = spy_tails(league / "results" / "league.sqlite")
+    assert len(tails) == 4
+    for tail in tails:
+        assert "read " not in tail and SECRET not in tail, tail
+        for target in ("results/league.sqlite", "league.yaml", "bots/victim/secret.txt"):
+            assert f"denied {league / target}: FileNotFoundError" in tail, tail
+
+
+@BWRAP
+def test_readable_in_the_config_shows_a_file(league):
+    (league / "league.yaml").write_text(config(league).replace(
+        "bots/spy/spy_bot.py}", "bots/spy/spy_bot.py, readable: [bots/victim/secret.txt]}"))
+    done = arena("run", "league.yaml", cwd=league)
+    assert done.returncode == 0, done.stderr
+    for tail in spy_tails(league / "results" / "league.sqlite"):
+        assert f"read {league / 'bots/victim/secret.txt'}" in tail and "denied" in tail
+
+
+def test_a_league_bot_beside_the_store_is_refused_before_anything_runs(league):
+    shutil.copy(BOTS / "spy_bot.py", league / "spy_bot.py")
+    (league / "league.yaml").write_text(config(league).replace(f"{league}/bots/spy/spy_bot.py", "spy_bot.py"))
+    done = arena("run", "league.yaml", cwd=league)
+    assert done.returncode == 2
+    assert "league.yaml:7: bots[0].command: bot 'spy' would read" in done.stderr
+    assert "holds the store" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (league / "results" / "league.sqlite").exists()
+
+
+@BWRAP
+def test_match_and_read(league):
+    plain = arena("match", "arena:python3 bots/spy/spy_bot.py", "uttt-random", "--game", "ultimate",
+                  "--json", cwd=league)
+    assert plain.returncode == 0, plain.stderr
+    tail = json.loads(plain.stdout.splitlines()[0])["stderr_tails"][0]
+    assert f"denied {league / 'bots/victim/secret.txt'}" in tail and SECRET not in tail
+    shown = arena("match", "arena:python3 bots/spy/spy_bot.py", "uttt-random", "--game", "ultimate",
+                  "--json", "--read", "bots/victim/secret.txt", cwd=league)
+    assert shown.returncode == 0, shown.stderr
+    tail = json.loads(shown.stdout.splitlines()[0])["stderr_tails"][0]
+    assert f"read {league / 'bots/victim/secret.txt'}" in tail
+    missing = arena("match", "random", "uttt-random", "--game", "ultimate", "--read", "nope", cwd=league)
+    assert missing.returncode == 2 and "--read nope: no such file or directory" in missing.stderr
+    missing = arena("play", "ultimate", "--against", "random", "--read", "nope", cwd=league)
+    assert missing.returncode == 2 and "--read nope: no such file or directory" in missing.stderr
+
+
+def test_a_registered_bot_reads_its_package_or_its_module_file_never_the_directory_around(
+        tmp_path, monkeypatch):
+    from arena.plugins import code_paths
+    (tmp_path / "lonebot.py").write_text("class Bot: pass\n")
+    (tmp_path / "packbot").mkdir()
+    (tmp_path / "packbot" / "__init__.py").write_text("")
+    (tmp_path / "secret.txt").write_text(SECRET)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert code_paths("lonebot:Bot")[0] == str(tmp_path / "lonebot.py")
+    assert all(Path(p).is_file() for p in code_paths("lonebot:Bot"))
+    assert code_paths("packbot.agent:Bot") == (str(tmp_path / "packbot"),)

@@ -1,0 +1,136 @@
+"""The clock: a bot that computes past its limit is late, on a quiet machine and on a
+busy one; waiting for a CPU is forgiven, running never is. Real sandboxed processes;
+no test asserts a duration."""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.games import default_registry
+from arena.record import Termination
+from arena.referee import BotSpec, MatchSettings, TimeControl, play_game
+from arena.referee.botspec import ARENA_PACKAGE_DIR
+from arena.referee.timecontrol import MoveMeter
+from arena.sandbox import Limits, Sandbox
+from arena.sandbox.procfs import TreeUsage
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "fixture_bots"
+GOOD = BotSpec(name="good", argv=(sys.executable, str(ROOT / "examples" / "first_move_bot.py")),
+               readable=(str(ROOT / "examples"), ARENA_PACKAGE_DIR))
+ULTIMATE = default_registry().create("ultimate")
+#: the issue's repro: 40 ms a move and the default 50 ms overhead; a load grace so large
+#: that only the bot's running, never the cap on waiting, can make it late
+FAST = MatchSettings(time=TimeControl(move_ms=40, startup_ms=5000, load_grace=100))
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    return Sandbox(limits=Limits(memory_mb=256, cpu_seconds=30, processes=64))
+
+
+def spinner(ms, procs=0):
+    return BotSpec(name="spinner", argv=(sys.executable, str(BOTS / "spin_bot.py"), str(ms), str(procs)),
+                   readable=(str(BOTS),))
+
+
+@pytest.fixture
+def hogs():
+    """Two processes that keep a CPU busy each, as long as the test runs."""
+    started = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    time.sleep(0.2)  # let them get going
+    yield started
+    for hog in started:
+        hog.kill()
+        hog.wait()
+
+
+def test_a_bot_spinning_ten_times_its_limit_is_late(sandbox):
+    record = play_game(ULTIMATE, (spinner(400), GOOD), 3, sandbox, FAST)
+    assert record.termination is Termination.TIMEOUT and record.faulted == 0, record.reason
+    assert "no reply to move 1" in record.reason
+
+
+def test_a_bot_spinning_ten_times_its_limit_is_late_on_a_busy_machine(sandbox, hogs):
+    for seat in (0, 1):
+        bots = (spinner(400), GOOD) if seat == 0 else (GOOD, spinner(400))
+        record = play_game(ULTIMATE, bots, 3, sandbox, FAST)
+        assert all(hog.poll() is None for hog in hogs)
+        assert record.termination is Termination.TIMEOUT and record.faulted == seat, record.reason
+
+
+def test_cpu_of_every_process_of_the_bot_counts(sandbox, hogs):
+    # the bot itself sleeps in waitpid while three children spin 10x the limit each
+    record = play_game(ULTIMATE, (spinner(400, procs=3), GOOD), 3, sandbox, FAST)
+    assert record.termination is Termination.TIMEOUT and record.faulted == 0, record.reason
+
+
+def test_a_bot_well_within_its_limit_is_on_time_and_its_cpu_is_recorded(sandbox):
+    settings = MatchSettings(time=TimeControl(move_ms=2000, startup_ms=5000))
+    record = play_game(ULTIMATE, (spinner(30), GOOD), 3, sandbox, settings)
+    assert record.termination is Termination.NORMAL, record.reason
+    mine = [m for m in record.moves if m.seat == 0]
+    # CPU from the request to the reply, in clock ticks: the 30 ms of spinning show
+    assert all(m.cpu_ms >= 20 for m in mine), [m.cpu_ms for m in mine]
+
+
+# --- the rule itself, with the bot's tree readings given -------------------------------------
+
+class FakeTree:
+    """Readings of a bot's tree that the test moves forward by hand."""
+
+    def __init__(self):
+        self.cpu, self.wait, self.runnable = 0.0, 0.0, False
+
+    def sample(self, states):
+        return TreeUsage(self.cpu, {7: self.wait}, self.runnable and states)
+
+
+def meter_after(tree, wall, grace=10.0):
+    meter = MoveMeter(0.09, grace, tree.sample, lambda: 0.0)
+    meter.started -= wall
+    return meter
+
+
+def test_running_is_never_waiting():
+    tree = FakeTree()
+    meter = meter_after(tree, 0.1)
+    tree.cpu, tree.runnable = 0.095, True  # state R all along: it was running
+    assert "ms of CPU" in meter.judge()
+
+
+def test_waiting_for_a_cpu_moves_the_deadline_and_sleeping_does_not():
+    tree = FakeTree()
+    meter = meter_after(tree, 0.3)
+    tree.cpu, tree.wait = 0.03, 0.25  # 30 ms of thinking, 250 ms waiting for a CPU
+    assert isinstance(meter.judge(), float)
+    tree = FakeTree()
+    meter = meter_after(tree, 0.3)
+    tree.cpu, tree.wait = 0.03, 0.05  # the same wall time with little waiting: it slept
+    assert "waiting for a CPU" in meter.judge()
+
+
+def test_a_runnable_bot_is_given_time_only_up_to_the_load_grace():
+    tree = FakeTree()
+    meter = MoveMeter(0.09, 2.0, tree.sample, lambda: 0.0)
+    tree.runnable = True
+    meter.started -= 0.2  # runnable, no CPU: waiting for one; not late yet
+    assert isinstance(meter.judge(), float)
+    meter.started -= 0.1  # 0.3 s >= 0.09 * (1 + 2)
+    assert "load_grace" in meter.judge()
+
+
+def test_the_referees_own_wait_is_forgiven_but_capped():
+    tree = FakeTree()
+    own = [0.0]
+    meter = MoveMeter(0.09, 1.0, tree.sample, lambda: own[0])
+    meter.started -= 0.15
+    own[0] = 0.08  # the referee waited 80 ms to read the reply
+    meter.look()
+    assert meter.used_s(0.15) == pytest.approx(0.07)
+    own[0] = 0.5
+    meter.look()
+    assert meter.used_s(0.15) == pytest.approx(0.06)  # grace at most 1.0 x 0.09 s

@@ -1,0 +1,74 @@
+"""What a bot sees matches its platform and docs/protocol.md: real sandboxed bots of
+each dialect, with the referee's answer to each thing they may do."""
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.games import default_registry
+from arena.record import Termination
+from arena.referee import BotSpec, MatchSettings, TimeControl, play_game
+from arena.referee.botspec import ARENA_PACKAGE_DIR, command_spec
+from arena.sandbox import Limits, Sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "fixture_bots"
+HOSTILE = ROOT / "tests" / "hostile"
+SDK_BOT = BotSpec(name="sdk", argv=(sys.executable, str(ROOT / "examples" / "first_move_bot.py")),
+                  readable=(str(ROOT / "examples"), ARENA_PACKAGE_DIR))
+ULTIMATE = default_registry().create("ultimate")
+SETTINGS = MatchSettings(time=TimeControl(move_ms=2000, startup_ms=5000, bank_ms=3000))
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    return Sandbox(limits=Limits(memory_mb=256, cpu_seconds=30))
+
+
+@pytest.mark.parametrize("flavour", ["theaigames", "riddles"])
+def test_words_after_the_move_are_ignored_as_the_original_engines_did(sandbox, flavour):
+    bot = command_spec(flavour, flavour, f"python3 {BOTS / 'theaigames_bot.py'} 5 place_move gl-hf")
+    record = play_game(ULTIMATE, (bot, SDK_BOT), 3, sandbox, SETTINGS)
+    assert record.termination is Termination.NORMAL, record.reason
+    assert len([m for m in record.moves if m.seat == 0]) > 5
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_the_first_action_move_tells_the_timebank_the_bot_was_given(sandbox, seat):
+    bot = command_spec("theaigames", "theaigames", f"python3 {BOTS / 'theaigames_bot.py'} 5")
+    record = play_game(ULTIMATE, (bot, SDK_BOT) if seat == 0 else (SDK_BOT, bot), 3, sandbox, SETTINGS)
+    assert record.termination is Termination.NORMAL, record.reason
+    said = record.stderr_tails[seat]
+    timebank = int(re.search(r"setting timebank = (\d+)", said)[1])
+    asked = [int(n) for n in re.findall(r"asked (\d+)", said)]
+    assert timebank == 2000 + 3000
+    assert asked[0] == timebank, said
+
+
+@pytest.mark.parametrize("dialect", ["codingame", "theaigames", "riddles"])
+def test_a_bot_dying_before_its_first_move_without_a_handshake_failed_to_start(sandbox, dialect):
+    bot = command_spec("dies", dialect, f"python3 {HOSTILE / 'exit_with.py'} code:3")
+    for seat in (0, 1):
+        record = play_game(ULTIMATE, (bot, SDK_BOT) if seat == 0 else (SDK_BOT, bot), 3, sandbox, SETTINGS)
+        assert record.termination is Termination.STARTUP_FAILURE, record.reason
+        assert record.faulted == seat and "exit code 3" in record.reason
+
+
+def test_a_codingame_bot_dying_after_its_first_move_crashed(sandbox):
+    script = "import sys; input(); n = int(input()); first = input(); [input() for _ in range(n - 1)]; " \
+             "print(first, flush=True); sys.exit(3)"
+    bot = BotSpec(name="dies-late", argv=(sys.executable, "-c", script), dialect="codingame")
+    record = play_game(ULTIMATE, (bot, SDK_BOT), 3, sandbox, SETTINGS)
+    assert record.termination is Termination.CRASH, record.reason
+
+
+def test_a_reply_with_an_extra_line_in_the_same_write_is_played_then_malformed(sandbox):
+    bot = BotSpec(name="chatty", argv=(sys.executable, str(BOTS / "hostile.py"), "two_lines"),
+                  readable=(str(BOTS),))
+    record = play_game(ULTIMATE, (bot, SDK_BOT), 3, sandbox, SETTINGS)
+    assert record.termination is Termination.MALFORMED and record.faulted == 0, record.reason
+    assert "when nothing was asked" in record.reason
+    # its second move (the first line of that write) was recorded and played
+    assert [m.seat for m in record.moves] == [0, 1, 0], record.moves

@@ -205,3 +205,27 @@ def test_depth_defect_searches_one_ply_more(name):
     emulated = agent(name, depth=1, emulate="depth")
     emulated.choose(state, None)
     assert emulated.last_stats["value"] == WIN  # 3 plies: the win
+
+
+# ------------------------------------------------------------------ stores made before column258 existed
+
+def test_a_store_made_before_the_column258_option_still_opens_with_the_default(tmp_path):
+    import sqlite3
+
+    from arena.league import Store, StoreError, config_from_dict
+
+    def config(rules):
+        return config_from_dict({"name": "s", "game": "ultimate", "seed": 1, "workers": 1, "rules": rules,
+                                 "bots": [{"name": b, "bot": "random"} for b in ("a", "b")]}, base_dir=tmp_path)
+
+    path = tmp_path / "old.sqlite"
+    with Store(path) as store:
+        store.bind(config({}))
+    db = sqlite3.connect(path)  # as an older version wrote it: only the options it knew
+    db.execute("UPDATE league SET value = ? WHERE key = 'rules'", ('{"tiebreak": "none"}',))
+    db.commit()
+    db.close()
+    with Store(path) as store:
+        store.bind(config({}))  # column258 left at its default: the same league
+    with Store(path) as store, pytest.raises(StoreError, match="rules"):
+        store.bind(config({"column258": "ignored"}))

@@ -22,6 +22,8 @@ from typing import Any, NamedTuple
 
 from arena.record import GameRecord, Termination
 
+from arena.games import default_registry
+
 from .config import LeagueConfig
 from .schedule import Fixture
 
@@ -51,6 +53,20 @@ CREATE TABLE IF NOT EXISTS games (
 );
 CREATE INDEX IF NOT EXISTS games_in_order ON games (round, seed, fixture_key);
 """
+
+
+def _same_rules(stored: str, current: str, game: str) -> bool:
+    """Whether a store's rule options are the config's, counting an option the store predates
+    (a game gained it since) as agreeing when the config leaves it at its default."""
+    old, new = json.loads(stored), json.loads(current)
+    if old == new:
+        return True
+    try:
+        defaults = {opt.name: opt.default for opt in default_registry().get(game).info.options}
+    except Exception:  # an unknown game: only equal rules agree
+        return False
+    return set(old) <= set(new) and all(
+        old[k] == new[k] if k in old else k in defaults and new[k] == defaults[k] for k in new)
 
 
 class StoreError(RuntimeError):
@@ -130,6 +146,8 @@ class Store:
         with self._transaction():
             meta = self._meta()
             for key, value in identity.items():
+                if key == "rules" and key in meta and _same_rules(meta[key], value, config.game):
+                    continue
                 if key in meta and meta[key] != value:
                     raise StoreError(
                         f"{self.path}: this store holds a league with {key} {meta[key]}, the "

@@ -411,17 +411,13 @@ class _Seed001Search(Agent):
                 for k in kids:
                     if not alpha < beta:
                         return alpha
-                    score = value_of(k, alpha, beta)
-                    if score > alpha:
-                        alpha = score
+                    alpha = max(alpha, value_of(k, alpha, beta))
             return alpha
         if alpha < beta:
             for k in kids:
                 if not alpha < beta:
                     return beta
-                score = value_of(k, alpha, beta)
-                if score < beta:
-                    beta = score
+                beta = min(beta, value_of(k, alpha, beta))
         return NO_VALUE if "min-node" in emulate else beta
 
 

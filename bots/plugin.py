@@ -22,7 +22,7 @@ _WEIGHTS = BotOption(
 _EMULATE = BotOption(
     "none",
     "'published-code' reproduces the defects of the authors' agent.py behind Table 1 "
-    "(or name them: min-node, seat0, reflex-wins, depth; docs/agents.md)",
+    "(or name them: min-node, seat0, reflex-wins, depth, adjacent-pairs; docs/agents.md)",
 )
 
 REFERENCE_BOTS = (
@@ -75,7 +75,7 @@ REFERENCE_BOTS = (
         game="ultimate",
         description="seed 001, 2.2.2 Perceptron Agent: simple features (2.3.1) with the paper's weights",
         target="bots.ultimate_agents:Perceptron",
-        options={"seed": _SEED},
+        options={"emulate": _EMULATE, "seed": _SEED},
     ),
     BotDeclaration(
         name="uttt-reflex",

@@ -91,7 +91,12 @@ EMULATE_PARTS: dict[str, str] = {
     "reflex-wins": "the Reflex filter also removes moves that win the game, when the opponent could "
                    "win a small board next if the game went on",
     "depth": "depth drops after the agent's own move, not the opponent's: depth d searches 2d+1 plies",
+    "adjacent-pairs": "adjacent pieces are counted as neighbouring pairs (each from both ends), not as "
+                      "squares with a neighbour",
 }
+
+#: The parts that change the search itself (the others change the evaluation or the Reflex filter).
+SEARCH_PARTS = frozenset({"min-node", "seat0", "depth"})
 
 EMULATE_HELP = ("'none' (the paper's text), 'published-code' (every defect of the authors' code this "
                 "agent has), or a comma-separated list of: " + ", ".join(EMULATE_PARTS))
@@ -140,10 +145,13 @@ class Perceptron(Agent):
     name = "uttt-perceptron"
     game = "ultimate"
     description = "seed 001, 2.2.2 Perceptron Agent: simple features (2.3.1) with the paper's weights"
-    options = dict(SEED_OPTION)
+    options = {"emulate": ("none", EMULATE_HELP), **SEED_OPTION}
+    emulate_parts = ("adjacent-pairs",)
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
         super().__init__(game, rng, **options)
+        self.emulate = parse_emulate(self.name, self.config["emulate"], self.emulate_parts)
+        self.pairs = "adjacent-pairs" in self.emulate
         self.weights = {k: scaled(w) for k, w in SIMPLE_WEIGHTS.items()}
 
     def choose(self, state: State, time_left_ms: float | None) -> int:
@@ -151,7 +159,7 @@ class Perceptron(Agent):
         seat = state.to_move
         scored = []
         for m in moves:
-            f = simple_features(state.play(m), seat)
+            f = simple_features(state.play(m), seat, self.pairs)
             scored.append((sum(f[k] * w for k, w in self.weights.items()), m))
         best = max(v for v, _ in scored)
         tied = [m for v, m in scored if v == best]
@@ -207,7 +215,7 @@ class _Seed001Search(Agent):
         **SEED_OPTION,
     }
     option_types = {"weights": parse_weights, "seed": int}
-    emulate_parts: tuple[str, ...] = ("seat0", "depth")
+    emulate_parts: tuple[str, ...] = ("seat0", "depth", "adjacent-pairs")
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
         super().__init__(game, rng, **options)
@@ -222,7 +230,7 @@ class _Seed001Search(Agent):
 
     def evaluation(self, seat: int) -> BoardEval:
         """The learned linear evaluation, with this agent's weights, for the agent playing `seat`."""
-        return advanced_eval(seat, self.weight_items)
+        return advanced_eval(seat, self.weight_items, "adjacent-pairs" in self.emulate)
 
     # a node is (side, target, closed, xw, ow, e); boards live in self.s9.boards
 
@@ -294,7 +302,7 @@ class _Seed001Search(Agent):
         self.nodes = 0
         depth = self.config["depth"]
         timed_out = False
-        root_values = self._published_root_values if self.emulate else self._root_values
+        root_values = self._published_root_values if self.emulate & SEARCH_PARTS else self._root_values
         try:
             values = root_values(state, depth)
         except SearchTimeout:
@@ -443,7 +451,7 @@ class MinimaxPruning(_Seed001Search):
     name = "uttt-minimax-pruning"
     description = "seed 001, 2.2.5 Minimax Pruning Agent: the Minimax Agent with alpha-beta pruning"
     mode = "pruning"
-    emulate_parts = ("min-node", "seat0", "depth")
+    emulate_parts = ("min-node", "seat0", "depth", "adjacent-pairs")
 
 
 class AdvancedPerceptron(_Seed001Search):
@@ -454,7 +462,7 @@ class AdvancedPerceptron(_Seed001Search):
     description = "seed 001, 2.2.6 Advanced Perceptron Agent: best successor by the learned evaluation"
     mode = "minimax"
     options = {"weights": (None, WEIGHTS_HELP), "emulate": ("none", EMULATE_HELP), **SEED_OPTION}
-    emulate_parts = ("seat0",)
+    emulate_parts = ("seat0", "adjacent-pairs")
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
         Agent.__init__(self, game, rng, **options)

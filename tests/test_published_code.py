@@ -11,7 +11,8 @@ import pytest
 
 from arena.games import default_registry
 from bots import agent_class
-from bots.features import ADVANCED_WEIGHTS, advanced_features, scaled
+from bots.features import (ADJACENT, ADJACENT_PAIRS, ADVANCED_WEIGHTS, SIMPLE_WEIGHTS, advanced_eval,
+                           advanced_features, scaled, simple_features)
 from bots.search9 import Search9
 from bots.ultimate_agents import EMULATE_PARTS, NO_VALUE
 
@@ -75,11 +76,12 @@ def test_column258_is_a_rule_option_the_cli_lists_and_checks():
 # ------------------------------------------------------------------ options
 
 @pytest.mark.parametrize("name,parts", [
+    ("uttt-perceptron", {"adjacent-pairs"}),
     ("uttt-reflex", {"reflex-wins"}),
-    ("uttt-advanced-perceptron", {"seat0"}),
-    ("uttt-minimax", {"seat0", "depth"}),
-    ("uttt-minimax-pruning", {"min-node", "seat0", "depth"}),
-    ("uttt-expectimax", {"seat0", "depth"}),
+    ("uttt-advanced-perceptron", {"seat0", "adjacent-pairs"}),
+    ("uttt-minimax", {"seat0", "depth", "adjacent-pairs"}),
+    ("uttt-minimax-pruning", {"min-node", "seat0", "depth", "adjacent-pairs"}),
+    ("uttt-expectimax", {"seat0", "depth", "adjacent-pairs"}),
 ])
 def test_emulate_published_code_names_each_agents_own_defects(name, parts):
     assert set(EMULATE_PARTS) >= parts
@@ -229,3 +231,52 @@ def test_a_store_made_before_the_column258_option_still_opens_with_the_default(t
         store.bind(config({}))  # column258 left at its default: the same league
     with Store(path) as store, pytest.raises(StoreError, match="rules"):
         store.bind(config({"column258": "ignored"}))
+
+
+# ------------------------------------------------------------------ adjacent pieces counted as pairs
+
+def _random_states(seed, count):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        state = COUNTS.initial_state()
+        for _ in range(rng.randrange(4, 40)):
+            state = state.play(rng.choice(state.legal_moves()))
+            if state.is_terminal():
+                break
+        if not state.is_terminal():
+            out.append(state)
+    return out
+
+
+def test_adjacent_pairs_count_each_neighbouring_pair_from_both_ends():
+    row = 0b000_000_111        # squares 0, 1, 2: three squares with a neighbour, two pairs
+    block = 0b000_011_011      # squares 0, 1, 3, 4: four squares, six pairs (all touch)
+    assert (ADJACENT[row], ADJACENT_PAIRS[row]) == (3, 4)
+    assert (ADJACENT[block], ADJACENT_PAIRS[block]) == (4, 12)
+    w = {k: scaled(v) for k, v in ADVANCED_WEIGHTS.items()}
+    for state in _random_states(11, 40):
+        for seat in (0, 1):
+            f = advanced_features(state, seat, pairs=True)
+            ev = advanced_eval(seat, tuple(ADVANCED_WEIGHTS.items()), True)
+            assert ev.static(state.boards, state.xwon, state.owon, state.target, state.to_move == seat) == \
+                sum(f[k] * w[k] for k in w)
+
+
+def test_adjacent_pairs_make_the_perceptron_maximise_the_pair_count():
+    w = {k: scaled(v) for k, v in SIMPLE_WEIGHTS.items()}
+    differ = 0
+    for state in _random_states(12, 300):  # the two counts rank moves differently in a few of them
+        seat = state.to_move
+
+        def best(pairs):
+            scored = {m: sum(simple_features(state.play(m), seat, pairs)[k] * w[k] for k in w)
+                      for m in state.legal_moves()}
+            top = max(scored.values())
+            return {m for m, v in scored.items() if v == top}
+
+        squares, pairs = best(False), best(True)
+        assert agent("uttt-perceptron").choose(state, None) in squares
+        assert agent("uttt-perceptron", emulate="adjacent-pairs").choose(state, None) in pairs
+        differ += squares != pairs
+    assert differ >= 3

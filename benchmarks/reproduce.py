@@ -245,7 +245,8 @@ def cmd_table1_defects(args: argparse.Namespace) -> None:
 
     def agent(name: str, emulate: str, **options: Any) -> tuple[str, dict]:
         bot = {"random": "uttt-random", "reflex": "uttt-reflex", "advanced-perceptron": "uttt-advanced-perceptron",
-               "minimax-1": "uttt-minimax-pruning", "expectimax-1": "uttt-expectimax"}[name]
+               "minimax-1": "uttt-minimax-pruning", "expectimax-1": "uttt-expectimax",
+               "perceptron": "uttt-perceptron"}[name]
         if name in ("minimax-1", "expectimax-1"):
             options["depth"] = 1
         if name != "random":
@@ -262,6 +263,8 @@ def cmd_table1_defects(args: argparse.Namespace) -> None:
          "features of the side to move", "seat0"),
         ("4 Reflex wins", "reflex", "random", (.42, .35, .26), "Reflex keeps its winning moves", "reflex-wins"),
         ("d depth", "expectimax-1", "reflex", (.93, .05, .02), "depth drops after the opponent's move", "depth"),
+        ("a adjacent pairs", "perceptron", "reflex", (.54, .15, .31), "adjacent pieces are squares",
+         "adjacent-pairs"),
     ]
     rows = []
     for label, row, col, paper, fix, part in experiments:

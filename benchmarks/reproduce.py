@@ -530,8 +530,10 @@ def _play_meta(agents, game) -> int | None:
     return state.winner
 
 
-def evaluate_meta(constants: dict[str, float], games_per_seat: int, depth: int, seed: int) -> list[int]:
-    """[learned won, drawn, lost] against the static default constants, both seats, in-process."""
+def evaluate_meta(constants: dict[str, float], games_per_seat: int, depth: int, seed: int,
+                  static: dict[str, float] | None = None) -> list[int]:
+    """[learned won, drawn, lost] against the static default constants (or `static` over them), both
+    seats, in-process."""
     from bots import agent_class
     from bots.features import meta_eval
     game = default_registry().create("meta")
@@ -541,11 +543,39 @@ def evaluate_meta(constants: dict[str, float], games_per_seat: int, depth: int, 
         for _ in range(games_per_seat):
             learned = agent_class("meta-minimax")(game, random.Random(rng.getrandbits(64)), depth=depth,
                                                   constants=constants)
-            static = agent_class("meta-minimax")(game, random.Random(rng.getrandbits(64)), depth=depth)
-            winner = _play_meta((learned, static) if seat == 0 else (static, learned), game)
+            fixed = agent_class("meta-minimax")(game, random.Random(rng.getrandbits(64)), depth=depth,
+                                                **({"constants": static} if static else {}))
+            winner = _play_meta((learned, fixed) if seat == 0 else (fixed, learned), game)
             counts[1 if winner is None else 0 if winner == seat else 2] += 1
     meta_eval.cache_clear()   # one table per constant set: do not keep them all
     return counts
+
+
+def cmd_td_compare(args: argparse.Namespace) -> None:
+    """Constant sets (JSON files or 'c1=..,c2=..' text) side by side, and each against static AIs."""
+    from bots.meta_agents import parse_constants
+    sets = []
+    for text in args.constants:
+        label, _, value = text.partition(":") if ":" in text and not text.startswith("{") else (text, "", text)
+        path = Path(value)
+        consts = json.loads(path.read_text()) if path.suffix == ".json" and path.exists() else parse_constants(value)
+        sets.append((label, consts))
+    keys = ["c1", "c2", "c3", "c4", "c5", "c6"]
+    print(md_table(["constants"] + keys + ["sum"],
+                   [[label] + [f"{c[k]:.2f}" for k in keys] + [f"{sum(c[k] for k in keys):.2f}"] for label, c in sets]))
+    opponents = [("the seed's static AI (c2 = 2)", {}), ("the author's static AI (c2 = 1)", {"c2": 1.0})]
+    print(f"\nEach set against a static AI, depth {args.depth}, {args.games_per_seat} games in each seat "
+          "(W, D, L of the set; 95% Wilson intervals):\n")
+    rows = []
+    for label, consts in sets:
+        row = [label]
+        for _name, static in opponents:
+            counts = evaluate_meta(consts, args.games_per_seat, args.depth, args.seed, static=static)
+            n = sum(counts)
+            row.append(f"{rate(counts[0], n)}, {rate(counts[1], n)}, {rate(counts[2], n)}")
+            print(f"{label} vs {_name}: {counts}", file=sys.stderr, flush=True)
+        rows.append(row)
+    print(md_table(["constants"] + [name for name, _ in opponents], rows))
 
 
 def cmd_td(args: argparse.Namespace) -> None:
@@ -697,6 +727,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     p = sub.add_parser("td-league", help="seed 000: learned against static, from a repro-seed000-td league store")
     p.add_argument("store")
     p.set_defaults(func=cmd_td_league)
+    p = sub.add_parser("td-compare", help="seed 000: constant sets side by side and against static AIs")
+    p.add_argument("constants", nargs="+", metavar="LABEL:CONSTANTS",
+                   help="a label, ':', then a JSON file or 'c1=3,c2=1,...'")
+    p.add_argument("--games-per-seat", type=int, default=100)
+    p.add_argument("--depth", type=int, default=3)
+    p.add_argument("--seed", type=int, default=1)
+    p.set_defaults(func=cmd_td_compare)
     p = sub.add_parser("td", help="seed 000: TD-learned constants against the static defaults")
     p.add_argument("--seeds", type=int, default=20, help="training seeds 1..N")
     p.add_argument("--games", type=int, default=20, help="training games (the largest k)")

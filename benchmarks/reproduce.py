@@ -156,18 +156,19 @@ def first_mover_counts(games: list[GameRecord]) -> dict[tuple[str, str], list[in
 #: Which defect of the authors' published code moves each cell (docs/results/seed001-table1.md):
 #: 1 the 2-5-8 column never wins (more draws wherever play is partly random), 2 the minimax min
 #: node returns None, 3 features of seat 0 maximised in either seat, 4 Reflex filters its own
-#: wins, d Expectimax's depth counted after its own move (3 plies at depth 1).
+#: wins, d Expectimax's depth counted after its own move (3 plies at depth 1), a adjacent pieces
+#: counted as pairs. The main one first.
 DEFECTS: dict[tuple[str, str], str] = {
-    ("random", "random"): "1", ("perceptron", "random"): "1", ("perceptron", "perceptron"): "1",
-    ("perceptron", "reflex"): "1, 4", ("reflex", "random"): "1, 4", ("reflex", "reflex"): "1, 4",
+    ("random", "random"): "1", ("perceptron", "random"): "1, a", ("perceptron", "perceptron"): "a, 1",
+    ("perceptron", "reflex"): "a, 4, 1", ("reflex", "random"): "4, 1", ("reflex", "reflex"): "4, 1",
     ("minimax-1", "random"): "2, 1", ("minimax-1", "perceptron"): "2", ("minimax-1", "reflex"): "2, 4",
     ("minimax-1", "minimax-1"): "2, 3", ("minimax-1", "advanced-perceptron"): "3, 2",
     ("minimax-2", "random"): "2, 1", ("minimax-2", "perceptron"): "2", ("minimax-2", "reflex"): "2, 4",
     ("minimax-2", "minimax-1"): "2, 3", ("minimax-2", "minimax-2"): "2, 3",
     ("minimax-2", "advanced-perceptron"): "3, 2",
-    ("advanced-perceptron", "random"): "1", ("advanced-perceptron", "perceptron"): "1",
-    ("advanced-perceptron", "reflex"): "1, 4", ("advanced-perceptron", "advanced-perceptron"): "3",
-    ("expectimax-1", "random"): "d, 1", ("expectimax-1", "perceptron"): "d",
+    ("advanced-perceptron", "random"): "1, a", ("advanced-perceptron", "perceptron"): "a, 1",
+    ("advanced-perceptron", "reflex"): "4, 1, a", ("advanced-perceptron", "advanced-perceptron"): "3",
+    ("expectimax-1", "random"): "d, 1", ("expectimax-1", "perceptron"): "d, a",
     ("expectimax-1", "reflex"): "d, 4", ("expectimax-1", "advanced-perceptron"): "3, d",
     ("expectimax-2", "random"): "d", ("expectimax-2", "perceptron"): "d",
 }
@@ -195,7 +196,7 @@ def cmd_table1(args: argparse.Namespace) -> None:
         print(f"{label}: {len(games)} distinct games in {path}; {faults} ended by a fault")
     print("\nRow agent moving first (the paper's cells); W, D, L with 95% Wilson intervals (games). "
           "'out': the paper's figure lies outside our interval. 'defect': what moves the cell "
-          "(1 column 2-5-8, 2 min node, 3 seat 0, 4 Reflex wins, d Expectimax depth).\n")
+          "(1 column 2-5-8, 2 min node, 3 seat 0, 4 Reflex wins, d Expectimax depth, a adjacent pairs).\n")
     rows = []
     for row, col, paper, n_paper in TABLE1:
         ours, ours_out = _cell(all_counts[0], row, col, paper)

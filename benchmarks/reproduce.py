@@ -6,6 +6,8 @@
     python benchmarks/reproduce.py seed002 [STORE]   seed 002, novice against blind and against novice
     python benchmarks/reproduce.py negamax           seed 004, states explored and time, tic-tac-toe
     python benchmarks/reproduce.py td [options]      seed 000, TD-learned constants against the static ones
+    python benchmarks/reproduce.py td-compare SETS   seed 000, constant sets against the seed's and the
+                                                     author's static AI
 
 Every proportion is printed with its 95% Wilson score interval. The stores are what
 `arena run tournaments/repro-*.yaml` writes (results/ by default); `arena leaderboard`
@@ -290,53 +292,6 @@ def cmd_table1_defects(args: argparse.Namespace) -> None:
           f"first, seeds from {args.seed}; every run emulates the published code (rule column258=ignored, "
           "emulate=published-code) except the defect named:\n")
     print(md_table(["defect", "cell", "paper W D L", "emulation W, D, L", "fixed alone", "W, D, L"], rows))
-
-
-class FirstPlayerPerceptron:
-    """The Advanced Perceptron as the authors' published code plays it (agent.py in
-    github.com/karan1149/ultimate-tic-tac-toe): features always of the first player, the
-    successor of highest Eval taken in either seat, ties at random. Moving second, it plays
-    for its opponent. A hypothesis for Table 1, not one of our agents."""
-
-    def __init__(self, rng: random.Random, weights=None) -> None:
-        from bots.features import ADVANCED_WEIGHTS
-        self.rng = rng
-        self.weights = dict(weights or ADVANCED_WEIGHTS)
-
-    def new_game(self) -> None:
-        pass
-
-    def choose(self, state, time_left_ms) -> int:
-        from bots.features import advanced_features, dot
-        scored = [(dot(advanced_features(state.play(m), 0), self.weights), m) for m in state.legal_moves()]
-        best = max(v for v, _ in scored)
-        tied = [m for v, m in scored if v == best]
-        return tied[int(self.rng.random() * len(tied))]
-
-
-def cmd_table1_hypothesis(args: argparse.Namespace) -> None:
-    from bots import agent_class
-    game = default_registry().create("ultimate")
-    rows = []
-    firsts = [("advanced-perceptron", "uttt-advanced-perceptron", {}, (.93, .06, .01)),
-              ("minimax-1", "uttt-minimax-pruning", {"depth": 1}, (.78, .08, .14)),
-              ("minimax-2", "uttt-minimax-pruning", {"depth": 2}, (.77, .09, .14)),
-              ("expectimax-1", "uttt-expectimax", {"depth": 1}, (.96, .03, .01))]
-    for label, name, options, paper in firsts:
-        counts = [0, 0, 0]
-        for g in range(args.games):
-            first = agent_class(name)(game, random.Random(10_000 + g), **options)
-            second = FirstPlayerPerceptron(random.Random(20_000 + g))
-            state = game.initial_state()
-            while not state.is_terminal():
-                state = state.play((first, second)[state.to_move].choose(state, None))
-            counts[1 if state.winner is None else 0 if state.winner == 0 else 2] += 1
-        n = sum(counts)
-        rows.append([label, " ".join(_p(x) for x in paper), rate(counts[0], n), rate(counts[1], n),
-                     rate(counts[2], n), str(n)])
-        print(f"{label}: {counts}", file=sys.stderr, flush=True)
-    print(md_table(["row (first)", "paper vs advanced-perceptron W D L", "ours vs first-player AP: W",
-                    "D", "L", "games"], rows))
 
 
 def cmd_reflex_filter(args: argparse.Namespace) -> None:
@@ -712,10 +667,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--random-games", type=int, default=20000, help="games of random against random")
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(func=cmd_table1_defects)
-    p = sub.add_parser("table1-hypothesis", help="Table 1's column against an Advanced Perceptron that "
-                       "plays for the first player in either seat (in-process)")
-    p.add_argument("--games", type=int, default=500)
-    p.set_defaults(func=cmd_table1_hypothesis)
     p = sub.add_parser("reflex-filter", help="how often the Reflex Agent's filter changes its choice")
     p.add_argument("--games", type=int, default=200)
     p.set_defaults(func=cmd_reflex_filter)

@@ -280,3 +280,35 @@ def test_adjacent_pairs_make_the_perceptron_maximise_the_pair_count():
         assert agent("uttt-perceptron", emulate="adjacent-pairs").choose(state, None) in pairs
         differ += squares != pairs
     assert differ >= 3
+
+
+def test_a_league_with_column258_ignored_plays_and_records_it(tmp_path):
+    import json
+    import sqlite3
+
+    config = tmp_path / "l.yaml"
+    config.write_text("name: l\ngame: ultimate\nrules: {column258: ignored}\n"
+                      "bots:\n  - {name: a, bot: uttt-random}\n"
+                      "  - {name: b, bot: uttt-reflex, options: {emulate: published-code}}\n"
+                      "games_per_pairing: 2\nworkers: 1\nstore: l.sqlite\nseed: 3\n")
+    run = subprocess.run([sys.executable, "-m", "arena", "run", str(config)], capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    db = sqlite3.connect(tmp_path / "l.sqlite")
+    records = [json.loads(r) for (r,) in db.execute("SELECT record FROM games")]
+    db.close()
+    assert len(records) == 2
+    assert all(r["rule_options"]["column258"] == "ignored" for r in records)
+    assert all(r["termination"] == "normal" for r in records), records
+    # an emulate part the agent does not have: its bot cannot start and loses; the league goes on
+    config.write_text(config.read_text().replace("emulate: published-code", "emulate: min-node")
+                      .replace("store: l.sqlite", "store: bad.sqlite"))
+    subprocess.run([sys.executable, "-m", "arena", "run", str(config)], capture_output=True, text=True,
+                   timeout=120, check=False)
+    db = sqlite3.connect(tmp_path / "bad.sqlite")
+    bad = [json.loads(r) for (r,) in db.execute("SELECT record FROM games")]
+    db.close()
+    assert len(bad) == 2, bad
+    for r in bad:
+        loser = [b["name"] for b in r["bots"]].index("b")
+        assert r["winner"] == 1 - loser and r["termination"] == "startup_failure", r

@@ -1,9 +1,13 @@
 """Statistics for the reports in docs/results/: read league stores, run the in-process experiments.
 
-    python benchmarks/reproduce.py table1  [STORE]   seed 001, Table 1, from the repro-table1 leagues
+    python benchmarks/reproduce.py table1  [STORE] [--emulation STORE]
+                                                     seed 001, Table 1: paper, our agents, the published code
+    python benchmarks/reproduce.py table1-defects    seed 001: each published-code defect fixed alone
     python benchmarks/reproduce.py seed002 [STORE]   seed 002, novice against blind and against novice
     python benchmarks/reproduce.py negamax           seed 004, states explored and time, tic-tac-toe
     python benchmarks/reproduce.py td [options]      seed 000, TD-learned constants against the static ones
+    python benchmarks/reproduce.py td-compare SETS   seed 000, constant sets against the seed's and the
+                                                     author's static AI
 
 Every proportion is printed with its 95% Wilson score interval. The stores are what
 `arena run tournaments/repro-*.yaml` writes (results/ by default); `arena leaderboard`
@@ -151,81 +155,143 @@ def first_mover_counts(games: list[GameRecord]) -> dict[tuple[str, str], list[in
     return out
 
 
+#: Which defect of the authors' published code moves each cell (docs/results/seed001-table1.md):
+#: 1 the 2-5-8 column never wins (more draws wherever play is partly random), 2 the minimax min
+#: node returns None, 3 features of seat 0 maximised in either seat, 4 Reflex filters its own
+#: wins, d Expectimax's depth counted after its own move (3 plies at depth 1), a adjacent pieces
+#: counted as pairs. The main one first.
+DEFECTS: dict[tuple[str, str], str] = {
+    ("random", "random"): "1", ("perceptron", "random"): "1, a", ("perceptron", "perceptron"): "a, 1",
+    ("perceptron", "reflex"): "a, 4, 1", ("reflex", "random"): "4, 1", ("reflex", "reflex"): "4, 1",
+    ("minimax-1", "random"): "2, 1", ("minimax-1", "perceptron"): "2", ("minimax-1", "reflex"): "2, 4",
+    ("minimax-1", "minimax-1"): "2, 3", ("minimax-1", "advanced-perceptron"): "3, 2",
+    ("minimax-2", "random"): "2, 1", ("minimax-2", "perceptron"): "2", ("minimax-2", "reflex"): "2, 4",
+    ("minimax-2", "minimax-1"): "2, 3", ("minimax-2", "minimax-2"): "2, 3",
+    ("minimax-2", "advanced-perceptron"): "3, 2",
+    ("advanced-perceptron", "random"): "1, a", ("advanced-perceptron", "perceptron"): "a, 1",
+    ("advanced-perceptron", "reflex"): "4, 1, a", ("advanced-perceptron", "advanced-perceptron"): "3",
+    ("expectimax-1", "random"): "d, 1", ("expectimax-1", "perceptron"): "d, a",
+    ("expectimax-1", "reflex"): "d, 4", ("expectimax-1", "advanced-perceptron"): "3, d",
+    ("expectimax-2", "random"): "d", ("expectimax-2", "perceptron"): "d",
+}
+
+
+def _cell(counts: dict[tuple[str, str], list[int]], row: str, col: str,
+          paper: tuple[float, float, float]) -> tuple[str, str]:
+    """('W .41 [.38, .44] D ... L ... (n)', 'W D') for a cell of a store, or '-' when it holds none."""
+    w, d, l, _ = counts.get((row, col), [0, 0, 0, 0])
+    n = w + d + l
+    if not n:
+        return "-", ""
+    marks = [m for m, p, k in zip("WDL", paper, (w, d, l)) if outside(p, k, n)]
+    return f"{rate(w, n)}, {rate(d, n)}, {rate(l, n)} ({n})", " ".join(marks) or "-"
+
+
 def cmd_table1(args: argparse.Namespace) -> None:
-    games = records(args.store)
-    counts = first_mover_counts(games)
-    faults = sum(c[3] for c in counts.values())
-    print(f"{len(games)} distinct games in {args.store}; {faults} ended by a fault\n")
-    print("Row agent moving first (the paper's cells):\n")
+    stores = [("ours", args.store), ("emulation", args.emulation)]
+    all_counts = []
+    for label, path in stores:
+        games = records(path) if Path(path).exists() else []
+        counts = first_mover_counts(games)
+        all_counts.append(counts)
+        faults = sum(c[3] for c in counts.values())
+        print(f"{label}: {len(games)} distinct games in {path}; {faults} ended by a fault")
+    print("\nRow agent moving first (the paper's cells); W, D, L with 95% Wilson intervals (games). "
+          "'out': the paper's figure lies outside our interval. 'defect': what moves the cell "
+          "(1 column 2-5-8, 2 min node, 3 seat 0, 4 Reflex wins, d Expectimax depth, a adjacent pairs).\n")
     rows = []
     for row, col, paper, n_paper in TABLE1:
-        w, d, l, _ = counts.get((row, col), [0, 0, 0, 0])
-        n = w + d + l
-        marks = ["W" if outside(paper[0], w, n) else "", "D" if outside(paper[1], d, n) else "",
-                 "L" if outside(paper[2], l, n) else ""]
-        rows.append([row, col, " ".join(_p(x) for x in paper) + f" ({n_paper})", rate(w, n), rate(d, n),
-                     rate(l, n), str(n), " ".join(m for m in marks if m) or "-"])
-    print(md_table(["row (first)", "column", "paper W D L (games)", "ours W", "ours D", "ours L", "games",
-                    "paper outside"], rows))
-    print("\nThe same pairings with the column agent moving first, and both seats pooled "
-          "(row agent's W D L):\n")
-    rows = []
-    for row, col, _paper, _n in TABLE1:
-        if row == col:
-            continue
-        rw, rd, rl, _ = counts.get((col, row), [0, 0, 0, 0])   # column agent first: its loss is row's win
-        fw, fd, fl, _ = counts.get((row, col), [0, 0, 0, 0])
-        rn, pn = rw + rd + rl, rw + rd + rl + fw + fd + fl
-        rows.append([row, col, f"{_p(rl / rn)} {_p(rd / rn)} {_p(rw / rn)} ({rn})" if rn else "-",
-                     f"{_p((fw + rl) / pn)} {_p((fd + rd) / pn)} {_p((fl + rw) / pn)} ({pn})" if pn else "-"])
-    print(md_table(["row", "column", "column first: row W D L", "pooled: row W D L"], rows))
+        ours, ours_out = _cell(all_counts[0], row, col, paper)
+        emu, emu_out = _cell(all_counts[1], row, col, paper)
+        rows.append([row, col, " ".join(_p(x) for x in paper) + f" ({n_paper})", ours, ours_out, emu, emu_out,
+                     DEFECTS[(row, col)]])
+    print(md_table(["row (first)", "column", "paper W D L (games)", "our agents W, D, L (games)", "out",
+                    "published-code emulation W, D, L (games)", "out", "defect"], rows))
+    if args.mirror:
+        counts = all_counts[0]
+        print("\nOur agents, the same pairings with the column agent moving first, and both seats pooled "
+              "(row agent's W D L):\n")
+        rows = []
+        for row, col, _paper, _n in TABLE1:
+            if row == col:
+                continue
+            rw, rd, rl, _ = counts.get((col, row), [0, 0, 0, 0])   # column agent first: its loss is row's win
+            fw, fd, fl, _ = counts.get((row, col), [0, 0, 0, 0])
+            rn, pn = rw + rd + rl, rw + rd + rl + fw + fd + fl
+            rows.append([row, col, f"{_p(rl / rn)} {_p(rd / rn)} {_p(rw / rn)} ({rn})" if rn else "-",
+                         f"{_p((fw + rl) / pn)} {_p((fd + rd) / pn)} {_p((fl + rw) / pn)} ({pn})" if pn else "-"])
+        print(md_table(["row", "column", "column first: row W D L", "pooled: row W D L"], rows))
 
 
-class FirstPlayerPerceptron:
-    """The Advanced Perceptron as the authors' published code plays it (agent.py in
-    github.com/karan1149/ultimate-tic-tac-toe): features always of the first player, the
-    successor of highest Eval taken in either seat, ties at random. Moving second, it plays
-    for its opponent. A hypothesis for Table 1, not one of our agents."""
-
-    def __init__(self, rng: random.Random, weights=None) -> None:
-        from bots.features import ADVANCED_WEIGHTS
-        self.rng = rng
-        self.weights = dict(weights or ADVANCED_WEIGHTS)
-
-    def new_game(self) -> None:
-        pass
-
-    def choose(self, state, time_left_ms) -> int:
-        from bots.features import advanced_features, dot
-        scored = [(dot(advanced_features(state.play(m), 0), self.weights), m) for m in state.legal_moves()]
-        best = max(v for v, _ in scored)
-        tied = [m for v, m in scored if v == best]
-        return tied[int(self.rng.random() * len(tied))]
-
-
-def cmd_table1_hypothesis(args: argparse.Namespace) -> None:
+def _play_pairing(game, first: tuple[str, dict], second: tuple[str, dict], games: int, seed: int) -> list[int]:
+    """[first-mover wins, draws, losses] over `games` in-process games."""
     from bots import agent_class
-    game = default_registry().create("ultimate")
+    counts = [0, 0, 0]
+    for g in range(games):
+        a = agent_class(first[0])(game, random.Random(seed + 2 * g), **first[1])
+        b = agent_class(second[0])(game, random.Random(seed + 2 * g + 1), **second[1])
+        state = game.initial_state()
+        while not state.is_terminal():
+            state = state.play((a, b)[state.to_move].choose(state, None))
+        counts[1 if state.winner is None else 0 if state.winner == 0 else 2] += 1
+    return counts
+
+
+def cmd_table1_defects(args: argparse.Namespace) -> None:
+    """One experiment per defect: a cell it moves, with the whole emulation and with that defect fixed."""
+    from bots.ultimate_agents import EMULATE_PARTS
+    registry = default_registry()
+    pub = "published-code"
+
+    def without(part: str) -> str:
+        return ",".join(p for p in EMULATE_PARTS if p != part) or "none"
+
+    def agent(name: str, emulate: str, **options: Any) -> tuple[str, dict]:
+        bot = {"random": "uttt-random", "reflex": "uttt-reflex", "advanced-perceptron": "uttt-advanced-perceptron",
+               "minimax-1": "uttt-minimax-pruning", "expectimax-1": "uttt-expectimax",
+               "perceptron": "uttt-perceptron"}[name]
+        if name in ("minimax-1", "expectimax-1"):
+            options["depth"] = 1
+        if name != "random":
+            from bots import agent_class
+            allowed = agent_class(bot).emulate_parts  # type: ignore[attr-defined]
+            parts = allowed if emulate == pub else [p for p in emulate.split(",") if p in allowed]
+            options["emulate"] = ",".join(parts) or "none"
+        return bot, options
+
+    experiments = [
+        ("1 column 2-5-8", "random", "random", (.39, .27, .34), "rule column258=counts", None),
+        ("2 min node", "minimax-1", "random", (.55, .20, .26), "min node returns its value", "min-node"),
+        ("3 seat 0", "advanced-perceptron", "advanced-perceptron", (.93, .06, .01),
+         "features of the side to move", "seat0"),
+        ("4 Reflex wins", "reflex", "random", (.42, .35, .26), "Reflex keeps its winning moves", "reflex-wins"),
+        ("d depth", "expectimax-1", "reflex", (.93, .05, .02), "depth drops after the opponent's move", "depth"),
+        ("a adjacent pairs", "perceptron", "reflex", (.54, .15, .31), "adjacent pieces are squares",
+         "adjacent-pairs"),
+    ]
     rows = []
-    firsts = [("advanced-perceptron", "uttt-advanced-perceptron", {}, (.93, .06, .01)),
-              ("minimax-1", "uttt-minimax-pruning", {"depth": 1}, (.78, .08, .14)),
-              ("minimax-2", "uttt-minimax-pruning", {"depth": 2}, (.77, .09, .14)),
-              ("expectimax-1", "uttt-expectimax", {"depth": 1}, (.96, .03, .01))]
-    for label, name, options, paper in firsts:
-        counts = [0, 0, 0]
-        for g in range(args.games):
-            first = agent_class(name)(game, random.Random(10_000 + g), **options)
-            second = FirstPlayerPerceptron(random.Random(20_000 + g))
-            state = game.initial_state()
-            while not state.is_terminal():
-                state = state.play((first, second)[state.to_move].choose(state, None))
-            counts[1 if state.winner is None else 0 if state.winner == 0 else 2] += 1
-        n = sum(counts)
-        rows.append([label, " ".join(_p(x) for x in paper), rate(counts[0], n), rate(counts[1], n),
-                     rate(counts[2], n), str(n)])
-        print(f"{label}: {counts}", file=sys.stderr, flush=True)
-    print(md_table(["row (first)", "paper vs advanced-perceptron W D L", "ours vs first-player AP: W",
-                    "D", "L", "games"], rows))
+    for label, row, col, paper, fix, part in experiments:
+        results = []
+        for fixed in (False, True):
+            column258 = "counts" if fixed and part is None else "ignored"
+            emulate = without(part) if fixed and part else pub
+            game = registry.create("ultimate", column258=column258)
+            if row == col == "random":  # the same games as two uttt-random agents, much faster
+                rng = random.Random(args.seed)
+                counts = [0, 0, 0]
+                for _ in range(args.random_games):
+                    end = game.random_playout(game.initial_state(), rng)
+                    counts[1 if end.winner is None else 0 if end.winner == 0 else 2] += 1
+            else:
+                counts = _play_pairing(game, agent(row, emulate), agent(col, emulate), args.games, args.seed)
+            n = sum(counts)
+            results.append(f"{rate(counts[0], n)}, {rate(counts[1], n)}, {rate(counts[2], n)}")
+            print(f"{label} fixed={fixed}: {counts}", file=sys.stderr, flush=True)
+        rows.append([label, f"{row} vs {col}", " ".join(_p(x) for x in paper), results[0], fix, results[1]])
+    print(f"{args.games} games per run ({args.random_games} for random against random), the row agent "
+          f"first, seeds from {args.seed}; every run emulates the published code (rule column258=ignored, "
+          "emulate=published-code) except the defect named:\n")
+    print(md_table(["defect", "cell", "paper W D L", "emulation W, D, L", "fixed alone", "W, D, L"], rows))
 
 
 def cmd_reflex_filter(args: argparse.Namespace) -> None:
@@ -420,8 +486,10 @@ def _play_meta(agents, game) -> int | None:
     return state.winner
 
 
-def evaluate_meta(constants: dict[str, float], games_per_seat: int, depth: int, seed: int) -> list[int]:
-    """[learned won, drawn, lost] against the static default constants, both seats, in-process."""
+def evaluate_meta(constants: dict[str, float], games_per_seat: int, depth: int, seed: int,
+                  static: dict[str, float] | None = None) -> list[int]:
+    """[learned won, drawn, lost] against the static default constants (or `static` over them), both
+    seats, in-process."""
     from bots import agent_class
     from bots.features import meta_eval
     game = default_registry().create("meta")
@@ -431,11 +499,39 @@ def evaluate_meta(constants: dict[str, float], games_per_seat: int, depth: int, 
         for _ in range(games_per_seat):
             learned = agent_class("meta-minimax")(game, random.Random(rng.getrandbits(64)), depth=depth,
                                                   constants=constants)
-            static = agent_class("meta-minimax")(game, random.Random(rng.getrandbits(64)), depth=depth)
-            winner = _play_meta((learned, static) if seat == 0 else (static, learned), game)
+            fixed = agent_class("meta-minimax")(game, random.Random(rng.getrandbits(64)), depth=depth,
+                                                **({"constants": static} if static else {}))
+            winner = _play_meta((learned, fixed) if seat == 0 else (fixed, learned), game)
             counts[1 if winner is None else 0 if winner == seat else 2] += 1
     meta_eval.cache_clear()   # one table per constant set: do not keep them all
     return counts
+
+
+def cmd_td_compare(args: argparse.Namespace) -> None:
+    """Constant sets (JSON files or 'c1=..,c2=..' text) side by side, and each against static AIs."""
+    from bots.meta_agents import parse_constants
+    sets = []
+    for text in args.constants:
+        label, _, value = text.partition(":") if ":" in text and not text.startswith("{") else (text, "", text)
+        path = Path(value)
+        consts = json.loads(path.read_text()) if path.suffix == ".json" and path.exists() else parse_constants(value)
+        sets.append((label, consts))
+    keys = ["c1", "c2", "c3", "c4", "c5", "c6"]
+    print(md_table(["constants"] + keys + ["sum"],
+                   [[label] + [f"{c[k]:.2f}" for k in keys] + [f"{sum(c[k] for k in keys):.2f}"] for label, c in sets]))
+    opponents = [("the seed's static AI (c2 = 2)", {}), ("the author's static AI (c2 = 1)", {"c2": 1.0})]
+    print(f"\nEach set against a static AI, depth {args.depth}, {args.games_per_seat} games in each seat "
+          "(W, D, L of the set; 95% Wilson intervals):\n")
+    rows = []
+    for label, consts in sets:
+        row = [label]
+        for _name, static in opponents:
+            counts = evaluate_meta(consts, args.games_per_seat, args.depth, args.seed, static=static)
+            n = sum(counts)
+            row.append(f"{rate(counts[0], n)}, {rate(counts[1], n)}, {rate(counts[2], n)}")
+            print(f"{label} vs {_name}: {counts}", file=sys.stderr, flush=True)
+        rows.append(row)
+    print(md_table(["constants"] + [name for name, _ in opponents], rows))
 
 
 def cmd_td(args: argparse.Namespace) -> None:
@@ -559,13 +655,18 @@ def cmd_td_league(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("table1", help="seed 001's Table 1 from the repro-table1 store")
+    p = sub.add_parser("table1", help="seed 001's Table 1: the paper, the repro-table1 store and the "
+                       "published-code emulation's store")
     p.add_argument("store", nargs="?", default=str(ROOT / "results/repro-table1.sqlite"))
+    p.add_argument("--emulation", default=str(ROOT / "results/repro-table1-published-code.sqlite"))
+    p.add_argument("--mirror", action="store_true", help="also our agents' cells with the column agent first")
     p.set_defaults(func=cmd_table1)
-    p = sub.add_parser("table1-hypothesis", help="Table 1's column against an Advanced Perceptron that "
-                       "plays for the first player in either seat (in-process)")
-    p.add_argument("--games", type=int, default=500)
-    p.set_defaults(func=cmd_table1_hypothesis)
+    p = sub.add_parser("table1-defects", help="seed 001: a cell per published-code defect, with that defect "
+                       "fixed alone (in-process)")
+    p.add_argument("--games", type=int, default=1000)
+    p.add_argument("--random-games", type=int, default=20000, help="games of random against random")
+    p.add_argument("--seed", type=int, default=1)
+    p.set_defaults(func=cmd_table1_defects)
     p = sub.add_parser("reflex-filter", help="how often the Reflex Agent's filter changes its choice")
     p.add_argument("--games", type=int, default=200)
     p.set_defaults(func=cmd_reflex_filter)
@@ -578,6 +679,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     p = sub.add_parser("td-league", help="seed 000: learned against static, from a repro-seed000-td league store")
     p.add_argument("store")
     p.set_defaults(func=cmd_td_league)
+    p = sub.add_parser("td-compare", help="seed 000: constant sets side by side and against static AIs")
+    p.add_argument("constants", nargs="+", metavar="LABEL:CONSTANTS",
+                   help="a label, ':', then a JSON file or 'c1=3,c2=1,...'")
+    p.add_argument("--games-per-seat", type=int, default=100)
+    p.add_argument("--depth", type=int, default=3)
+    p.add_argument("--seed", type=int, default=1)
+    p.set_defaults(func=cmd_td_compare)
     p = sub.add_parser("td", help="seed 000: TD-learned constants against the static defaults")
     p.add_argument("--seeds", type=int, default=20, help="training seeds 1..N")
     p.add_argument("--games", type=int, default=20, help="training games (the largest k)")

@@ -42,6 +42,11 @@ NEIGHBOURS = tuple(_neighbours(s) for s in range(9))
 #: ADJACENT[mask]: how many squares of mask touch at least one other square of mask.
 ADJACENT = tuple(sum(1 for s in range(9) if mask >> s & 1 and mask & NEIGHBOURS[s]) for mask in range(512))
 
+#: ADJACENT_PAIRS[mask]: neighbouring pairs within mask, each counted from both ends (seed 001's published
+#: code counts "adjacent pieces" so; the paper's text counts squares with a neighbour, ADJACENT).
+ADJACENT_PAIRS = tuple(sum(POPCOUNT[mask & NEIGHBOURS[s]] for s in range(9) if mask >> s & 1) for mask in range(512))
+
+
 def twos(mine: int, theirs: int) -> int:
     """Lines of a 3x3 grid holding two of `mine` and an empty third square."""
     return sum(1 for line in LINES if POPCOUNT[mine & line] == 2 and not theirs & line)
@@ -75,27 +80,31 @@ def _marks(v: int, seat: int) -> int:
     return v >> 9 * seat & FULL
 
 
-def simple_features(state, seat: int) -> dict[str, int]:
-    """Seed 001's Simple Feature Extractor for `seat`: wins, centre, corner and adjacent pieces."""
+def simple_features(state, seat: int, pairs: bool = False) -> dict[str, int]:
+    """Seed 001's Simple Feature Extractor for `seat`: wins, centre, corner and adjacent pieces
+    (pairs=True: adjacent pairs, as the authors' code counts them)."""
     won = state.xwon if seat == 0 else state.owon
     mine = [_marks(v, seat) for v in state.boards]
+    adjacent = ADJACENT_PAIRS if pairs else ADJACENT
     return {
         "wins": POPCOUNT[won],
         "centerPieces": sum(m >> CENTRE & 1 for m in mine),
         "cornerPieces": sum(POPCOUNT[m & CORNER_MASK] for m in mine),
-        "adjacentPieces": sum(ADJACENT[m] for m in mine),
+        "adjacentPieces": sum(adjacent[m] for m in mine),
     }
 
 
-def advanced_features(state, seat: int) -> dict[str, int]:
-    """Seed 001's Advanced Feature Extractor from the point of view of `seat` (the agent)."""
+def advanced_features(state, seat: int, pairs: bool = False) -> dict[str, int]:
+    """Seed 001's Advanced Feature Extractor from the point of view of `seat` (the agent); pairs=True
+    counts adjacent pieces as neighbouring pairs, as the authors' code does."""
     won, other_won = (state.xwon, state.owon) if seat == 0 else (state.owon, state.xwon)
+    adjacent = ADJACENT_PAIRS if pairs else ADJACENT
     mine = [_marks(v, seat) for v in state.boards]
     theirs = [_marks(v, 1 - seat) for v in state.boards]
     adj_grids, other_adj_grids = ADJACENT[won], ADJACENT[other_won]
     next_grid = 0
     if state.target >= 0 and not state.is_terminal():
-        next_grid = ADJACENT[mine[state.target]] * (1 if state.to_move == seat else -1)
+        next_grid = adjacent[mine[state.target]] * (1 if state.to_move == seat else -1)
     return {
         "numWins": POPCOUNT[won],
         "otherWins": POPCOUNT[other_won],
@@ -104,8 +113,8 @@ def advanced_features(state, seat: int) -> dict[str, int]:
         "numOtherCenterPieces": sum(m >> CENTRE & 1 for m in theirs),
         "numCornerPieces": sum(POPCOUNT[m & CORNER_MASK] for m in mine),
         "numOtherCornerPieces": sum(POPCOUNT[m & CORNER_MASK] for m in theirs),
-        "numAdjacentPieces": sum(ADJACENT[m] for m in mine),
-        "numOtherAdjacentPieces": sum(ADJACENT[m] for m in theirs),
+        "numAdjacentPieces": sum(adjacent[m] for m in mine),
+        "numOtherAdjacentPieces": sum(adjacent[m] for m in theirs),
         "numAdjacentWonGrids": adj_grids,
         "numOtherAdjacentWonGrids": other_adj_grids,
         "gridsDifference": adj_grids - other_adj_grids,
@@ -201,23 +210,26 @@ def _board_table(fn) -> list[int]:
 
 
 @lru_cache(maxsize=None)
-def advanced_eval(seat: int, weights: tuple[tuple[str, float], ...] = tuple(ADVANCED_WEIGHTS.items())) -> BoardEval:
-    """Seed 001's learned linear evaluation for agent `seat`, as tables; a win is worth 100."""
+def advanced_eval(seat: int, weights: tuple[tuple[str, float], ...] = tuple(ADVANCED_WEIGHTS.items()),
+                  pairs: bool = False) -> BoardEval:
+    """Seed 001's learned linear evaluation for agent `seat`, as tables; a win is worth 100.
+    pairs=True counts adjacent pieces as the authors' code does (advanced_features)."""
     w = {k: scaled(x) for k, x in weights}
     other = 1 - seat
+    adjacent = ADJACENT_PAIRS if pairs else ADJACENT
 
     def board(v: int) -> int:
         m, t = _marks(v, seat), _marks(v, other)
         return (w["numCenterPieces"] * (m >> CENTRE & 1) + w["numOtherCenterPieces"] * (t >> CENTRE & 1)
                 + w["numCornerPieces"] * POPCOUNT[m & CORNER_MASK]
                 + w["numOtherCornerPieces"] * POPCOUNT[t & CORNER_MASK]
-                + w["numAdjacentPieces"] * ADJACENT[m] + w["numOtherAdjacentPieces"] * ADJACENT[t])
+                + w["numAdjacentPieces"] * adjacent[m] + w["numOtherAdjacentPieces"] * adjacent[t])
 
     mine = [w["numWins"] * POPCOUNT[k] + w["relativeWins"] * POPCOUNT[k]
             + (w["numAdjacentWonGrids"] + w["gridsDifference"]) * ADJACENT[k] for k in range(512)]
     theirs = [w["otherWins"] * POPCOUNT[k] - w["relativeWins"] * POPCOUNT[k]
               + (w["numOtherAdjacentWonGrids"] - w["gridsDifference"]) * ADJACENT[k] for k in range(512)]
-    nxt = _board_table(lambda v: w["advantageOfNextGrid"] * ADJACENT[_marks(v, seat)])
+    nxt = _board_table(lambda v: w["advantageOfNextGrid"] * adjacent[_marks(v, seat)])
     xt, ot = (mine, theirs) if seat == 0 else (theirs, mine)
     return BoardEval(_board_table(board), xt, ot, nxt, win=100 * SCALE, depth_bonus=False)
 
@@ -247,7 +259,7 @@ def nineboard_eval(seat: int, per_two: int = 5, win: int = 100) -> BoardEval:
     return BoardEval(board, zeros, zeros, None, win=win, depth_bonus=True)
 
 
-__all__ = ["ADJACENT", "ADVANCED_WEIGHTS", "BoardEval", "CORNER_MASK", "META_CONSTANTS", "NEIGHBOURS",
+__all__ = ["ADJACENT", "ADJACENT_PAIRS", "ADVANCED_WEIGHTS", "BoardEval", "CORNER_MASK", "META_CONSTANTS", "NEIGHBOURS",
            "SCALE", "SIDE_MASK", "SIMPLE_WEIGHTS", "advanced_eval", "advanced_features", "blocks",
            "dot", "meta_basis", "meta_eval", "nineboard_eval", "nineboard_twos", "scaled",
            "simple_features", "twos"]

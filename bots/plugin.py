@@ -19,6 +19,12 @@ _WEIGHTS = BotOption(
     file=True,
 )
 
+_EMULATE = BotOption(
+    "none",
+    "'published-code' reproduces the defects of the authors' agent.py behind Table 1 "
+    "(or name them: min-node, seat0, reflex-wins, depth, adjacent-pairs; docs/agents.md)",
+)
+
 REFERENCE_BOTS = (
     BotDeclaration(
         name="ttt-blind",
@@ -69,14 +75,14 @@ REFERENCE_BOTS = (
         game="ultimate",
         description="paper 001, 2.2.2 Perceptron Agent: simple features (2.3.1) with the paper's weights",
         target="bots.ultimate_agents:Perceptron",
-        options={"seed": _SEED},
+        options={"emulate": _EMULATE, "seed": _SEED},
     ),
     BotDeclaration(
         name="uttt-reflex",
         game="ultimate",
         description="paper 001, 2.2.3 Reflex Agent: random among moves that let the opponent win no small board",
         target="bots.ultimate_agents:Reflex",
-        options={"seed": _SEED},
+        options={"emulate": _EMULATE, "seed": _SEED},
     ),
     BotDeclaration(
         name="uttt-minimax",
@@ -93,6 +99,7 @@ REFERENCE_BOTS = (
                 "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all",
             ),
             "weights": _WEIGHTS,
+            "emulate": _EMULATE,
             "seed": _SEED,
         },
     ),
@@ -111,6 +118,7 @@ REFERENCE_BOTS = (
                 "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all",
             ),
             "weights": _WEIGHTS,
+            "emulate": _EMULATE,
             "seed": _SEED,
         },
     ),
@@ -119,7 +127,7 @@ REFERENCE_BOTS = (
         game="ultimate",
         description="paper 001, 2.2.6 Advanced Perceptron Agent: best successor by the learned evaluation",
         target="bots.ultimate_agents:AdvancedPerceptron",
-        options={"weights": _WEIGHTS, "seed": _SEED},
+        options={"weights": _WEIGHTS, "emulate": _EMULATE, "seed": _SEED},
     ),
     BotDeclaration(
         name="uttt-expectimax",
@@ -130,6 +138,7 @@ REFERENCE_BOTS = (
             "depth": BotOption(1, "search depth d (section 2.2.4 semantics; Table 1 uses 1 and 2)"),
             "top": BotOption(3, "successors kept at agent nodes, best by Eval; 0 keeps them all"),
             "weights": _WEIGHTS,
+            "emulate": _EMULATE,
             "seed": _SEED,
         },
     ),

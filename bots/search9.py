@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from arena.games.bigboard import BigBoardState
+from arena.games.bigboard import BigBoardState, macro_line_table
 from arena.games.grid import FULL, HAS_LINE, POPCOUNT, SQUARES
 from arena.games.search_support import BIT, BOARD_SPACE, FREE, STATUS, VALID_BOARDS, raw_position
 
@@ -66,6 +66,7 @@ class Search9:
 
     def __init__(self, state: BigBoardState, ev: BoardEval, agent: int) -> None:
         self.rules = state.rules
+        self.macro_line = macro_line_table(state.rules)  # which won-board masks hold a line of boards
         self.ev = ev
         self.agent = agent
         self.boards = [0] * 9
@@ -134,11 +135,11 @@ class Search9:
                 if side:
                     now |= 1 << b
                     ne += ev.owon_table[now] - ev.owon_table[ow]
-                    line = HAS_LINE[now]
+                    line = self.macro_line[now]
                 else:
                     nxw |= 1 << b
                     ne += ev.xwon_table[nxw] - ev.xwon_table[xw]
-                    line = HAS_LINE[nxw]
+                    line = self.macro_line[nxw]
                 if rules.macro_line_wins and line:
                     term = win
             if term is None and nc == FULL:
@@ -213,7 +214,7 @@ class Search9:
         macro_line = self.rules.macro_line_wins
         most_boards = self.rules.most_boards_wins
         agent = self.agent
-        ST, FR, SQ, HL, PC = STATUS, FREE, SQUARES, HAS_LINE, POPCOUNT
+        ST, FR, SQ, HL, PC = STATUS, FREE, SQUARES, self.macro_line, POPCOUNT
         BIT0, BIT1 = BIT
         counter, deadline, clock = self.counter, self.deadline, self.clock
 

@@ -31,6 +31,11 @@ Choices where the seed is vague (also in docs/agents.md, "Training"):
 - alpha defaults to 0.005 (the seed gives no value; the author's published trainer uses
   it). `--opponent static` plays the learner against the fixed default constants instead
   of itself (the setting of the seed's Figure 1), updating after the learner's moves only.
+- The author's published trainer (github.com/chetweger/min-max-games, meta/learning.py)
+  differs in three settings, offered as options: the learner always moves first
+  (`--learner-seat first`; ours alternates), the static AI's c2 is 1, not 2 (`--static
+  c2=1`), and a draw counts as a win of the static AI (`--draws static`, in the tally only:
+  the update never sees the result).
 
 Seed 001 (Singhal and Nambikrishnan, ultimate tic-tac-toe, section 2.2.4). For every
 move requested of the training agent, `rollouts` times (25 in the paper): play from the
@@ -189,25 +194,35 @@ def meta_search(state: BigBoardState, ev: BoardEval, depth: int, rng: random.Ran
 def train_meta(games: int, seed: int, depth: int = 3, alpha: float = META_ALPHA,
                start: dict[str, float] | None = None, opponent: str = "self",
                progress: Progress | None = None,
-               snapshots: list[dict[str, float]] | None = None) -> dict[str, float]:
+               snapshots: list[dict[str, float]] | None = None,
+               learner_seat: str = "alternate", static: dict[str, float] | None = None,
+               draws: str = "draws", tally: list[int] | None = None) -> dict[str, float]:
     """Seed 000's TD learning of c1..c6 over `games` games; the learned constants.
 
-    opponent "self": the learner plays both sides; "static": it plays the seed's default
-    constants, taking x in even games and o in odd ones. `snapshots`, if given, receives the
-    constants before the first game and after each game."""
+    opponent "self": the learner plays both sides; "static": it plays fixed constants
+    (`static`, default the seed's), taking x in even games and o in odd ones, or x in every
+    game with learner_seat "first" (the author's trainer). `tally`, if given, receives the
+    learner's [wins, draws, losses] against the static AI; with draws "static" a draw is
+    counted as the static AI's win, as the author's trainer counts it. `snapshots`, if given,
+    receives the constants before the first game and after each game."""
     if opponent not in ("self", "static"):
         raise ValueError(f"opponent must be 'self' or 'static', not {opponent!r}")
+    if learner_seat not in ("alternate", "first") or draws not in ("draws", "static"):
+        raise ValueError(f"learner_seat must be 'alternate' or 'first' ({learner_seat!r}), "
+                         f"draws 'draws' or 'static' ({draws!r})")
     rng = random.Random(seed)
     game = default_registry().create("meta")
     consts = dict(start or META_CONSTANTS)
     total = sum(abs(x) for x in consts.values())
-    static_ev = meta_board_eval(META_CONSTANTS)
+    static_ev = meta_board_eval({**META_CONSTANTS, **(static or {})})
+    if tally is not None:
+        tally[:] = [0, 0, 0]
     if snapshots is not None:
         snapshots.append(dict(consts))
     for g in range(games):
         state = game.initial_state()
         assert isinstance(state, BigBoardState)
-        learner = g % 2
+        learner = 0 if learner_seat == "first" else g % 2
         moves = updates = 0
         while not state.is_terminal():
             if opponent == "static" and state.to_move != learner:
@@ -224,7 +239,12 @@ def train_meta(games: int, seed: int, depth: int = 3, alpha: float = META_ALPHA,
         result = "draw" if state.winner is None else f"{'xo'[state.winner]} won"
         if opponent == "static":
             who = "learner" if state.winner == learner else "static" if state.winner is not None else "nobody"
+            if who == "nobody" and draws == "static":
+                who = "static, a draw counted as its win"
             result += f" ({who}; learner was {'xo'[learner]})"
+            if tally is not None:
+                outcome = 1 if state.winner is None else 0 if state.winner == learner else 2
+                tally[2 if outcome == 1 and draws == "static" else outcome] += 1
         if snapshots is not None:
             snapshots.append(dict(consts))
         if progress:
@@ -462,6 +482,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponent", choices=("self", "static"), default="self",
                    help="self: the learner plays both sides (default); static: it plays the seed's "
                         "default constants, alternating seats (the seed's Figure 1)")
+    p.add_argument("--learner-seat", choices=("alternate", "first"), default="alternate",
+                   help="with --opponent static: alternate seats (default) or always move first, "
+                        "as the author's trainer does")
+    p.add_argument("--static", type=_constants, default=None, metavar="CONSTANTS",
+                   help="with --opponent static: the static AI's constants, e.g. c2=1 as in the "
+                        "author's trainer (missing keys keep the seed's 3, 2, .5, .5, .5, .5)")
+    p.add_argument("--draws", choices=("draws", "static"), default="draws",
+                   help="with --opponent static, in the tally: a draw is a draw (default) or a win of "
+                        "the static AI, as the author's trainer counts it")
 
     p = sub.add_parser(
         "ultimate", help="seed 001: the 13 advanced-feature weights, by TD updates over simulated rollouts",
@@ -496,8 +525,17 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
 
     try:
         if args.what == "meta":
+            if args.opponent != "static" and (args.learner_seat != "alternate" or args.static is not None
+                                              or args.draws != "draws"):
+                parser.error("--learner-seat, --static and --draws apply to --opponent static only")
+            tally: list[int] = []
             weights = train_meta(args.games, args.seed, depth=args.depth, alpha=args.alpha,
-                                 start=args.start, opponent=args.opponent, progress=say)
+                                 start=args.start, opponent=args.opponent, progress=say,
+                                 learner_seat=args.learner_seat, static=args.static, draws=args.draws,
+                                 tally=tally)
+            if args.opponent == "static":
+                say(f"learner against the static AI: won {tally[0]}, drew {tally[1]}, lost {tally[2]}"
+                    + (" (draws counted as the static AI's wins)" if args.draws == "static" else ""))
             keys: Sequence[str] = META_KEYS
         else:
             weights = train_ultimate(args.games, args.seed, rollouts=args.rollouts, eta=args.eta,

@@ -26,6 +26,12 @@ Choices where the paper is vague (also in docs/agents.md):
 - The agents that use the learned evaluation take a `weights` option: weights learned
   by `arena train ultimate` (bots/training.py), as a mapping, as JSON text or as the path
   of the JSON file; missing names keep the paper's weights.
+
+`emulate` (default `none`): the Reflex, Minimax, Advanced Perceptron and Expectimax agents
+can instead reproduce defects of the authors' published code (github.com/karan1149/
+ultimate-tic-tac-toe, agent.py), which produced the paper's Table 1; see EMULATE_PARTS and
+docs/agents.md. The game-level defect (the 2-5-8 column of boards never wins) is the
+`ultimate` rule option column258=ignored.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from arena.games.bigboard import BigBoardState
 from arena.games.grid import FULL, SQUARES
 from arena.games.search_support import FREE
 
-from .base import SEED_OPTION, Agent
+from .base import SEED_OPTION, Agent, AgentOptionError
 from .features import ADVANCED_WEIGHTS, SIMPLE_WEIGHTS, BoardEval, advanced_eval, scaled, simple_features
 from .search9 import INF, Search9, SearchTimeout, winning_squares
 
@@ -76,6 +82,42 @@ def parse_weights(value: Any) -> dict[str, float]:
 
 
 
+#: The defects of the authors' published agent.py that `emulate` can switch on, one by one.
+EMULATE_PARTS: dict[str, str] = {
+    "min-node": "the Minimax Pruning Agent's min nodes return no value (Python 2 None, below every "
+                "number) unless they cut before their last child",
+    "seat0": "features and utility are always the first player's (seat 0), and the agent maximises "
+             "them in either seat: moving second, it plays for its opponent",
+    "reflex-wins": "the Reflex filter also removes moves that win the game, when the opponent could "
+                   "win a small board next if the game went on",
+    "depth": "depth drops after the agent's own move, not the opponent's: depth d searches 2d+1 plies",
+    "adjacent-pairs": "adjacent pieces are counted as neighbouring pairs (each from both ends), not as "
+                      "squares with a neighbour",
+}
+
+#: The parts that change the search itself (the others change the evaluation or the Reflex filter).
+SEARCH_PARTS = frozenset({"min-node", "seat0", "depth"})
+
+EMULATE_HELP = ("'none' (the paper's text), 'published-code' (every defect of the authors' code this "
+                "agent has), or a comma-separated list of: " + ", ".join(EMULATE_PARTS))
+
+
+def parse_emulate(agent: str, value: str, allowed: tuple[str, ...]) -> frozenset[str]:
+    """The set of published-code defects named by an `emulate` option value."""
+    text = str(value).strip()
+    if text in ("", "none"):
+        return frozenset()
+    if text == "published-code":
+        return frozenset(allowed)
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    for part in parts:
+        if part not in allowed:
+            raise AgentOptionError(
+                f"agent {agent!r}: option 'emulate' cannot be {value!r}: {part!r} is not a defect of "
+                f"this agent (allowed: none, published-code, {', '.join(allowed)})")
+    return frozenset(parts)
+
+
 WEIGHTS_HELP = ("learned weights (`arena train ultimate`): a mapping, JSON text or a JSON file's path "
                 "(default: the paper's weights, section 2.3.2)")
 
@@ -103,10 +145,13 @@ class Perceptron(Agent):
     name = "uttt-perceptron"
     game = "ultimate"
     description = "paper 001, 2.2.2 Perceptron Agent: simple features (2.3.1) with the paper's weights"
-    options = dict(SEED_OPTION)
+    options = {"emulate": ("none", EMULATE_HELP), **SEED_OPTION}
+    emulate_parts = ("adjacent-pairs",)
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
         super().__init__(game, rng, **options)
+        self.emulate = parse_emulate(self.name, self.config["emulate"], self.emulate_parts)
+        self.pairs = "adjacent-pairs" in self.emulate
         self.weights = {k: scaled(w) for k, w in SIMPLE_WEIGHTS.items()}
 
     def choose(self, state: State, time_left_ms: float | None) -> int:
@@ -114,7 +159,7 @@ class Perceptron(Agent):
         seat = state.to_move
         scored = []
         for m in moves:
-            f = simple_features(state.play(m), seat)
+            f = simple_features(state.play(m), seat, self.pairs)
             scored.append((sum(f[k] * w for k, w in self.weights.items()), m))
         best = max(v for v, _ in scored)
         tied = [m for v, m in scored if v == best]
@@ -129,10 +174,12 @@ class Reflex(Agent):
     name = "uttt-reflex"
     game = "ultimate"
     description = "paper 001, 2.2.3 Reflex Agent: random among moves that let the opponent win no small board"
-    options = dict(SEED_OPTION)
+    options = {"emulate": ("none", EMULATE_HELP), **SEED_OPTION}
+    emulate_parts = ("reflex-wins",)
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
         super().__init__(game, rng, **options)
+        self.emulate = parse_emulate(self.name, self.config["emulate"], self.emulate_parts)
         winning_squares()  # build the tables now rather than during the first move
 
     def choose(self, state: State, time_left_ms: float | None) -> int:
@@ -142,9 +189,11 @@ class Reflex(Agent):
         for m in moves:
             nxt = state.play(m)
             assert isinstance(nxt, BigBoardState)
-            if nxt.is_terminal():
+            if nxt.is_terminal() and "reflex-wins" not in self.emulate:
                 safe.append(m)
                 continue
+            # emulating the published code, a move that ends the game is judged like any other:
+            # its target and closed boards say where the opponent would play if the game went on
             opp = winsq[nxt.to_move]
             boards = (nxt.target,) if nxt.target >= 0 else SQUARES[FULL & ~nxt.closed]
             if not any(opp[nxt.boards[b]] for b in boards):
@@ -162,9 +211,11 @@ class _Seed001Search(Agent):
         "depth": (2, "search depth d of section 2.2.4: d drops after the opponent's move (d=1 is 2 plies)"),
         "top": (3, "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all"),
         "weights": (None, WEIGHTS_HELP),
+        "emulate": ("none", EMULATE_HELP),
         **SEED_OPTION,
     }
     option_types = {"weights": parse_weights, "seed": int}
+    emulate_parts: tuple[str, ...] = ("seat0", "depth", "adjacent-pairs")
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
         super().__init__(game, rng, **options)
@@ -173,12 +224,13 @@ class _Seed001Search(Agent):
         self._init_weights()
 
     def _init_weights(self) -> None:
+        self.emulate = parse_emulate(self.name, self.config["emulate"], self.emulate_parts)
         weights = self.config["weights"] or ADVANCED_WEIGHTS
         self.weight_items = tuple((k, weights[k]) for k in ADVANCED_WEIGHTS)
 
     def evaluation(self, seat: int) -> BoardEval:
         """The learned linear evaluation, with this agent's weights, for the agent playing `seat`."""
-        return advanced_eval(seat, self.weight_items)
+        return advanced_eval(seat, self.weight_items, "adjacent-pairs" in self.emulate)
 
     # a node is (side, target, closed, xw, ow, e); boards live in self.s9.boards
 
@@ -250,11 +302,12 @@ class _Seed001Search(Agent):
         self.nodes = 0
         depth = self.config["depth"]
         timed_out = False
+        root_values = self._published_root_values if self.emulate & SEARCH_PARTS else self._root_values
         try:
-            values = self._root_values(state, depth)
+            values = root_values(state, depth)
         except SearchTimeout:
             timed_out = True
-            values = self._root_values(state, 0)
+            values = root_values(state, 0)
         best = max(v for _, v in values)
         tied = [m for m, v in values if v == best]
         move = self.pick(tied)
@@ -296,6 +349,92 @@ class _Seed001Search(Agent):
         return out
 
 
+    # ---------------------------------------------------------------- the published code's search
+
+    def _published_root_values(self, state: State, depth: int) -> list[tuple[int, float]]:
+        """[(move, value)] as the authors' agent.py computes them, with the defects in self.emulate.
+
+        Every root move is searched with the full window, as there. Values keep Python 2's
+        order: NO_VALUE (a min node that fell off its end, None there) is below every number,
+        and the code's infinities are the finite -BIG and BIG, above NO_VALUE."""
+        assert isinstance(state, BigBoardState)
+        seat = state.to_move
+        side_of_view = 0 if "seat0" in self.emulate else seat
+        self.root_seat = seat
+        self.s9 = s9 = Search9(state, self.evaluation(side_of_view), side_of_view)
+        self.nodes += 1
+        boards = s9.boards
+        out = []
+        for key, m, b, nv, term, nt, nc, nxw, now, ne in self._children(
+                seat, s9.target, s9.closed, s9.xwon, s9.owon, s9.e):
+            if term is not None or depth == 0:
+                val = key
+            else:
+                v = boards[b]
+                boards[b] = nv
+                try:
+                    val = self._published_value(seat ^ 1, nt, nc, nxw, now, ne, depth, -BIG, BIG)
+                finally:
+                    boards[b] = v
+            out.append((m, val))
+        return out
+
+    def _published_value(self, side, target, closed, xw, ow, e, d, alpha, beta):
+        """A node's value as agent.py's minimaxValue computes it (not over, d >= 1)."""
+        if self.clock() > self.deadline:
+            raise SearchTimeout
+        emulate = self.emulate
+        max_node = side == self.s9.agent
+        own_move = side == self.root_seat
+        # the paper: d drops after the opponent's move; the code: after the agent's own
+        nd = (d - 1 if own_move else d) if "depth" in emulate else (d if own_move else d - 1)
+        kids = self._children(side, target, closed, xw, ow, e)
+        expect = self.mode == "expectimax" and not max_node
+        if not expect:
+            kids.sort(key=lambda k: k[0], reverse=max_node)
+            if self.config["top"]:
+                del kids[self.config["top"]:]
+        boards = self.s9.boards
+
+        def value_of(kid, alpha, beta):
+            key, _m, b, nv, term, nt, nc, nxw, now, ne = kid
+            if term is not None or nd == 0:
+                return key
+            v = boards[b]
+            boards[b] = nv
+            try:
+                return self._published_value(side ^ 1, nt, nc, nxw, now, ne, nd, alpha, beta)
+            finally:
+                boards[b] = v
+
+        if expect:
+            return sum(value_of(k, alpha, beta) for k in kids) / len(kids)
+        if self.mode != "pruning":
+            vals = [value_of(k, -BIG, BIG) for k in kids]
+            return max(vals) if max_node else min(vals)
+        # agent.py's alpha-beta: fail-hard, a max node returns alpha; a min node's only `return
+        # beta` is reached when a cut comes before its last child, else it falls off its end
+        if max_node:
+            if alpha < beta:
+                for k in kids:
+                    if not alpha < beta:
+                        return alpha
+                    alpha = max(alpha, value_of(k, alpha, beta))
+            return alpha
+        if alpha < beta:
+            for k in kids:
+                if not alpha < beta:
+                    return beta
+                beta = min(beta, value_of(k, alpha, beta))
+        return NO_VALUE if "min-node" in emulate else beta
+
+
+#: A min node of the published code that returns nothing (None sorts below every number in
+#: Python 2), and the code's float infinities, kept finite so that they sort above it.
+NO_VALUE = -INF
+BIG = 10.0 ** 18
+
+
 class Minimax(_Seed001Search):
     """Seed 001, section 2.2.4 (Minimax Agent): depth-limited minimax over the top-3 successors at each
     node, Eval = the learned linear function of the Advanced Feature Extractor (2.3.2)."""
@@ -312,6 +451,7 @@ class MinimaxPruning(_Seed001Search):
     name = "uttt-minimax-pruning"
     description = "paper 001, 2.2.5 Minimax Pruning Agent: the Minimax Agent with alpha-beta pruning"
     mode = "pruning"
+    emulate_parts = ("min-node", "seat0", "depth", "adjacent-pairs")
 
 
 class AdvancedPerceptron(_Seed001Search):
@@ -321,7 +461,8 @@ class AdvancedPerceptron(_Seed001Search):
     name = "uttt-advanced-perceptron"
     description = "paper 001, 2.2.6 Advanced Perceptron Agent: best successor by the learned evaluation"
     mode = "minimax"
-    options = {"weights": (None, WEIGHTS_HELP), **SEED_OPTION}
+    options = {"weights": (None, WEIGHTS_HELP), "emulate": ("none", EMULATE_HELP), **SEED_OPTION}
+    emulate_parts = ("seat0", "adjacent-pairs")
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
         Agent.__init__(self, game, rng, **options)
@@ -340,9 +481,10 @@ class Expectimax(_Seed001Search):
         "depth": (1, "search depth d (section 2.2.4 semantics; Table 1 uses 1 and 2)"),
         "top": (3, "successors kept at agent nodes, best by Eval; 0 keeps them all"),
         "weights": (None, WEIGHTS_HELP),
+        "emulate": ("none", EMULATE_HELP),
         **SEED_OPTION,
     }
 
 
-__all__ = ["AdvancedPerceptron", "Expectimax", "Minimax", "MinimaxPruning", "Perceptron", "Reflex",
-           "UltimateRandom", "parse_weights"]
+__all__ = ["EMULATE_PARTS", "AdvancedPerceptron", "Expectimax", "Minimax", "MinimaxPruning", "Perceptron",
+           "Reflex", "UltimateRandom", "parse_emulate", "parse_weights"]

@@ -65,7 +65,7 @@ def test_a_valid_config_loads_with_resolved_paths_and_defaults(league_dir, tmp_p
     monkeypatch.chdir(tmp_path.parent)         # relative paths follow the file, not the cwd
     config = load_config(path)
     assert isinstance(config, LeagueConfig)
-    assert config.name == "quick" and config.game == "ultimate" and config.rules == {"tiebreak": "none"}
+    assert config.name == "quick" and config.game == "ultimate" and config.rules == {"tiebreak": "none", "column258": "counts"}
     assert config.bot_names == ["mcts", "rand", "mine"]
     mcts, rand, mine = config.bots
     assert mcts.bot == "mcts" and mcts.options == {"time_ms": 50} and mcts.spec == "mcts"
@@ -98,7 +98,7 @@ def test_minimal_config_takes_every_default(tmp_path):
     assert config.store == tmp_path / "results" / "m.sqlite"
     ultimate = load_config(write(tmp_path, "name: u\ngame: ultimate\nbots:\n"
                                            "  - {name: a, bot: x}\n  - {name: b, bot: y}\n"))
-    assert ultimate.rules == {"tiebreak": "none"}
+    assert ultimate.rules == {"tiebreak": "none", "column258": "counts"}
 
 
 def test_the_full_example_in_the_docs_loads(tmp_path):
@@ -364,7 +364,7 @@ def test_config_from_dict_validates_the_same_way(tmp_path):
     data = {"name": "d", "game": "ultimate", "rules": {"tiebreak": "boards"},
             "bots": [{"name": "a", "bot": "x"}, {"name": "b", "bot": "y"}], "workers": 1}
     config = config_from_dict(data, base_dir=tmp_path)
-    assert config.rules == {"tiebreak": "boards"} and config.source is None
+    assert config.rules == {"tiebreak": "boards", "column258": "counts"} and config.source is None
     assert config.store == tmp_path / "results" / "d.sqlite"
     with pytest.raises(ConfigError) as info:
         config_from_dict({**data, "games_per_pairing": 5}, base_dir=tmp_path)

@@ -200,6 +200,10 @@ def test_one_rollout_from_zero_weights_moves_them_towards_the_final_reward():
     (["ultimate", "--games", "1", "--seed", "1", "--out", "{tmp}/no/such/dir/w.json"], "does not exist"),
     (["ultimate", "--games", "1", "--out", "{tmp}/w.json"], "required: --seed"),
     (["chess", "--games", "1"], "invalid choice: 'chess'"),
+    (["meta", "--games", "1", "--seed", "1", "--out", "{tmp}/w.json", "--static", "c2=1"],
+     "apply to --opponent static only"),
+    (["meta", "--games", "1", "--seed", "1", "--out", "{tmp}/w.json", "--opponent", "static",
+      "--learner-seat", "second"], "invalid choice: 'second'"),
 ])
 def test_bad_arguments_are_one_clear_line(tmp_path, capsys, argv, message):
     with pytest.raises(SystemExit) as exc:
@@ -225,3 +229,28 @@ def test_arena_train_forwards_to_the_trainer(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "arena", "train", "meta", "--games", "-3", "--seed", "1",
                           "--out", str(out)], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--games: must be >= 0" in bad.stderr
+
+
+def test_the_authors_figure_1_settings_learner_first_static_c2_and_draws_to_static(tmp_path):
+    """--learner-seat first, --static c2=1, --draws static: the author's trainer (seed 000)."""
+    lines: list[str] = []
+    tally: list[int] = []
+    author = train_meta(4, 3, depth=1, opponent="static", learner_seat="first", static={"c2": 1.0},
+                        draws="static", tally=tally, progress=lines.append)
+    assert all("learner was x" in line for line in lines) and sum(tally) == 4 and tally[1] == 0
+    ours_lines: list[str] = []
+    ours_tally: list[int] = []
+    ours = train_meta(4, 3, depth=1, opponent="static", tally=ours_tally, progress=ours_lines.append)
+    assert [("learner was x" in line) for line in ours_lines] == [True, False, True, False]
+    assert author != ours  # the other static opponent and seats change what is learned
+    # a draw goes to the static AI's column only when asked: same games, same moves
+    draws_counted: list[int] = []
+    train_meta(4, 3, depth=1, opponent="static", learner_seat="first", static={"c2": 1.0}, tally=draws_counted)
+    assert draws_counted[0] == tally[0] and draws_counted[1] + draws_counted[2] == tally[2]
+    out = tmp_path / "a.json"
+    done = subprocess.run([sys.executable, "-m", "arena", "train", "meta", "--games", "2", "--seed", "3", "--depth",
+                           "1", "--opponent", "static", "--learner-seat", "first", "--static", "c2=1", "--draws",
+                           "static", "--out", str(out)], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert "learner against the static AI: won" in done.stderr and "counted as the static AI's wins" in done.stderr

@@ -14,7 +14,7 @@ from typing import Callable, ClassVar, NamedTuple
 
 from .base import (Game, GameError, GameInfo, IllegalMoveError, InvalidStateError,
                    RuleOption, State)
-from .grid import FULL, HAS_LINE, POPCOUNT, SQUARES
+from .grid import FULL, HAS_LINE, HAS_LINE_NO_258, POPCOUNT, SQUARES
 
 #: CELLS[b][free] lists the cells of board b whose squares are set in free.
 CELLS = tuple(tuple(tuple(9 * b + s for s in SQUARES[free]) for free in range(512))
@@ -35,6 +35,12 @@ class BigBoardRules(NamedTuple):
     full_target_draws: bool   #: being sent to a full board ends the game drawn
     macro_line_wins: bool     #: three won boards in a row win the game
     most_boards_wins: bool    #: a game ending without a macro line goes to the player with more boards
+    column258_wins: bool = True  #: the 2-5-8 column of boards is a winning line (False: seed 001's code)
+
+
+def macro_line_table(rules: BigBoardRules) -> tuple[bool, ...]:
+    """[won-boards mask] -> whether it holds a winning line of boards under these rules."""
+    return HAS_LINE if rules.column258_wins else HAS_LINE_NO_258
 
 
 def _outcome_when_all_closed(rules: BigBoardRules, xwon: int, owon: int) -> int:
@@ -93,11 +99,11 @@ class BigBoardState(State):
                 outcome = seat
             elif seat == 0:
                 xwon |= 1 << b
-                if rules.macro_line_wins and HAS_LINE[xwon]:
+                if rules.macro_line_wins and macro_line_table(rules)[xwon]:
                     outcome = 0
             else:
                 owon |= 1 << b
-                if rules.macro_line_wins and HAS_LINE[owon]:
+                if rules.macro_line_wins and macro_line_table(rules)[owon]:
                     outcome = 1
             closed |= 1 << b
         elif (v | v >> 9) & FULL == FULL:
@@ -228,6 +234,7 @@ def random_playout(state: BigBoardState, rand: Callable[[], float]) -> BigBoardS
     rules = state.rules
     small_win_ends, full_target_draws = rules.small_win_ends, rules.full_target_draws
     macro_line_wins = rules.macro_line_wins
+    macro_line = macro_line_table(rules)
     boards = list(state.boards)
     won = [state.xwon, state.owon]
     closed, target, seat = state.closed, state.target, state.to_move
@@ -247,7 +254,7 @@ def random_playout(state: BigBoardState, rand: Callable[[], float]) -> BigBoardS
                 outcome = seat
             else:
                 won[seat] |= 1 << b
-                if macro_line_wins and HAS_LINE[won[seat]]:
+                if macro_line_wins and macro_line[won[seat]]:
                     outcome = seat
             closed |= 1 << b
         elif (v | v >> 9) & FULL == FULL:
@@ -313,10 +320,11 @@ class BigBoardGame(Game):
                 outcome = 0 if xwon else 1
             elif target >= 0 and full >> target & 1:
                 outcome = DRAWN
-        elif rules.macro_line_wins and (HAS_LINE[xwon] or HAS_LINE[owon]):
-            if HAS_LINE[xwon] and HAS_LINE[owon]:
+        elif rules.macro_line_wins and (macro_line_table(rules)[xwon] or macro_line_table(rules)[owon]):
+            line = macro_line_table(rules)
+            if line[xwon] and line[owon]:
                 raise InvalidStateError(f"{text[:100]!r}: both players have three boards in a row")
-            outcome = 0 if HAS_LINE[xwon] else 1
+            outcome = 0 if line[xwon] else 1
         elif closed == FULL:
             outcome = _outcome_when_all_closed(rules, xwon, owon)
         if outcome == ONGOING and target >= 0 and closed >> target & 1:
@@ -342,21 +350,24 @@ class Ultimate(BigBoardGame):
                "just played. A board is won by three in a row and is then closed, as is a full "
                "board. Sent to a closed board, you may play in any open board. Three won boards in "
                "a row win; when no move is left the game is a draw (with tiebreak=boards, the "
-               "player who won more boards wins instead)."),
+               "player who won more boards wins instead). With column258=ignored the right column "
+               "of boards (2, 5, 8) does not win, as in seed 001's published simulator."),
         max_length=81,
         move_count=81,
         options=(RuleOption("tiebreak", ("none", "boards"), "none",
                             "how a game with no line of boards ends: 'none' draw, "
-                            "'boards' more boards won wins"),),
+                            "'boards' more boards won wins"),
+                 RuleOption("column258", ("counts", "ignored"), "counts",
+                            "'ignored': three boards won in the right column (2, 5, 8) do not win, "
+                            "a defect of seed 001's published code, for reproducing its Table 1")),
     )
 
     RULES = BigBoardRules(first_board=-1, small_win_ends=False, full_target_draws=False,
                           macro_line_wins=True, most_boards_wins=False)
 
     def rules(self) -> BigBoardRules:
-        if self.options["tiebreak"] == "boards":
-            return self.RULES._replace(most_boards_wins=True)
-        return self.RULES
+        return self.RULES._replace(most_boards_wins=self.options["tiebreak"] == "boards",
+                                   column258_wins=self.options["column258"] == "counts")
 
 
 class Meta(BigBoardGame):
@@ -397,4 +408,4 @@ class NineBoard(BigBoardGame):
 
 
 __all__ = ["BigBoardGame", "BigBoardRules", "BigBoardState", "GameError", "Meta", "NineBoard",
-           "Ultimate", "random_playout"]
+           "Ultimate", "macro_line_table", "random_playout"]

@@ -16,6 +16,13 @@ LINES = (
 #: HAS_LINE[mask] is True when the squares in mask contain three in a row.
 HAS_LINE = tuple(any(mask & line == line for line in LINES) for mask in range(512))
 
+#: The right column (squares 2, 5, 8): seed 001's published simulator never scores it as a line
+#: of boards, which `ultimate`'s rule option column258=ignored reproduces.
+COLUMN_258 = 0b100_100_100
+
+#: HAS_LINE_NO_258[mask]: like HAS_LINE, but the 2-5-8 column does not count.
+HAS_LINE_NO_258 = tuple(any(mask & line == line for line in LINES if line != COLUMN_258) for mask in range(512))
+
 #: SQUARES[mask] lists the squares whose bits are set in mask, ascending.
 SQUARES = tuple(tuple(s for s in range(9) if mask >> s & 1) for mask in range(512))
 

@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from arena.games import default_registry
 from arena.record import GameRecord, Termination
 
 from .config import LeagueConfig
@@ -51,6 +52,19 @@ CREATE TABLE IF NOT EXISTS games (
 );
 CREATE INDEX IF NOT EXISTS games_in_order ON games (round, seed, fixture_key);
 """
+
+
+def _same_rules(stored: str, current: str, game: str) -> bool:
+    """Whether a store's rule options are the config's, counting an option the store predates
+    (a game gained it since) as agreeing when the config leaves it at its default."""
+    old, new = json.loads(stored), json.loads(current)
+    if old == new:
+        return True
+    if game not in default_registry().names():  # e.g. a plugin game no longer installed
+        return False
+    defaults = {opt.name: opt.default for opt in default_registry().get(game).info.options}
+    return set(old) <= set(new) and all(
+        old[k] == new[k] if k in old else k in defaults and new[k] == defaults[k] for k in new)
 
 
 class StoreError(RuntimeError):
@@ -130,6 +144,8 @@ class Store:
         with self._transaction():
             meta = self._meta()
             for key, value in identity.items():
+                if key == "rules" and key in meta and _same_rules(meta[key], value, config.game):
+                    continue
                 if key in meta and meta[key] != value:
                     raise StoreError(
                         f"{self.path}: this store holds a league with {key} {meta[key]}, the "

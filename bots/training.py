@@ -469,7 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
     p = sub.add_parser(
-        "meta", help="seed 000: the six constants c1..c6 of meta-minimax, by self-play",
+        "meta", help="paper 000: the six constants c1..c6 of meta-minimax, by self-play",
         description="Seed 000: after each alpha-beta search, move c1..c6 so that the utility of the "
                     "position searched gets closer to that of the principal variation's leaf, then "
                     "normalise. Load the result with meta-minimax's weights option.")
@@ -493,7 +493,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "the static AI, as the author's trainer counts it")
 
     p = sub.add_parser(
-        "ultimate", help="seed 001: the 13 advanced-feature weights, by TD updates over simulated rollouts",
+        "ultimate", help="paper 001: the 13 advanced-feature weights, by TD updates over simulated rollouts",
         description="Seed 001: for every move of a self-play game, simulate ROLLOUTS games to the end "
                     "with the current evaluation and apply the TD update over each, last transition "
                     "first. Load the result with the weights option of uttt-minimax, "

@@ -180,12 +180,14 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise UserError(f"--games must be 1 or more, not {args.games}")
     settings = _settings(args)
-    sandbox = _sandbox(args)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
+    openings = _openings(args, game, (a, b), seed)
+    sandbox = _sandbox(args)
     records = []
     out_file = open(args.save, "w") if args.save else None
     try:
-        for i, record in enumerate(play_match(game, a, b, args.games, seed, sandbox, settings), 1):
+        for i, record in enumerate(play_match(game, a, b, args.games, seed, sandbox, settings,
+                                              openings), 1):
             records.append(record)
             if out_file:
                 out_file.write(record.to_json() + "\n")
@@ -201,7 +203,28 @@ def cmd_match(args: argparse.Namespace) -> int:
         names = (records[0].bots[0].name, records[0].bots[1].name)
         for name, (w, d, l) in tally(records, names).items():
             print(f"{name}: {w} wins, {d} draws, {l} losses")
+    from arena.openings import repeat_warning
+    warning = repeat_warning([[m.move for m in r.moves] for r in records])
+    if warning:
+        print(f"arena match: WARNING: {warning}", file=sys.stderr)
     return 0
+
+
+def _openings(args: argparse.Namespace, game, bots, seed: int):
+    """The match's openings (--openings, --openings-order); refused up front for a dialect
+    whose bots cannot start from one."""
+    from arena.openings import OpeningError, parse_spec
+    from arena.protocol import get_dialect
+    try:
+        openings = parse_spec(args.openings, game, args.openings_order, seed)
+    except OpeningError as exc:
+        raise UserError(f"--openings: {exc}") from None
+    for bot in bots:
+        if not openings.is_none and not get_dialect(bot.dialect).plays_openings:
+            raise UserError(f"--openings {args.openings}: {bot.name} speaks the {bot.dialect} "
+                            "dialect, which cannot start from an opening (docs/protocol.md); "
+                            "use --openings none")
+    return openings
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -227,12 +250,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
     state = game.initial_state()
     names = [b.name for b in record.bots]
     print(f"{game.name}: {names[0]} (x) vs {names[1]} (o), seed {record.seed}")
+    if record.opening:
+        print(f"opening: {','.join(record.opening_moves())} ({record.opening} plies played "
+              "by the referee)")
     print(state.render())
     for ply, move in enumerate(record.moves, 1):
         note = f", substituted: {move.substituted}" if move.substituted else ""
         cpu = f", cpu {move.cpu_ms:.1f} ms" if move.cpu_ms is not None else ""
-        print(f"\nply {ply}: {names[move.seat]} ({'xo'[move.seat]}) plays {move.move}"
-              f" ({move.wall_ms:.1f} ms{cpu}{note})")
+        how = "opening" if ply <= record.opening else f"{move.wall_ms:.1f} ms{cpu}{note}"
+        print(f"\nply {ply}: {names[move.seat]} ({'xo'[move.seat]}) plays {move.move} ({how})")
         try:
             state = state.play(game.parse_move(move.move))
         except GameError as exc:
@@ -460,6 +486,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="seed of the first game pair (default: random)")
     p.add_argument("--json", action="store_true", help="one JSON game record per line")
     p.add_argument("--save", metavar="FILE", help="also write the records (JSON lines) to FILE")
+    p.add_argument("--openings", default="none", metavar="SPEC",
+                   help="where each pair of games starts: none (the empty board), random:N "
+                        "(N random plies from the pair's seed), book:NAME (shipped) or a book "
+                        "FILE; docs/openings.md")
+    p.add_argument("--openings-order", choices=("sequential", "random"), default="sequential",
+                   help="a book's order: as written, or shuffled by --seed")
     _add_referee_options(p, rule_help)
     p.set_defaults(func=cmd_match)
 

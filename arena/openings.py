@@ -54,7 +54,7 @@ class Openings:
         if self.plies:
             return self.spec
         digest = hashlib.sha256(repr(self.book).encode()).hexdigest()[:16]
-        return f"{self.spec} order={self.order} sha256={digest}"
+        return f"a book of {len(self.book)} openings (in the order used: sha256 {digest})"
 
     def opening(self, game: Game, pair: int, seed: int) -> Opening:
         """The opening of seat-swapped pair number `pair` (from 0) whose games have `seed`."""

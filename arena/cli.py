@@ -274,6 +274,56 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_openings(args: argparse.Namespace) -> int:
+    from arena.openings import (OpeningError, format_opening, generate_book, mcts_evaluator,
+                                shipped_books)
+    if args.list:
+        for name in shipped_books():
+            print(f"book:{name}")
+        return 0
+    if not args.game or args.plies is None or args.count is None or not args.out:
+        raise UserError("give GAME, --plies, --count and --out (or --list for the shipped books)")
+    game = _game(args.game, args.rule)
+    if args.plies < 1 or args.count < 1 or args.simulations < 1 or not 0 <= args.band <= 0.5:
+        raise UserError("--plies, --count and --simulations must be 1 or more, --band 0..0.5")
+
+    def progress(found: int, tried: int) -> None:
+        if not args.quiet and sys.stderr.isatty():
+            print(f"\r{found}/{args.count} openings kept of {tried} positions judged",
+                  end="", file=sys.stderr, flush=True)
+    try:
+        entries = generate_book(game, args.plies, args.count, args.seed,
+                                mcts_evaluator(game, args.simulations, args.seed), args.band,
+                                progress=progress)
+    except OpeningError as exc:
+        raise UserError(str(exc)) from None
+    finally:
+        if not args.quiet and sys.stderr.isatty():
+            print(file=sys.stderr)
+    rules = "".join(f" --rule {k}={v}" for k, v in sorted(args_rules(args).items()))
+    lines = [f"# {len(entries)} {args.plies}-ply {game.name} openings, each judged by MCTS with "
+             f"{args.simulations} simulations to be within {args.band} of an even game",
+             f"# made by: arena openings {game.name} --plies {args.plies} --count {args.count} "
+             f"--seed {args.seed} --simulations {args.simulations} --band {args.band}{rules} "
+             f"--out FILE",
+             "# one opening a line: moves from the start; after '#': x's expected score"]
+    lines += [f"{format_opening(game, e.moves)}  # {e.value:.3f}" for e in entries]
+    try:
+        with open(args.out, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+    except OSError as exc:
+        raise UserError(f"cannot write {args.out}: {exc.strerror}") from None
+    values = [e.value for e in entries]
+    print(f"wrote {len(entries)} openings to {args.out} (x's expected score "
+          f"{min(values):.3f}..{max(values):.3f}, mean {sum(values) / len(values):.3f})")
+    return 0
+
+
+def args_rules(args: argparse.Namespace) -> dict[str, str]:
+    """The --rule KEY=VALUE options as given."""
+    return dict(item.partition("=")[::2] for item in args.rule)
+
+
 class _Resigned(Exception):
     """The person at the terminal left the game."""
 
@@ -502,6 +552,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int)
     _add_referee_options(p, rule_help)
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("openings", help="make a book of balanced openings (or list the shipped ones)")
+    p.add_argument("game", nargs="?")
+    p.add_argument("--plies", type=int, help="moves in each opening")
+    p.add_argument("--count", type=int, help="openings to keep")
+    p.add_argument("--out", metavar="FILE", help="the book file to write")
+    p.add_argument("--seed", type=int, default=0, help="fixes the book (default 0)")
+    p.add_argument("--simulations", type=int, default=2000,
+                   help="MCTS simulations that judge each opening (default 2000)")
+    p.add_argument("--band", type=float, default=0.1,
+                   help="keep openings whose x score is within BAND of 0.5 (default 0.1; 0.5 keeps all)")
+    p.add_argument("--rule", action="append", default=[], help=rule_help)
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--list", action="store_true", help="list the books shipped with arena")
+    p.set_defaults(func=cmd_openings)
 
     p = sub.add_parser("replay", help="show a recorded game move by move")
     p.add_argument("file", help="a JSON game record, or JSON lines of records (from --save)")

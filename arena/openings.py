@@ -331,7 +331,8 @@ def mcts_evaluator(game: Game, simulations: int, seed: int) -> Evaluator:
         agent.choose(state, None)
         value = agent.last_stats["value"]
         if value is None:  # one legal move: nothing searched; judge the position after it
-            return mcts_evaluator(game, simulations, seed)(state.play(state.legal_moves()[0]))
+            after = state.play(state.legal_moves()[0])
+            return after.returns()[0] if after.is_terminal() else evaluate(after)
         mover = state.to_move
         return float(value) if mover == 0 else 1.0 - float(value)
     return evaluate

@@ -296,7 +296,8 @@ class Replayer:
     def replay(self, no: int, stored: StoredGame, ids: Mapping[str, int]) -> dict[str, Any]:
         """One game for the replay viewer: moves with seat, times, and the board after each.
 
-        moves: [cell, seat, wall ms, cpu ms or null, board to play next (-1 any)];
+        moves: [cell, seat, wall ms, cpu ms or null, board to play next (-1 any)], the
+        first `opening` of them the opening the referee played;
         status: after move i (1-based), when it changed, one letter per small board:
         '.' open, 'x' / 'o' won, '-' full. status["0"] is the start.
         """
@@ -310,6 +311,7 @@ class Replayer:
             "stderr": list(record.stderr_tails), "started": record.started_at,
             "durationMs": round(record.duration_ms, 1),
             "cells": game.info.move_count if game is not None else 0,
+            "opening": record.opening,   # the first moves, played by the referee
         }
         moves: list[list[Any]] = []
         subs: dict[str, str] = {}

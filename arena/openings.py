@@ -176,7 +176,8 @@ def moves_to(game: Game, target: State) -> Opening:
                            "as a move list")
     cells = range(game.info.move_count)
     wanted = target.encode()
-    marks = sum(1 for c in cells if target.cell(c) >= 0)  # type: ignore[attr-defined]
+    cell: Callable[[int], int] = target.cell  # type: ignore[attr-defined]
+    marks = sum(1 for c in cells if cell(c) >= 0)
 
     def search(state: State, path: list[int]) -> Opening | None:
         if len(path) == marks:
@@ -184,7 +185,7 @@ def moves_to(game: Game, target: State) -> Opening:
         if state.is_terminal():
             return None
         for move in state.legal_moves():
-            if target.cell(move) == state.to_move:  # type: ignore[attr-defined]
+            if cell(move) == state.to_move:
                 found = search(state.play(move), path + [move])
                 if found is not None:
                     return found
@@ -305,7 +306,7 @@ def _all_openings(state: State, plies: int, cap: int) -> list[Opening] | None:
     """Every move list of length plies from state, or None if there are more than cap."""
     out: list[Opening] = [()]
     for _ in range(plies):
-        nxt = []
+        nxt: list[Opening] = []
         for moves in out:
             here = state
             for m in moves:

@@ -9,8 +9,16 @@ from pathlib import Path
 import pytest
 
 from arena.games import default_registry
-from arena.openings import (BOOK_DIR, OpeningError, distinct_games, parse_spec, random_opening,
-                            read_book, repeat_warning, shipped_books)
+from arena.openings import (
+    BOOK_DIR,
+    OpeningError,
+    distinct_games,
+    parse_spec,
+    random_opening,
+    read_book,
+    repeat_warning,
+    shipped_books,
+)
 from arena.protocol import TurnInfo, get_dialect
 from arena.record import GameRecord, Termination
 from arena.referee import MatchSettings, TimeControl, play_game

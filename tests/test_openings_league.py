@@ -54,7 +54,7 @@ def test_a_league_with_a_shipped_book_runs_resumes_and_publishes(tmp_path):
     assert len(games) == 12
     book = parse_spec("book:ultimate-4ply", default_registry().create("ultimate"), "random", 7).book
     for key, record in games.items():
-        first, second, pair, swap, opening = key.split("|")
+        _first, _second, pair, _swap, opening = key.split("|")
         assert record["termination"] == "normal", record["reason"]
         assert record["opening"] == 4 and len(record["moves"]) > 10
         played = [m["move"] for m in record["moves"][:4]]

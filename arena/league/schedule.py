@@ -89,10 +89,12 @@ def make_fixtures(bots: Sequence[str], games_per_pairing: int, seed: int,
 def schedule(config: LeagueConfig, games: GameRegistry | None = None) -> list[Fixture]:
     """The fixtures of a league config, in playing (and rating) order."""
     openings = league_openings(config, games)
-    opening_of = None
-    if not openings.is_none:
-        game = (games or default_registry()).create(config.game, **config.rules)
-        opening_of = lambda k, pair_seed: openings.opening(game, k, pair_seed)  # noqa: E731
+    if openings.is_none:
+        return make_fixtures(config.bot_names, config.games_per_pairing, config.seed)
+    game = (games or default_registry()).create(config.game, **config.rules)
+
+    def opening_of(k: int, pair_seed: int) -> tuple[int, ...]:
+        return openings.opening(game, k, pair_seed)
     return make_fixtures(config.bot_names, config.games_per_pairing, config.seed, opening_of)
 
 

@@ -1,7 +1,8 @@
 """How balanced the shipped opening books are: the first player's score over K games from
 each book's openings, next to K games from the empty board, with 95% intervals.
 
-Run: nice -n 10 python benchmarks/openings_balance.py [--games K] [--iterations N] [--games-list ...]
+Run: nice -n 10 python benchmarks/openings_balance.py [--games K] [--iterations N] [--only GAME ...]
+     [--starts book empty]
 
 Both seats are the reference MCTS agent with a fixed number of simulations per move (no
 clock, so the figures do not depend on the machine), each game with its own seeds. Game i
@@ -52,6 +53,8 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=200, help="games per book and per empty board")
     parser.add_argument("--iterations", type=int, default=300, help="MCTS simulations per move")
     parser.add_argument("--only", nargs="*", default=list(BOOKS), help="games to measure")
+    parser.add_argument("--starts", nargs="*", choices=("book", "empty"), default=["book", "empty"],
+                        help="measure from the book, from the empty board, or both")
     args = parser.parse_args()
     registry = default_registry()
     print(f"first player's score, MCTS vs MCTS ({args.iterations} simulations a move), "
@@ -59,8 +62,9 @@ def main() -> int:
     print(f"{'game':<10} {'start':<22} {'x score':>16}  {'x wins / draws / o wins':>24}")
     for name in args.only:
         game = registry.create(name)
-        book = parse_spec(BOOKS[name], game).book
-        for label, openings in ((BOOKS[name], book), ("empty board", ((),))):
+        for start in args.starts:
+            label, openings = (BOOKS[name], parse_spec(BOOKS[name], game).book) \
+                if start == "book" else ("empty board", ((),))
             started = time.perf_counter()
             scores = [first_player_score(game, openings[i % len(openings)], args.iterations,
                                          seed=i) for i in range(args.games)]

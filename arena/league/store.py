@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from arena.record import GameRecord, Termination
 
 from .config import LeagueConfig
-from .schedule import Fixture
+from .schedule import Fixture, league_openings
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 30_000
@@ -127,8 +127,7 @@ class Store:
         """
         now = _now()
         if openings is None:
-            openings = "none" if config.openings == "none" else \
-                f"{config.openings} order={config.openings_order}"
+            openings = league_openings(config).identity()
         identity = {"game": config.game, "rules": json.dumps(dict(config.rules), sort_keys=True),
                     "seed": str(config.seed), "openings": openings}
         with self._transaction():

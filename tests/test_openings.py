@@ -245,3 +245,13 @@ def test_arena_openings_makes_the_same_balanced_book_from_the_same_seed(tmp_path
     assert hopeless.returncode == 2 and "only" in hopeless.stderr and "of 20" in hopeless.stderr
     listed = arena("openings", "--list")
     assert "book:ultimate-4ply" in listed.stdout.split()
+
+
+def test_a_9x9_state_line_becomes_the_moves_that_reach_it():
+    from arena.openings import parse_opening
+    for name in ("ultimate", "meta", "nineboard"):
+        game = R.create(name)
+        for seed in range(5):
+            state = game.replay(list(random_opening(game, 6, seed)))
+            moves = parse_opening(game, state.encode())
+            assert len(moves) == 6 and game.replay(list(moves)) == state

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from arena import __version__
 from arena.games import GameError, default_registry, perft, random_game
+
+if TYPE_CHECKING:
+    from arena.referee import BotSpec
 
 EXIT_USAGE = 2
 
@@ -99,6 +104,62 @@ def _registered_bot(name: str):
     return registered_bot_spec(name, _plugins())
 
 
+def _bot_for(text: str, game) -> BotSpec:
+    """The BotSpec a user named for a game: a registered bot that plays it (with a guess for
+    a mistyped name), or DIALECT:COMMAND. Refused up front, as a league config is."""
+    from arena.referee.botspec import BotSpecError, resolve_bot
+    name, sep, option_text = text.partition(":")
+    if sep and _plugins().bots.get(name) is not None:
+        spec = _bot_with_options(name, option_text)
+        text = name
+    else:
+        spec = None
+    try:
+        spec = spec or resolve_bot(text, _registered_bot)
+    except BotSpecError as exc:
+        import difflib
+        names = [b.name for b in _plugins().bots.all()]
+        close = difflib.get_close_matches(text, names, n=1)
+        if close and ":" not in text:
+            raise UserError(f"unknown bot {text!r} (did you mean {close[0]!r}?); `arena bots` "
+                            "lists the bots, or give DIALECT:COMMAND") from None
+        raise UserError(str(exc)) from None
+    decl = _plugins().bots.get(text)
+    if decl is not None and not decl.plays(game.name):
+        others = [b.name for b in _plugins().bots.all() if b.plays(game.name)]
+        raise UserError(f"bot {text!r} plays {decl.game}, not {game.name}; bots for {game.name}: "
+                        f"{', '.join(others) or 'none'} (`arena bots --game {game.name}`)")
+    return spec
+
+
+def _bot_with_options(name: str, text: str) -> BotSpec:
+    """BotSpec of a registered bot with options written NAME:KEY=VALUE[,KEY=VALUE...];
+    values are read as YAML scalars (3, true, a path), file options from the current directory."""
+    import yaml
+    from arena.plugins import PluginError, bot_spec
+    options: dict[str, object] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise UserError(f"{name}:{text}: expected {name}:KEY=VALUE[,KEY=VALUE...]")
+        try:
+            options[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            options[key.strip()] = value
+    decl = _plugins().bots.get(name)
+    for key, given in options.items():
+        if key not in decl.options:
+            raise UserError(f"bot {name!r} has no option {key!r} "
+                            f"(options: {', '.join(decl.options) or 'none'})")
+        path = decl.options[key].file_path(given, ".")
+        if path is not None and not path.is_file():
+            raise UserError(f"{name}:{key}: no file {str(path)!r}")
+    try:
+        return bot_spec(decl, options, name=f"{name}:{text}", base_dir=".")
+    except PluginError as exc:
+        raise UserError(str(exc)) from None
+
+
 def cmd_bots(args: argparse.Namespace) -> int:
     plugins = _plugins()
     if args.game:
@@ -170,13 +231,8 @@ def _describe(record) -> str:
 
 def cmd_match(args: argparse.Namespace) -> int:
     from arena.match import play_match, tally
-    from arena.referee.botspec import BotSpecError, resolve_bot
     game = _game(args.game, args.rule)
-    try:
-        a = resolve_bot(args.a, _registered_bot)
-        b = resolve_bot(args.b, _registered_bot)
-    except BotSpecError as exc:
-        raise UserError(str(exc)) from None
+    a, b = _bot_for(args.a, game), _bot_for(args.b, game)
     if args.games < 1:
         raise UserError(f"--games must be 1 or more, not {args.games}")
     settings = _settings(args)
@@ -195,7 +251,9 @@ def cmd_match(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps(record.to_dict()), flush=True)
             else:
-                print(f"game {i}: {_describe(record)}", flush=True)
+                print(f"game {i}: {_describe(record)}")
+                _print_stderr_tail(record, lines=5)
+                sys.stdout.flush()
     finally:
         if out_file:
             out_file.close()
@@ -227,34 +285,113 @@ def _openings(args: argparse.Namespace, game, bots, seed: int):
     return openings
 
 
-def cmd_replay(args: argparse.Namespace) -> int:
-    from arena.record import GameRecord
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _is_store(path) -> bool:
+    """True for an SQLite file (a league store), judged by its first bytes."""
     try:
-        with open(args.file) as fh:
+        with open(path, "rb") as fh:
+            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def _league_source(source: str):
+    """(store path, rating settings or None, bot names or None, title or None) of a league
+    store or its YAML config, as every command that reads a league takes either."""
+    from pathlib import Path
+    path = Path(source)
+    if not path.exists():
+        raise UserError(f"{path}: no such store or league config")
+    if path.suffix not in (".yaml", ".yml"):
+        return path, None, None, None
+    from arena.league import ConfigError
+    from arena.league.runner import load_league
+    try:
+        config = load_league(str(path), _plugins())
+    except ConfigError as exc:
+        raise UserError(str(exc)) from None
+    if not config.store.exists():
+        raise UserError(f"{config.store} does not exist yet: run `arena run {path}` first")
+    return config.store, config.rating, config.bot_names, config.name
+
+
+def _records_from_store(path, args: argparse.Namespace):
+    """The record a replay asks for (--game N in league order, or --fixture KEY) from a store."""
+    from arena.league import Store, StoreError
+    try:
+        with Store(path) as store:
+            games = list(store.records())
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+    if not games:
+        raise UserError(f"{path} holds no games yet")
+    if args.fixture is not None:
+        for stored in games:
+            if stored.key == args.fixture:
+                return stored.record, f"fixture {stored.key}"
+        sample = ", ".join(g.key for g in games[:3])
+        raise UserError(f"--fixture {args.fixture!r} is not in {path} (keys look like {sample})")
+    if not 1 <= args.game <= len(games):
+        raise UserError(f"--game must be 1..{len(games)} for {path} (games in league order)")
+    stored = games[args.game - 1]
+    return stored.record, f"game {args.game} of {len(games)}, fixture {stored.key}"
+
+
+def _record_from_lines(path, args: argparse.Namespace):
+    """The record a replay asks for from a JSON record or JSON lines (arena match --save)."""
+    from arena.record import GameRecord
+    if args.fixture is not None:
+        raise UserError("--fixture needs a league store or config; a saved match has --game N")
+    try:
+        with open(path, encoding="utf-8") as fh:
             lines = [line for line in fh if line.strip()]
     except OSError as exc:
-        raise UserError(f"cannot read {args.file}: {exc.strerror}") from None
+        raise UserError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path} is neither a league store nor JSON game records") from None
     if not lines:
-        raise UserError(f"{args.file} holds no game record")
+        raise UserError(f"{path} holds no game record")
     if len(lines) == 1 or lines[0].lstrip().startswith("{") and not lines[0].rstrip().endswith("}"):
         texts = ["".join(lines)]
     else:
         texts = lines
     if not 1 <= args.game <= len(texts):
-        raise UserError(f"--game must be 1..{len(texts)} for {args.file}")
+        raise UserError(f"--game must be 1..{len(texts)} for {path}")
     try:
-        record = GameRecord.from_json(texts[args.game - 1])
+        return GameRecord.from_json(texts[args.game - 1]), f"game {args.game} of {len(texts)}"
     except (ValueError, KeyError, TypeError) as exc:
-        raise UserError(f"{args.file}: not a game record ({exc})") from None
+        raise UserError(f"{path}: not a game record ({exc})") from None
+
+
+def _pause(step: bool) -> bool:
+    """With --step, wait for Enter; False when the person typed q or closed the input."""
+    if not step:
+        return True
+    try:
+        return input("[Enter: next move, q: quit] ").strip().lower() not in ("q", "quit")
+    except EOFError:
+        return False
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    store_path = _league_source(args.file)[0]
+    if _is_store(store_path):
+        record, which = _records_from_store(store_path, args)
+    else:
+        record, which = _record_from_lines(store_path, args)
     game = default_registry().create(record.game, **record.rule_options)
     state = game.initial_state()
     names = [b.name for b in record.bots]
-    print(f"{game.name}: {names[0]} (x) vs {names[1]} (o), seed {record.seed}")
+    print(f"{game.name}: {names[0]} (x) vs {names[1]} (o), seed {record.seed} ({which})")
     if record.opening:
         print(f"opening: {','.join(record.opening_moves())} ({record.opening} plies played "
               "by the referee)")
     print(state.render())
     for ply, move in enumerate(record.moves, 1):
+        if not _pause(args.step):
+            return 0
         note = f", substituted: {move.substituted}" if move.substituted else ""
         cpu = f", cpu {move.cpu_ms:.1f} ms" if move.cpu_ms is not None else ""
         how = "opening" if ply <= record.opening else f"{move.wall_ms:.1f} ms{cpu}{note}"
@@ -266,11 +403,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             break
         print(state.render())
     print(f"\nresult: {_describe(record)}")
-    if record.faulted is not None:
-        tail = record.stderr_tails[record.faulted].strip()
-        if tail:
-            print(f"stderr of {names[record.faulted]} (last lines):")
-            print("\n".join("  " + line for line in tail.splitlines()[-10:]))
+    _print_stderr_tail(record)
     return 0
 
 
@@ -324,36 +457,78 @@ def args_rules(args: argparse.Namespace) -> dict[str, str]:
     return dict(item.partition("=")[::2] for item in args.rule)
 
 
+def _print_stderr_tail(record, lines: int = 10) -> None:
+    """The last lines a faulted bot wrote to stderr: usually why it failed."""
+    if record.faulted is None:
+        return
+    tail = record.stderr_tails[record.faulted].strip()
+    if tail:
+        print(f"stderr of {record.bots[record.faulted].name} (last lines):")
+        print("\n".join("  " + line for line in tail.splitlines()[-lines:]))
+
+
 class _Resigned(Exception):
     """The person at the terminal left the game."""
 
 
+def _move_hint(game, state) -> str:
+    """What the prompt asks for: the form of a move and, when few, the legal ones."""
+    legal = state.legal_moves()
+    if game.info.move_count == 81:
+        target = getattr(state, "target", -1)
+        if target >= 0:
+            return (f"board {target}: type '{target} SQUARE', free squares "
+                    f"{' '.join(str(m % 9) for m in legal)}")
+        return "any open board: BOARD SQUARE, each 0-8, or a cell 0-80"
+    return f"a free cell: {' '.join(map(game.move_text, legal))}"
+
+
+def _parse_human_move(game, text: str) -> int:
+    """A move typed by a person: a cell number, or BOARD SQUARE for a 9x9 game.
+    ValueError says what is allowed."""
+    words = text.split()
+    cells = game.info.move_count
+    try:
+        numbers = [int(w) for w in words]
+    except ValueError:
+        numbers = []
+    if cells == 81 and len(numbers) == 2:
+        board, square = numbers
+        if not (0 <= board < 9 and 0 <= square < 9):
+            raise ValueError(f"{board} {square} is out of range: board and square are each 0-8")
+        return 9 * board + square
+    if len(numbers) == 1:
+        if not 0 <= numbers[0] < cells:
+            more = ", or BOARD SQUARE with each 0-8" if cells == 81 else ""
+            raise ValueError(f"{numbers[0]} is out of range: a cell is 0-{cells - 1}{more}")
+        return numbers[0]
+    try:
+        return game.parse_move(text.strip())
+    except GameError:
+        form = "a cell 0-80, or BOARD SQUARE with each 0-8" if cells == 81 else f"a cell 0-{cells - 1}"
+        raise ValueError(f"{text.strip()!r} is not a move: type {form} (q to leave)") from None
+
+
 def _human_player(game):
     """A LocalPlayer that asks the person at the terminal, re-asking until the move is legal."""
+    from arena.games.drawing import draw
+
     def ask(state, last_move):
         if last_move is not None:
-            print(f"\nopponent played {game.move_text(last_move)}")
-        print(state.render())
+            print(f"\nopponent played {_move_words(game, last_move)}")
+        print(draw(state, last_move))
         legal = state.legal_moves()
-        hint = "a cell number" if game.info.move_count == 9 else "a cell number, or BOARD SQUARE"
         while True:
             try:
-                text = input(f"your move ({hint}; legal: {' '.join(map(game.move_text, legal))}): ")
+                text = input(f"your move ({_move_hint(game, state)}): ")
             except EOFError:
                 raise _Resigned() from None
-            words = text.split()
-            if words in (["q"], ["quit"], ["resign"]):
+            if text.split() in (["q"], ["quit"], ["resign"]):
                 raise _Resigned()
             try:
-                if len(words) == 2 and game.info.move_count == 81:
-                    board, square = (int(w) for w in words)
-                    if not (0 <= board < 9 and 0 <= square < 9):
-                        raise ValueError
-                    move = 9 * board + square
-                else:
-                    move = game.parse_move(text)
-            except (GameError, ValueError):
-                print(f"  {text.strip()!r} is not a move: type {hint}")
+                move = _parse_human_move(game, text)
+            except ValueError as exc:
+                print(f"  {exc}")
                 continue
             if move not in legal:
                 try:
@@ -365,14 +540,17 @@ def _human_player(game):
     return ask
 
 
+def _move_words(game, move: int) -> str:
+    """A move as a person reads it: '43 (board 4, square 7)' for a 9x9 game."""
+    if game.info.move_count == 81:
+        return f"{move} (board {move // 9}, square {move % 9})"
+    return game.move_text(move)
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     from arena.referee import play_game
-    from arena.referee.botspec import BotSpecError, resolve_bot
     game = _game(args.game, args.rule)
-    try:
-        bot = resolve_bot(args.against, _registered_bot)
-    except BotSpecError as exc:
-        raise UserError(str(exc)) from None
+    bot = _bot_for(args.against, game)
     from arena.referee import BotSpec
     you = BotSpec(name="you", argv=())
     seats = (you, bot) if args.seat == 0 else (bot, you)
@@ -385,10 +563,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     except _Resigned:
         print("\nyou left the game")
         return 0
-    final = game.replay([game.parse_move(m.move) for m in record.moves if m.move.isdigit()])
+    from arena.games.drawing import draw
+    played = [game.parse_move(m.move) for m in record.moves if m.move.isdigit()]
+    final = game.replay(played)
+    if record.moves and record.moves[-1].seat != args.seat and played:
+        print(f"\nopponent played {_move_words(game, played[-1])}")
     print()
-    print(final.render())
+    print(draw(final, played[-1] if played else None))
     print(f"result: {_describe(record)}")
+    _print_stderr_tail(record, lines=5)
     return 0
 
 
@@ -426,28 +609,16 @@ def _publish(store, out, rating=None, title=None):
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    index = _publish(args.store, args.out, title=args.title)
+    store_path, rating, _names, title = _league_source(args.store)
+    index = _publish(store_path, args.out, rating=rating, title=args.title or title)
     print(f"published: {index}")
     return 0
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from arena.league import ConfigError, RatingConfig, Store, build_leaderboard, render
-    from pathlib import Path
-    path = Path(args.source)
-    if not path.exists():
-        raise UserError(f"{path} does not exist")
-    if path.suffix in (".yaml", ".yml"):
-        from arena.league.runner import load_league
-        try:
-            config = load_league(str(path), _plugins())
-        except ConfigError as exc:
-            raise UserError(str(exc)) from None
-        store_path, rating, names, title = config.store, config.rating, config.bot_names, config.name
-        if not store_path.exists():
-            raise UserError(f"{store_path} does not exist yet: run `arena run {path}` first")
-    else:
-        store_path, rating, names, title = path, None, None, None
+    from arena.league import RatingConfig, Store, build_leaderboard, render
+    path = args.source
+    store_path, rating, names, title = _league_source(path)
     try:
         with Store(store_path) as store:
             meta = store.meta()
@@ -456,12 +627,16 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                 rating = RatingConfig(**snapshot.get("rating", {}))
                 names = [b["name"] for b in snapshot.get("bots", [])] or None
                 title = meta.get("name", str(path))
-            board = build_leaderboard(store.records(), rating, names, title)
+            board = build_leaderboard(store.records(), rating, names, title or "", args.anchor)
+    except ValueError as exc:
+        if args.anchor is None or "anchor" not in str(exc):
+            raise UserError(f"{path} is not a league store or config: {exc}") from None
+        raise UserError(f"--anchor: {exc}") from None
     except Exception as exc:  # a file that is not a league store
         if isinstance(exc, (UserError, KeyboardInterrupt)):
             raise
         raise UserError(f"{path} is not a league store or config: {exc}") from None
-    print(render(board, args.format))
+    print(render(board, args.format, wide=args.wide))
     return 0
 
 
@@ -492,6 +667,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("leaderboard", help="the leaderboard and crosstable of a league")
     p.add_argument("source", metavar="STORE_OR_CONFIG", help="a league store file or its config")
     p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
+    p.add_argument("--anchor", metavar="BOT", help="the bot whose Elo is 0 (default: mean Elo 0)")
+    p.add_argument("--wide", action="store_true",
+                   help="crosstable of win, draw, loss rates (default: a compact score table)")
     p.set_defaults(func=cmd_leaderboard)
 
     p = sub.add_parser("train", help="learn evaluation weights by TD learning, as the papers did",
@@ -500,7 +678,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("publish", help="write a league as a static web site")
-    p.add_argument("store", help="a league store file (results/NAME.sqlite)")
+    p.add_argument("store", metavar="STORE_OR_CONFIG",
+                   help="a league store (results/NAME.sqlite) or its config")
     p.add_argument("--out", required=True, help="directory to write the site into")
     p.add_argument("--title", help="page title (default: the league name)")
     p.set_defaults(func=cmd_publish)
@@ -529,7 +708,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_random_game)
 
     p = sub.add_parser("match", help="play games between two bots in the sandboxed referee")
-    p.add_argument("a", help="bot A: a registered name or DIALECT:COMMAND, e.g. 'arena:./mybot'")
+    p.add_argument("a", help="bot A: a registered name (NAME:KEY=VALUE,... sets options) or "
+                             "DIALECT:COMMAND, e.g. 'arena:./mybot'")
     p.add_argument("b", help="bot B, as A")
     p.add_argument("--game", required=True)
     p.add_argument("--games", type=int, default=1, help="number of games; seats alternate")
@@ -569,8 +749,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_openings)
 
     p = sub.add_parser("replay", help="show a recorded game move by move")
-    p.add_argument("file", help="a JSON game record, or JSON lines of records (from --save)")
-    p.add_argument("--game", type=int, default=1, help="which record in a JSON-lines file")
+    p.add_argument("file", metavar="SOURCE",
+                   help="a league store or its config, or JSON game records (arena match --save)")
+    p.add_argument("--game", type=int, default=1,
+                   help="which game: its number in league order, or in a JSON-lines file")
+    p.add_argument("--fixture", metavar="KEY", help="a league's game by fixture key, e.g. 'a|b|0|1'")
+    p.add_argument("--step", action="store_true", help="wait for Enter before each move")
     p.set_defaults(func=cmd_replay)
     return parser
 
@@ -589,6 +773,15 @@ def _add_referee_options(p: argparse.ArgumentParser, rule_help: str) -> None:
     p.add_argument("--memory-mb", type=int, default=1024, help="memory limit per bot (MiB)")
 
 
+def _closed_pipe() -> int:
+    """The reader of stdout went away (`arena ... | head`): stop quietly, as other tools do."""
+    # point stdout at /dev/null so the interpreter's final flush does not fail again
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141  # what a shell reports for a process killed by SIGPIPE (128 + 13)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the arena command; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -601,7 +794,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.func
     try:
-        return handler(args)
+        code = handler(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _closed_pipe()
     except (UserError, GameError) as exc:
         print(f"arena {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -12,7 +12,7 @@ class RandomAgent(Agent):
 
     name = "random"
     game = "*"
-    description = "beyond the seeds: a uniformly random legal move, any game"
+    description = "beyond the papers: a uniformly random legal move, any game"
     options = dict(SEED_OPTION)
 
     def choose(self, state: State, time_left_ms: float | None) -> int:

@@ -44,7 +44,7 @@ class MCTS(Agent):
 
     name = "mcts"
     game = "*"
-    description = ("beyond the seeds: UCT Monte Carlo tree search with random playouts "
+    description = ("beyond the papers: UCT Monte Carlo tree search with random playouts "
                    "(the game's fast playout when it has one), any game")
     options = {
         "time_ms": (1000.0, "thinking time per move in ms; 0 = no own limit (then set iterations); "

@@ -69,11 +69,11 @@ class MetaMinimax(Agent):
 
     name = "meta-minimax"
     game = "meta"
-    description = "seed 000 (meta-tic-tac-toe, TD-learned minimax): alpha-beta, six basis functions, 3 ply"
+    description = "paper 000 (meta-tic-tac-toe, TD-learned minimax): alpha-beta, six basis functions, 3 ply"
     options = {
-        "depth": (3, "plies searched (the seed's experiments use 3)"),
-        "constants": (None, "c1..c6 as 'c1=3,c2=2,...' or JSON (default: the seed's 3, 2, .5, .5, .5, .5)"),
-        "weights": (None, "path of a file holding the constants as JSON or a Python dict (the seed's td.txt)"),
+        "depth": (3, "plies searched (the paper's experiments use 3)"),
+        "constants": (None, "c1..c6 as 'c1=3,c2=2,...' or JSON (default: the paper's 3, 2, .5, .5, .5, .5)"),
+        "weights": (None, "path of a file holding the constants as JSON or a Python dict (the paper's td.txt)"),
         "time_ms": (None, "own time limit per move in ms (default: none; the referee's limit always applies)"),
         **SEED_OPTION,
     }

@@ -42,7 +42,7 @@ class NineBoardNegamax(Agent):
 
     name = "nineboard-negamax"
     game = "nineboard"
-    description = ("seed 004 (9-board Tic-Tac-Toe), section 2: iterative-deepening negamax alpha-beta, "
+    description = ("paper 004 (9-board Tic-Tac-Toe), section 2: iterative-deepening negamax alpha-beta, "
                    "two-in-a-row heuristic")
     options = {
         "time_ms": (500.0, "thinking time per move in ms (capped at half the referee's allowance)"),

@@ -23,18 +23,18 @@ REFERENCE_BOTS = (
     BotDeclaration(
         name="ttt-blind",
         game="tictactoe",
-        description="seed 002 (Tic-Tac-Toe AI), 'A Blind Move': plays a uniformly random empty cell",
+        description="paper 002 (Tic-Tac-Toe AI), 'A Blind Move': plays a uniformly random empty cell",
         target="bots.tictactoe_agents:Blind",
         options={"seed": _SEED},
     ),
     BotDeclaration(
         name="ttt-novice",
         game="tictactoe",
-        description="seed 002 (Tic-Tac-Toe AI), 'A Novice Move': the best-ranked move 40% of the time, else the second-ranked",
+        description="paper 002 (Tic-Tac-Toe AI), 'A Novice Move': the best-ranked move 40% of the time, else the second-ranked",
         target="bots.tictactoe_agents:Novice",
         options={
             "optimal_percent": BotOption(
-                40.0, "percent of decisions that take the best-ranked move (seed: 40)"
+                40.0, "percent of decisions that take the best-ranked move (paper: 40)"
             ),
             "seed": _SEED,
         },
@@ -42,46 +42,46 @@ REFERENCE_BOTS = (
     BotDeclaration(
         name="ttt-master",
         game="tictactoe",
-        description="seed 002 (Tic-Tac-Toe AI), 'A Master Move': perfect minimax with the seed's 10 - o-moves score",
+        description="paper 002 (Tic-Tac-Toe AI), 'A Master Move': perfect minimax with the paper's 10 - o-moves score",
         target="bots.tictactoe_agents:Master",
         options={},
     ),
     BotDeclaration(
         name="ttt-negamax",
         game="tictactoe",
-        description="seed 004 (9-board Tic-Tac-Toe), section 1.2: negamax with alpha-beta, counting states explored",
+        description="paper 004 (9-board Tic-Tac-Toe), section 1.2: negamax with alpha-beta, counting states explored",
         target="bots.tictactoe_agents:Negamax",
         options={
             "pruning": BotOption(
-                True, "alpha-beta pruning (false reproduces the seed's plain minimax count)"
+                True, "alpha-beta pruning (false reproduces the paper's plain minimax count)"
             )
         },
     ),
     BotDeclaration(
         name="uttt-random",
         game="ultimate",
-        description="seed 001 (Ultimate TTT with TD learning), 2.2.1 Random Agent: a uniformly random move",
+        description="paper 001 (Ultimate TTT with TD learning), 2.2.1 Random Agent: a uniformly random move",
         target="bots.ultimate_agents:UltimateRandom",
         options={"seed": _SEED},
     ),
     BotDeclaration(
         name="uttt-perceptron",
         game="ultimate",
-        description="seed 001, 2.2.2 Perceptron Agent: simple features (2.3.1) with the paper's weights",
+        description="paper 001, 2.2.2 Perceptron Agent: simple features (2.3.1) with the paper's weights",
         target="bots.ultimate_agents:Perceptron",
         options={"seed": _SEED},
     ),
     BotDeclaration(
         name="uttt-reflex",
         game="ultimate",
-        description="seed 001, 2.2.3 Reflex Agent: random among moves that let the opponent win no small board",
+        description="paper 001, 2.2.3 Reflex Agent: random among moves that let the opponent win no small board",
         target="bots.ultimate_agents:Reflex",
         options={"seed": _SEED},
     ),
     BotDeclaration(
         name="uttt-minimax",
         game="ultimate",
-        description="seed 001, 2.2.4 Minimax Agent: depth-limited minimax, top-3 successor filter, learned weights",
+        description="paper 001, 2.2.4 Minimax Agent: depth-limited minimax, top-3 successor filter, learned weights",
         target="bots.ultimate_agents:Minimax",
         options={
             "depth": BotOption(
@@ -99,7 +99,7 @@ REFERENCE_BOTS = (
     BotDeclaration(
         name="uttt-minimax-pruning",
         game="ultimate",
-        description="seed 001, 2.2.5 Minimax Pruning Agent: the Minimax Agent with alpha-beta pruning",
+        description="paper 001, 2.2.5 Minimax Pruning Agent: the Minimax Agent with alpha-beta pruning",
         target="bots.ultimate_agents:MinimaxPruning",
         options={
             "depth": BotOption(
@@ -117,14 +117,14 @@ REFERENCE_BOTS = (
     BotDeclaration(
         name="uttt-advanced-perceptron",
         game="ultimate",
-        description="seed 001, 2.2.6 Advanced Perceptron Agent: best successor by the learned evaluation",
+        description="paper 001, 2.2.6 Advanced Perceptron Agent: best successor by the learned evaluation",
         target="bots.ultimate_agents:AdvancedPerceptron",
         options={"weights": _WEIGHTS, "seed": _SEED},
     ),
     BotDeclaration(
         name="uttt-expectimax",
         game="ultimate",
-        description="seed 001, 2.2.7 Expectimax Agent: opponent nodes average all successors, agent nodes max of top 3",
+        description="paper 001, 2.2.7 Expectimax Agent: opponent nodes average all successors, agent nodes max of top 3",
         target="bots.ultimate_agents:Expectimax",
         options={
             "depth": BotOption(1, "search depth d (section 2.2.4 semantics; Table 1 uses 1 and 2)"),
@@ -136,16 +136,16 @@ REFERENCE_BOTS = (
     BotDeclaration(
         name="meta-minimax",
         game="meta",
-        description="seed 000 (meta-tic-tac-toe, TD-learned minimax): alpha-beta, six basis functions, 3 ply",
+        description="paper 000 (meta-tic-tac-toe, TD-learned minimax): alpha-beta, six basis functions, 3 ply",
         target="bots.meta_agents:MetaMinimax",
         options={
-            "depth": BotOption(3, "plies searched (the seed's experiments use 3)"),
+            "depth": BotOption(3, "plies searched (the paper's experiments use 3)"),
             "constants": BotOption(
-                None, "c1..c6 as 'c1=3,c2=2,...' or JSON (default: the seed's 3, 2, .5, .5, .5, .5)"
+                None, "c1..c6 as 'c1=3,c2=2,...' or JSON (default: the paper's 3, 2, .5, .5, .5, .5)"
             ),
             "weights": BotOption(
                 None,
-                "path of a file holding the constants as JSON or a Python dict (the seed's td.txt)",
+                "path of a file holding the constants as JSON or a Python dict (the paper's td.txt)",
                 file=True,
             ),
             "time_ms": BotOption(
@@ -158,7 +158,7 @@ REFERENCE_BOTS = (
     BotDeclaration(
         name="nineboard-negamax",
         game="nineboard",
-        description="seed 004 (9-board Tic-Tac-Toe), section 2: iterative-deepening negamax alpha-beta, two-in-a-row heuristic",
+        description="paper 004 (9-board Tic-Tac-Toe), section 2: iterative-deepening negamax alpha-beta, two-in-a-row heuristic",
         target="bots.nineboard_agents:NineBoardNegamax",
         options={
             "time_ms": BotOption(
@@ -170,7 +170,7 @@ REFERENCE_BOTS = (
     BotDeclaration(
         name="mcts",
         game="*",
-        description="beyond the seeds: UCT Monte Carlo tree search with random playouts (the game's fast playout when it has one), any game",
+        description="beyond the papers: UCT Monte Carlo tree search with random playouts (the game's fast playout when it has one), any game",
         target="bots.mcts:MCTS",
         options={
             "time_ms": BotOption(
@@ -189,7 +189,7 @@ REFERENCE_BOTS = (
     BotDeclaration(
         name="random",
         game="*",
-        description="beyond the seeds: a uniformly random legal move, any game",
+        description="beyond the papers: a uniformly random legal move, any game",
         target="bots.generic_agents:RandomAgent",
         options={"seed": _SEED},
     ),

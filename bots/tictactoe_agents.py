@@ -101,7 +101,7 @@ class Blind(Agent):
 
     name = "ttt-blind"
     game = "tictactoe"
-    description = "seed 002 (Tic-Tac-Toe AI), 'A Blind Move': plays a uniformly random empty cell"
+    description = "paper 002 (Tic-Tac-Toe AI), 'A Blind Move': plays a uniformly random empty cell"
     options = dict(SEED_OPTION)
 
     def choose(self, state: State, time_left_ms: float | None) -> int:
@@ -119,7 +119,7 @@ class Master(Agent):
 
     name = "ttt-master"
     game = "tictactoe"
-    description = "seed 002 (Tic-Tac-Toe AI), 'A Master Move': perfect minimax with the seed's 10 - o-moves score"
+    description = "paper 002 (Tic-Tac-Toe AI), 'A Master Move': perfect minimax with the paper's 10 - o-moves score"
     options = {}
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
@@ -145,7 +145,7 @@ class Novice(Agent):
 
     name = "ttt-novice"
     game = "tictactoe"
-    description = ("seed 002 (Tic-Tac-Toe AI), 'A Novice Move': the best-ranked move 40% of the time, "
+    description = ("paper 002 (Tic-Tac-Toe AI), 'A Novice Move': the best-ranked move 40% of the time, "
                    "else the second-ranked")
     options = {
         "optimal_percent": (40.0, "percent of decisions that take the best-ranked move (seed: 40)"),
@@ -203,7 +203,7 @@ class Negamax(Agent):
 
     name = "ttt-negamax"
     game = "tictactoe"
-    description = "seed 004 (9-board Tic-Tac-Toe), section 1.2: negamax with alpha-beta, counting states explored"
+    description = "paper 004 (9-board Tic-Tac-Toe), section 1.2: negamax with alpha-beta, counting states explored"
     options = {"pruning": (True, "alpha-beta pruning (false reproduces the seed's plain minimax count)")}
 
     def choose(self, state: State, time_left_ms: float | None) -> int:

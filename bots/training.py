@@ -508,7 +508,22 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
         return 1
     write_weights(out, weights, keys)
     say(f"wrote {out}")
+    say(usage_hint(args.what, str(out)))
     return 0
+
+
+#: a registered bot that reads each kind of weights file, and a fair first opponent
+USES = {"meta": ("meta-minimax", "meta-minimax"), "ultimate": ("uttt-minimax-pruning", "uttt-minimax-pruning")}
+
+
+def usage_hint(what: str, out: str) -> str:
+    """How to use a weights file just written: the bot option, in a league and in a match."""
+    bot, rival = USES[what]
+    full = Path(out).resolve()
+    return (f"use it: the option weights of the bot {bot}; in a league config's bots:\n"
+            f"  - {{name: trained, bot: {bot}, options: {{weights: {full}}}}}\n"
+            f"or play it against the paper's weights:\n"
+            f"  arena match {bot}:weights={out} {rival} --game {what} --games 10")
 
 
 __all__ = ["FEATURES", "UltimateRollouts", "build_parser", "main", "meta_board_eval", "meta_search",

@@ -85,7 +85,7 @@ class UltimateRandom(Agent):
 
     name = "uttt-random"
     game = "ultimate"
-    description = "seed 001 (Ultimate TTT with TD learning), 2.2.1 Random Agent: a uniformly random move"
+    description = "paper 001 (Ultimate TTT with TD learning), 2.2.1 Random Agent: a uniformly random move"
     options = dict(SEED_OPTION)
 
     def choose(self, state: State, time_left_ms: float | None) -> int:
@@ -102,7 +102,7 @@ class Perceptron(Agent):
 
     name = "uttt-perceptron"
     game = "ultimate"
-    description = "seed 001, 2.2.2 Perceptron Agent: simple features (2.3.1) with the paper's weights"
+    description = "paper 001, 2.2.2 Perceptron Agent: simple features (2.3.1) with the paper's weights"
     options = dict(SEED_OPTION)
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
@@ -128,7 +128,7 @@ class Reflex(Agent):
 
     name = "uttt-reflex"
     game = "ultimate"
-    description = "seed 001, 2.2.3 Reflex Agent: random among moves that let the opponent win no small board"
+    description = "paper 001, 2.2.3 Reflex Agent: random among moves that let the opponent win no small board"
     options = dict(SEED_OPTION)
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
@@ -301,7 +301,7 @@ class Minimax(_Seed001Search):
     node, Eval = the learned linear function of the Advanced Feature Extractor (2.3.2)."""
 
     name = "uttt-minimax"
-    description = "seed 001, 2.2.4 Minimax Agent: depth-limited minimax, top-3 successor filter, learned weights"
+    description = "paper 001, 2.2.4 Minimax Agent: depth-limited minimax, top-3 successor filter, learned weights"
     mode = "minimax"
 
 
@@ -310,7 +310,7 @@ class MinimaxPruning(_Seed001Search):
     picks among moves of exactly the same values as the Minimax Agent (same rng, same move)."""
 
     name = "uttt-minimax-pruning"
-    description = "seed 001, 2.2.5 Minimax Pruning Agent: the Minimax Agent with alpha-beta pruning"
+    description = "paper 001, 2.2.5 Minimax Pruning Agent: the Minimax Agent with alpha-beta pruning"
     mode = "pruning"
 
 
@@ -319,7 +319,7 @@ class AdvancedPerceptron(_Seed001Search):
     learned Eval (advanced features, learned weights), ties at random; minimax at depth 0."""
 
     name = "uttt-advanced-perceptron"
-    description = "seed 001, 2.2.6 Advanced Perceptron Agent: best successor by the learned evaluation"
+    description = "paper 001, 2.2.6 Advanced Perceptron Agent: best successor by the learned evaluation"
     mode = "minimax"
     options = {"weights": (None, WEIGHTS_HELP), **SEED_OPTION}
 
@@ -334,7 +334,7 @@ class Expectimax(_Seed001Search):
     to play uniformly at random (its nodes average over all successors)."""
 
     name = "uttt-expectimax"
-    description = "seed 001, 2.2.7 Expectimax Agent: opponent nodes average all successors, agent nodes max of top 3"
+    description = "paper 001, 2.2.7 Expectimax Agent: opponent nodes average all successors, agent nodes max of top 3"
     mode = "expectimax"
     options = {
         "depth": (1, "search depth d (section 2.2.4 semantics; Table 1 uses 1 and 2)"),

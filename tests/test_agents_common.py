@@ -40,7 +40,7 @@ def test_registry_facts():
     for cls in all_agents():
         assert issubclass(cls, Agent)
         assert cls.game == "*" or cls.game in REGISTRY.names()
-        assert cls.description and ("seed" in cls.description or "beyond the seeds" in cls.description)
+        assert cls.description and ("paper 00" in cls.description or "beyond the papers" in cls.description)
         assert cls.__doc__
         for key, (_default, help_text) in cls.options.items():
             assert help_text, (cls.name, key)

@@ -187,8 +187,8 @@ def test_render_table_is_aligned_plain_text(board):
     lines = text.splitlines()
     assert lines[0] == "demo league"
     header, rule = lines[2], lines[3]
-    assert header.split() == ["rank", "bot", "score", "mu", "sigma", "exposed", "games", "W", "D",
-                              "L", "faults", "move", "ms"]
+    assert header.split() == ["rank", "bot", "score", "mu", "sigma", "exposed", "Elo", "+-95%",
+                              "LOS>next", "games", "W", "D", "L", "faults", "move", "ms"]
     standings = lines[4:8]
     end_of_exposed = header.index("exposed") + len("exposed")
     for line, row in zip(standings, board.rows):
@@ -196,7 +196,12 @@ def test_render_table_is_aligned_plain_text(board):
         assert row.bot in line
     assert set(rule) <= {"-", " "}
     assert "row vs column" in text
-    assert format_cell(board.cell(board.rows[0].bot, board.rows[1].bot)) in text
+    first, second = board.rows[0].bot, board.rows[1].bot
+    cell = board.cell(first, second)
+    score = f"{100 * (cell.wins + 0.5 * cell.draws) / cell.games:.0f}"
+    top = next(line for line in lines if line.startswith(f"1 {first} "))   # compact crosstable
+    assert top.split()[2] == score         # its own cell is blank; the next is vs the second
+    assert format_cell(cell) in render(board, "table", wide=True)         # today's rates
 
 
 def test_render_markdown_csv_json(board):

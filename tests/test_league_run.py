@@ -130,7 +130,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (db.exists() and len(stored(db)) >= 4):
+    while time.monotonic() < deadline and count(db) < 4:
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

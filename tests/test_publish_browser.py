@@ -144,6 +144,11 @@ def test_crosstable_is_a_heat_map_and_the_history_chart_picks_out_bots(driver, l
     focused = css(driver, "svg.chart g.series.focus")
     assert len(focused) == 1 and focused[0].get_attribute("data-bot") == "0"
     assert focused[0].find_element("css selector", "path.band").is_displayed()
+    axis = " ".join(texts(driver, "svg.chart text.axis"))
+    assert "μ − 3σ" in axis and "ranks" in axis              # the line is what the table ranks by
+    board = build_leaderboard(_games, RatingConfig(), bot_names(20, hostile=True))
+    shown = texts(driver, "ol.legend button .muted")
+    assert shown[0] == f"{board.rows[0].exposed:.1f}"          # the value beside the top bot
     screenshot(driver, "history")
     no_console_errors(driver)
 
@@ -188,7 +193,8 @@ def test_replay_steps_through_a_game_to_its_final_board(driver, league):
     rules = default_registry().create("ultimate")
     no, game = next((i, g) for i, g in enumerate(games, 1)
                     if i > 150 and g.record.winner is not None
-                    and g.record.termination.value == "normal")
+                    and g.record.termination.value == "normal"
+                    and int(float(g.record.seed)) != g.record.seed)   # a JS number would round it
     moves = [int(m.move) for m in game.record.moves]
     final = rules.replay(moves)
     n = len(moves)
@@ -198,6 +204,11 @@ def test_replay_steps_through_a_game_to_its_final_board(driver, league):
     css(driver, f'#games tbody a[href="replay.html#g={no}"]')[0].click()
     wait(driver, lambda d: d.find_element("id", "replay").is_displayed(), "no replay shown")
     assert driver.find_element("id", "replay-title").text.startswith(f"Game {no}: ")
+    sub = driver.find_element("id", "replay-sub").text
+    assert f"seed {game.record.seed}" in sub                       # every digit kept
+    pair, swap = (int(p) + 1 for p in game.key.rsplit("|", 2)[1:])
+    x, o = (b.name for b in game.record.bots)
+    assert f"pair {pair}, game {swap}: {x} plays x, {o} plays o" in sub and "|" not in sub
     assert len(css(driver, "#board .sb")) == 9 and len(cells_shown(driver)) == 81
     assert all(c.endswith(":") for c in cells_shown(driver))      # the start: empty
 
@@ -242,7 +253,11 @@ def test_replay_of_a_fault_shows_the_reason_and_stderr_as_text(driver, league):
     assert game.record.reason in driver.find_element("id", "result").text
     detail = driver.find_element("id", "fault-detail")
     assert "<script>alert(1)</script>" in detail.find_element("tag name", "pre").text
-    assert "faulted" in driver.find_element("id", "now").text
+    sentence = driver.find_element("id", "now").text.splitlines()[-1]
+    faulty, other = (game.record.bots[s].name for s in (game.record.faulted, 1 - game.record.faulted))
+    verb = {"crash": "crashed", "timeout": "ran out of time"}[game.record.termination.value]
+    assert sentence.startswith(f"{'XO'[game.record.faulted]} {faulty} {verb}")
+    assert sentence.endswith(f", so {other} wins.") and "faulted (" not in sentence
     screenshot(driver, "replay-fault", max_height=1600)
     no_console_errors(driver)
 
@@ -269,6 +284,8 @@ def test_a_3x3_replay_draws_one_board(driver, tictactoe):
     assert css(driver, "#board .sb") == [] and len(cells_shown(driver)) == 9
     css(driver, "#controls [data-go=last]")[0].click()
     assert cells_shown(driver) == [f"{c}:{'.xo'[final.cell(c) + 1].strip('.')}" for c in range(9)]
+    last = moves[-1]          # cells, rows and columns all count from 0, as moves do
+    assert f"cell {last} (row {last // 3}, column {last % 3})" in driver.find_element("id", "now").text
     screenshot(driver, "replay-tictactoe", max_height=1000)
     no_console_errors(driver)
 

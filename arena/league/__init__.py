@@ -1,6 +1,7 @@
 """Leagues: YAML config, fixtures, the results store, ratings and the leaderboard.
 
-config <- schedule <- store; ratings and leaderboard read game records only.
+config <- schedule <- store; ratings, pairs and leaderboard read game records only
+(pairs and the leaderboard compute with arena.stats).
 """
 
 from .config import (BotCheck, BotConfig, BotProblem, ConfigError, LeagueConfig, RatingConfig,

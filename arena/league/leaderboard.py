@@ -6,17 +6,21 @@ import csv
 import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.record import Termination
+from arena.stats import fit_elo
 
 from .config import RatingConfig
+from .pairs import match_results
 from .ratings import GameRow, HistoryPoint, compute_ratings, exposed, points
 
 FORMATS = ("table", "md", "csv", "json")
 #: every kind of fault, in the order columns show them
 FAULT_KINDS = tuple(t.value for t in Termination if t.is_fault)
+#: below this likelihood of superiority, two neighbours' order is not significant
+SIGNIFICANT_LOS = 0.95
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,14 @@ class Row:
     losses: int
     faults: Mapping[str, int]     #: termination value -> games this bot ended by that fault
     mean_move_ms: float | None    #: mean wall time of its moves; None without moves
+    elo: float | None = None          #: Bradley-Terry Elo over all games; None if not rated
+    elo_error: float | None = None    #: half-width of its 95% interval
+    los_next: float | None = None     #: P(stronger than the next row's bot), from the Elo fit
+
+    @property
+    def significant(self) -> bool | None:
+        """Whether this bot is significantly stronger than the next one (None: no next)."""
+        return None if self.los_next is None else self.los_next >= SIGNIFICANT_LOS
 
     @property
     def fault_count(self) -> int:
@@ -70,6 +82,7 @@ class Leaderboard:
     crosstable: Mapping[str, Mapping[str, Cell]]
     history: Mapping[str, tuple[HistoryPoint, ...]] = field(default_factory=dict)
     title: str = ""
+    elo_anchor: str | None = None     #: the bot rated Elo 0, or None: the mean is 0
 
     def cell(self, bot: str, opponent: str) -> Cell:
         """Results of bot against opponent (an empty Cell if they never met)."""
@@ -77,8 +90,13 @@ class Leaderboard:
 
 
 def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
-                      bots: Sequence[str] | None = None, title: str = "") -> Leaderboard:
-    """The leaderboard of the games given in fixture order (see compute_ratings for bots)."""
+                      bots: Sequence[str] | None = None, title: str = "",
+                      elo_anchor: str | None = None) -> Leaderboard:
+    """The leaderboard of the games given in fixture order (see compute_ratings for bots).
+
+    elo_anchor names the bot whose Elo is 0 (ValueError if it has no rating); by default
+    the mean Elo is 0.
+    """
     games = list(games)
     if bots is not None:
         wanted = set(bots)
@@ -122,16 +140,33 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
             mean_move_ms=sum(times) / len(times) if times else None))
     crosstable = {name: {other: Cell(*cross[name][other]) for other in order if other in cross[name]}
                   for name in order}
-    return Leaderboard(rows=tuple(rows), crosstable=crosstable, history=rating.history,
-                       title=title)
+    return Leaderboard(rows=_with_elo(rows, games, settings, elo_anchor), crosstable=crosstable,
+                       history=rating.history, title=title, elo_anchor=elo_anchor)
+
+
+def _with_elo(rows: Sequence[Row], games: Sequence[GameRow], settings: RatingConfig,
+              anchor: str | None) -> tuple[Row, ...]:
+    """The rows with their Elo (Bradley-Terry fit of all games) and LOS over the next row."""
+    table = match_results(games, settings.faults_count_as_losses)
+    fit = fit_elo(table.values(), [row.bot for row in rows], anchor)
+    rated = fit.ratings
+    out = []
+    for row, below in zip(rows, [*rows[1:], None]):
+        if row.bot not in rated:
+            out.append(row)
+            continue
+        los = fit.los(row.bot, below.bot) if below is not None and below.bot in rated else None
+        out.append(replace(row, elo=rated[row.bot], elo_error=fit.error(row.bot), los_next=los))
+    return tuple(out)
 
 
 # --- formats --------------------------------------------------------------------------------
 
-def render(board: Leaderboard, fmt: str = "table") -> str:
-    """The leaderboard as text: table (terminal), md, csv (standings only) or json."""
+def render(board: Leaderboard, fmt: str = "table", wide: bool = False) -> str:
+    """The leaderboard as text: table (terminal), md, csv (standings only) or json; the
+    table's crosstable is compact (fits 100 columns) unless wide."""
     if fmt == "table":
-        return _render_table(board)
+        return _render_table(board, wide)
     if fmt == "md":
         return _render_md(board)
     if fmt == "csv":
@@ -141,17 +176,42 @@ def render(board: Leaderboard, fmt: str = "table") -> str:
     raise ValueError(f"unknown leaderboard format {fmt!r}; formats: {', '.join(FORMATS)}")
 
 
-_HEADERS = ("rank", "bot", "score", "mu", "sigma", "exposed", "games", "W", "D", "L", "faults",
-            "move ms")
-_LEFT = {"bot", "faults"}
+_HEADERS = ("rank", "bot", "score", "mu", "sigma", "exposed", "Elo", "+-95%", "LOS>next",
+            "games", "W", "D", "L", "faults", "move ms")
+_LEFT = {"bot", "faults", "LOS>next"}
+#: after a LOS below SIGNIFICANT_LOS: this bot and the next may well be in the other order
+NOT_SIGNIFICANT = "~"
 
 
 def _row_cells(row: Row) -> list[str]:
     detail = ", ".join(f"{kind} {n}" for kind, n in row.faults.items())
     return [str(row.rank), row.bot, f"{row.score:g}", f"{row.mu:.2f}", f"{row.sigma:.2f}",
-            f"{row.exposed:.2f}", str(row.games), str(row.wins), str(row.draws), str(row.losses),
-            f"{row.fault_count} ({detail})" if detail else "0",
+            f"{row.exposed:.2f}", *_elo_cells(row), str(row.games), str(row.wins),
+            str(row.draws), str(row.losses), f"{row.fault_count} ({detail})" if detail else "0",
             "-" if row.mean_move_ms is None else f"{row.mean_move_ms:.1f}"]
+
+
+def _elo_cells(row: Row) -> list[str]:
+    """Elo, its 95% half-width, and the LOS over the next row, marked when not significant."""
+    if row.elo is None or row.elo_error is None:
+        return ["-", "-", ""]
+    los = "" if row.los_next is None else _percent(row.los_next)
+    if row.significant is False:
+        los += " " + NOT_SIGNIFICANT
+    return [f"{row.elo:+.0f}", f"{row.elo_error:.0f}", los]
+
+
+def _percent(p: float) -> str:
+    """A probability as 53.1%; never 100.0% or 0.0% for what is only nearly sure."""
+    return ">99.9%" if p >= 0.9995 else "<0.1%" if p < 0.0005 else f"{100 * p:.1f}%"
+
+
+def _elo_note(board: Leaderboard) -> list[str]:
+    """The line under the standings that says what the Elo columns are."""
+    anchor = f"{board.elo_anchor} at 0" if board.elo_anchor else "mean 0"
+    return [f"Elo: fit over all games ({anchor}), +-95% interval; LOS>next: chance a bot is",
+            f"stronger than the next one down, {NOT_SIGNIFICANT} below "
+            f"{100 * SIGNIFICANT_LOS:.0f}% (order not significant)."]
 
 
 def format_cell(cell: Cell | None) -> str:
@@ -182,14 +242,61 @@ def _aligned(header: Sequence[str], body: Sequence[Sequence[str]], left: set[int
     return [fmt(header), "  ".join("-" * w for w in widths), *map(fmt, body)]
 
 
-def _render_table(board: Leaderboard) -> str:
+def _render_table(board: Leaderboard, wide: bool = False) -> str:
     lines = [board.title, ""] if board.title else []
     left = {i for i, h in enumerate(_HEADERS) if h in _LEFT}
     lines += _aligned(_HEADERS, [_row_cells(row) for row in board.rows], left)
-    header, body = _cross_rows(board)
-    lines += ["", "row vs column: win, draw, loss rates (games)", ""]
-    lines += _aligned(header, body, {0})
+    lines += _legend()
+    lines += _elo_note(board)
+    if wide:
+        header, body = _cross_rows(board)
+        lines += ["", "row vs column: win, draw, loss rates (games)", ""]
+        lines += _aligned(header, body, {0})
+    else:
+        lines += _compact_cross(board)
     return "\n".join(lines) + "\n"
+
+
+def _legend() -> list[str]:
+    """What the table's columns mean, under it."""
+    return ["", LEGEND[0], LEGEND[1], LEGEND[2]]
+
+
+LEGEND = (
+    "Ranked by exposed = mu - 3 sigma (TrueSkill's cautious rating: the skill is above it with",
+    "about 99.9% probability); mu: estimated skill, sigma: its uncertainty; score: win 1, draw 1/2;",
+    "faults: games the bot lost by misbehaving (timeout, crash, ...); move ms: mean time per move.")
+
+
+COMPACT_COLUMNS = 100   #: the compact crosstable fits this many columns up to ~20 bots
+
+
+def _compact_cross(board: Leaderboard) -> list[str]:
+    """The crosstable in 100 columns: rows numbered by rank, columns by those numbers, each
+    cell the row bot's score against the column bot in percent (win 1, draw 1/2)."""
+    names = [row.bot for row in board.rows]
+    number = len(str(len(names)))
+    # 4 characters a column ("100" and a space), then " games"; names get what is left
+    room = COMPACT_COLUMNS - 4 * len(names) - 6 - number - 1
+    width = max(8, min(max((len(n) for n in names), default=2), room))
+    lines = ["", "row vs column: score of the row bot in % (win 1, draw 1/2); columns by rank; --wide for",
+             "win, draw, loss rates", "",
+             " " * (number + 1 + width) + "".join(f"{i:>4}" for i in range(1, len(names) + 1))
+             + " games"]
+    for i, name in enumerate(names, 1):
+        cells, games = [], 0
+        for other in names:
+            cell = board.crosstable[name].get(other) if name != other else None
+            games += cell.games if cell else 0
+            cells.append("" if name == other else "-" if not cell or not cell.games
+                         else f"{100 * (cell.wins + 0.5 * cell.draws) / cell.games:.0f}")
+        lines.append(f"{i:>{number}} {_cut(name, width):<{width}}"
+                     + "".join(f"{c:>4}" for c in cells) + f" {games:>5}")
+    return lines
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 1] + "~"
 
 
 def _md_table(header: Sequence[str], body: Sequence[Sequence[str]], left: set[int]) -> list[str]:
@@ -201,6 +308,7 @@ def _render_md(board: Leaderboard) -> str:
     lines = [f"## {board.title}", ""] if board.title else []
     left = {i for i, h in enumerate(_HEADERS) if h in _LEFT}
     lines += _md_table(_HEADERS, [_row_cells(row) for row in board.rows], left)
+    lines += ["", *_elo_note(board)]
     header, body = _cross_rows(board)
     lines += ["", "Row vs column: win, draw, loss rates of the row bot (games).", ""]
     lines += _md_table(header, body, {0})
@@ -212,22 +320,41 @@ def _render_csv(board: Leaderboard) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["rank", "bot", "score", "mu", "sigma", "exposed", "games", "wins", "draws",
                      "losses", "faults", *(f"faults_{kind}" for kind in FAULT_KINDS),
-                     "mean_move_ms"])
+                     "mean_move_ms", *_ELO_FIELDS])
     for row in board.rows:
         writer.writerow([row.rank, row.bot, row.score, round(row.mu, 4), round(row.sigma, 4),
                          round(row.exposed, 4), row.games, row.wins, row.draws, row.losses,
                          row.fault_count, *(row.faults.get(kind, 0) for kind in FAULT_KINDS),
-                         "" if row.mean_move_ms is None else round(row.mean_move_ms, 3)])
+                         "" if row.mean_move_ms is None else round(row.mean_move_ms, 3),
+                         *("" if v is None else v for v in _elo_values(row).values())])
     return out.getvalue()
 
 
 def _as_dict(board: Leaderboard) -> dict[str, Any]:
     rows = [{"rank": r.rank, "bot": r.bot, "score": r.score, "mu": r.mu, "sigma": r.sigma,
              "exposed": r.exposed, "games": r.games, "wins": r.wins, "draws": r.draws,
-             "losses": r.losses, "faults": dict(r.faults), "mean_move_ms": r.mean_move_ms}
+             "losses": r.losses, "faults": dict(r.faults), "mean_move_ms": r.mean_move_ms,
+             **_elo_values(r)}
             for r in board.rows]
     cross = {name: {other: {"wins": c.wins, "draws": c.draws, "losses": c.losses,
                             "games": c.games, "text": format_cell(c)}
                     for other, c in cells.items()}
              for name, cells in board.crosstable.items()}
-    return {"title": board.title, "rows": rows, "crosstable": cross}
+    return {"title": board.title, "elo_anchor": board.elo_anchor, "rows": rows,
+            "crosstable": cross}
+
+
+_ELO_FIELDS = ("elo", "elo_error", "elo_low", "elo_high", "los_next", "significant")
+
+
+def _elo_values(row: Row) -> dict[str, Any]:
+    """The Elo columns of csv and json, rounded; None where there is no value."""
+    def rounded(x: float | None, digits: int) -> float | None:
+        return None if x is None else round(x, digits)
+    low = high = None
+    if row.elo is not None and row.elo_error is not None:
+        low, high = row.elo - row.elo_error, row.elo + row.elo_error
+    values = {"elo": rounded(row.elo, 2), "elo_error": rounded(row.elo_error, 2),
+              "elo_low": rounded(low, 2), "elo_high": rounded(high, 2),
+              "los_next": rounded(row.los_next, 4), "significant": row.significant}
+    return values

@@ -1,12 +1,27 @@
-"""Progress of a league run: one updating line on a terminal, plain lines otherwise."""
+"""Progress of a league run: one redrawn line on a terminal, a line now and then otherwise.
+
+On a terminal the line shows games done, rate, ETA and faults, and is redrawn in place;
+into a pipe or file a line with the same numbers is written every tenth of the games or
+every PIPE_EVERY_S seconds, whichever comes first. A fault is always written on a line of
+its own with the reason and the last line of the bot's stderr (usually why it failed), the
+first of each kind for each bot only, so a broken bot cannot flood the output either.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 from arena.record import GameRecord
+
+PIPE_EVERY_S = 30.0      #: at least one line this often when not on a terminal
+PIPE_LINES = 10          #: about this many count lines for a whole run when not on a terminal
+REDRAW_S = 0.1           #: the terminal line is redrawn at most this often
+MAX_FAULT_LINES = 20     #: at most this many fault lines in a run; the rest are counted
 
 
 def _clock(seconds: float) -> str:
@@ -27,49 +42,104 @@ def describe(record: GameRecord) -> str:
     return f"{result} ({len(record.moves)} moves)"
 
 
+def stderr_cause(record: GameRecord) -> str:
+    """The last non-blank line the faulted bot wrote to stderr, or ''."""
+    if record.faulted is None or record.faulted >= len(record.stderr_tails):
+        return ""
+    lines = [line.strip() for line in record.stderr_tails[record.faulted].splitlines()]
+    lines = [line for line in lines if line]
+    return lines[-1][:200] if lines else ""
+
+
 class Progress:
-    """Counts finished games and shows done/total, rate, ETA and the latest result."""
+    """Counts finished games and shows done/total, rate, ETA and faults."""
 
     def __init__(self, total: int, already: int = 0, stream: TextIO | None = None,
-                 tty: bool | None = None) -> None:
+                 tty: bool | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty() if tty is None else tty
         self.total = total
         self.done = 0
+        self.faults = 0
         self.already = already
-        self.started = time.monotonic()
-        self._width = 0
+        self.clock = clock
+        self.started = clock()
+        self._width = 0            # length of the line now drawn on the terminal
+        self._drawn_at = -1e9
+        self._written_at = self.started
+        self._written_done = 0
+        self._shown: set[tuple[str, str]] = set()   # (bot, termination) already given a line
+
+    @property
+    def todo(self) -> int:
+        """Games this run set out to play."""
+        return self.total - self.already
 
     def start(self) -> None:
-        todo = self.total - self.already
-        self._emit(f"{self.already} of {self.total} games already stored; playing {todo}", final=True)
+        self.started = self._written_at = self.clock()
+        self._line(f"{self.already} of {self.total} games already stored; playing {self.todo}")
+
+    def status(self) -> str:
+        """'[120/1000] 12%, 3.4 games/s, ETA 0:04:18, 2 faults'."""
+        elapsed = max(self.clock() - self.started, 1e-9)
+        rate = self.done / elapsed
+        left = self.todo - self.done
+        eta = _clock(left / rate) if rate > 0 else "?"
+        stored = self.already + self.done
+        share = 100 * stored // self.total if self.total else 100
+        faults = f"{self.faults} fault{'s' * (self.faults != 1)}"
+        return f"[{stored}/{self.total}] {share}%, {rate:.1f} games/s, ETA {eta}, {faults}"
 
     def update(self, record: GameRecord) -> None:
         self.done += 1
-        elapsed = max(time.monotonic() - self.started, 1e-9)
-        rate = self.done / elapsed
-        left = self.total - self.already - self.done
-        eta = _clock(left / rate) if rate > 0 else "?"
-        count = f"[{self.already + self.done}/{self.total}]"
+        if record.faulted is not None:
+            self.faults += 1
+            name = record.bots[record.faulted].name
+            kind = (name, record.termination.value)
+            if kind not in self._shown and len(self._shown) < MAX_FAULT_LINES:
+                self._shown.add(kind)
+                cause = stderr_cause(record)
+                self._line(f"fault: {describe(record)}" + (f"; {name}'s stderr: {cause}" if cause else "")
+                           + f" (further {kind[1]} faults of {name} are only counted)")
+        now = self.clock()
+        last = self.done == self.todo
         if self.tty:
-            self._emit(f"{count} {rate:.1f} games/s, ETA {eta} | {describe(record)}")
-        else:
-            self._emit(f"{count} {describe(record)}", final=True)
+            if last or now - self._drawn_at >= REDRAW_S:
+                self._redraw(f"{self.status()} | {describe(record)}")
+                self._drawn_at = now
+        elif (last or self.done - self._written_done >= max(1, -(-self.todo // PIPE_LINES))
+              or now - self._written_at >= PIPE_EVERY_S):
+            self._line(self.status())
+            self._written_at, self._written_done = now, self.done
 
     def finish(self, message: str) -> None:
         if self.tty and self._width:
-            self.stream.write("\n")
-        self._emit(message, final=True)
+            self.stream.write("\n")    # the last progress line stays on screen
+            self._width = 0
+        self._line(message)
 
-    def _emit(self, text: str, final: bool = False) -> None:
-        if self.tty and not final:
-            columns = 120
-            text = text[:columns - 1]
-            self.stream.write("\r" + text + " " * max(0, self._width - len(text)))
-            self._width = len(text)
+    def _columns(self) -> int:
+        try:
+            columns = os.get_terminal_size(self.stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            columns = shutil.get_terminal_size((120, 24)).columns
+        return columns if columns > 0 else 120   # a pseudo-terminal may report no size
+
+    def _redraw(self, text: str) -> None:
+        """Draw text over the terminal's current line."""
+        text = text[:max(self._columns() - 1, 20)]
+        self.stream.write("\r" + text + " " * max(0, self._width - len(text)))
+        self._width = len(text)
+        self.stream.flush()
+
+    def _line(self, text: str) -> None:
+        """Write text as a line of its own; on a terminal, the progress line is drawn again below."""
+        if self.tty and self._width:
+            self.stream.write("\r" + " " * self._width + "\r")
+        self.stream.write(text + "\n")
+        if self.tty and self._width and self.done < self.todo:
+            self.stream.write(self.status())
+            self._width = len(self.status())
         else:
-            if self.tty and self._width:
-                self.stream.write("\n")
-                self._width = 0
-            self.stream.write(text + "\n")
+            self._width = 0
         self.stream.flush()

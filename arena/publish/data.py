@@ -30,6 +30,13 @@ TERMINATION_LABELS = {
     "startup_failure": "start-up failure", "resource_limit": "resource limit",
     "aborted": "aborted",
 }
+#: what a bot did, for the sentence that ends a fault replay: "mine crashed, so random wins."
+FAULT_VERBS = {
+    "timeout": "ran out of time", "crash": "crashed", "illegal_move": "played an illegal move",
+    "malformed": "answered with something that is not a move",
+    "output_cap": "wrote more output than allowed", "startup_failure": "failed to start",
+    "resource_limit": "went over a resource limit",
+}
 
 
 @dataclass(frozen=True)
@@ -219,7 +226,7 @@ def league_json(data: LeagueData) -> dict[str, Any]:
         "title": data.title, "name": data.name, "game": data.game, "rules": data.rules,
         "games": len(data.games), "chunkGames": CHUNK_GAMES, "pageGames": PAGE_GAMES,
         "pages": data.pages(len(data.games), PAGE_GAMES),
-        "terminations": TERMINATION_LABELS,
+        "terminations": TERMINATION_LABELS, "faultVerbs": FAULT_VERBS,
         "bots": [{"id": b.id, "name": b.name, "slug": b.slug, "rank": b.row.rank,
                   "games": sum(v.as_x + v.as_o for v in data.versus[b.id].values()),
                   "pages": data.pages(sum(v.as_x + v.as_o for v in data.versus[b.id].values()),
@@ -241,13 +248,27 @@ def game_row(no: int, stored: StoredGame, ids: Mapping[str, int]) -> list[Any]:
             _round_of(stored.key)]
 
 
-def _round_of(key: str) -> int | None:
-    """The round of a fixture key "a|b|k|swap" (2k + swap), None for another shape."""
-    parts = key.rsplit("|", 2)
+def _pair_and_swap(key: str) -> tuple[int, int] | None:
+    """k and swap of a fixture key "a|b|k|swap" or "a|b|k|swap|OPENING" (names hold no '|')."""
+    parts = key.split("|")
     try:
-        return 2 * int(parts[1]) + int(parts[2])
+        return int(parts[2]), int(parts[3])
     except (IndexError, ValueError):
         return None
+
+
+def fixture_text(key: str, seats: Sequence[str]) -> str:
+    """A fixture key "a|b|k|swap" as people read it: "pair 1, game 2: b plays x, a plays o"."""
+    found = _pair_and_swap(key)
+    if found is None:
+        return f"fixture {key}"
+    return f"pair {found[0] + 1}, game {found[1] + 1}: {seats[0]} plays x, {seats[1]} plays o"
+
+
+def _round_of(key: str) -> int | None:
+    """The round of a fixture key "a|b|k|swap[|OPENING]" (2k + swap), None for another shape."""
+    found = _pair_and_swap(key)
+    return None if found is None else 2 * found[0] + found[1]
 
 
 def list_pages(data: LeagueData) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -305,7 +326,9 @@ class Replayer:
         game = self.game(record)
         out: dict[str, Any] = {
             "no": no, "key": stored.key, "bots": _bot_ids(record, ids), "game": record.game,
-            "rules": record.rule_options, "seed": record.seed, "winner": record.winner,
+            "fixture": fixture_text(stored.key, [b.name for b in record.bots]),
+            # a string: seeds are 63-bit and JavaScript numbers keep only 53 bits
+            "rules": record.rule_options, "seed": str(record.seed), "winner": record.winner,
             "termination": record.termination.value, "faulted": record.faulted,
             "reason": record.reason, "scores": list(record.scores),
             "stderr": list(record.stderr_tails), "started": record.started_at,

@@ -152,7 +152,7 @@ def _series(data: LeagueData, bot: BotInfo) -> Series:
 
 
 def history_page(data: LeagueData) -> str:
-    """history.html: every bot's mu after each of its games; a bot's band on demand."""
+    """history.html: every bot's mu - 3 sigma after each of its games; a bot's band on demand."""
     chart = rating_chart([_series(data, b) for b in reversed(data.bots)], bands="focus",
                          label="Rating history of every bot")
     legend = "".join(
@@ -160,18 +160,20 @@ def history_page(data: LeagueData) -> str:
         f'<span class="key" style="border-color:{colour(b.id)[0]};'
         f'border-top-style:{"dashed" if colour(b.id)[1] else "solid"}"></span>'
         f'<span class="rank">{b.row.rank}</span> <span class="name">{e(b.name)}</span> '
-        f'<span class="muted">{_num(b.row.mu, 1)} ± {_num(b.row.sigma, 1)}</span></button></li>'
+        f'<span class="muted">{_num(b.row.exposed, 1)}</span></button></li>'
         for b in data.bots)
     content = f"""
 <h1>Rating history</h1>
-<p class="lead">Each line is a bot's μ after each of its games, in league order (the order
-ratings are computed in). Click bots in the list to pick them out with their ±σ band;
-click again to let go. Each bot has its own chart on its page.</p>
+<p class="lead">Each line is a bot's μ − 3σ after each of its games, in league order (the
+order ratings are computed in): the value the leaderboard ranks by, shown beside each name.
+Click bots in the list to pick them out with their band, which reaches up to μ (the skill
+estimate; the band narrows as σ, the uncertainty, shrinks); click again to let go. Each
+bot has its own chart on its page.</p>
 <div class="chart-wrap" id="history">
 <div class="chart-box">{chart}</div>
 <ol class="legend">{legend}</ol>
 </div>
-<p><button type="button" id="all-bands">Show every ±σ band</button>
+<p><button type="button" id="all-bands">Show every band</button>
 <button type="button" id="clear-focus">Clear selection</button></p>"""
     return page(data, name="history", title="Rating history", content=content)
 
@@ -303,7 +305,7 @@ def bot_page(data: LeagueData, bot: BotInfo) -> str:
 </dl>
 <p><a href="../games.html#bot={e(bot.slug)}">All {total.as_x + total.as_o:,} games of
 {e(bot.name)} →</a></p>
-<h2>Rating after each game</h2>
+<h2>Rating after each game: μ − 3σ (the line, what ranks) and the band up to μ</h2>
 <div class="chart-box single">{chart}</div>
 <h2>Results by opponent</h2>
 <table class="data sortable" id="versus">

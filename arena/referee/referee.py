@@ -233,7 +233,7 @@ def _handshake(game: Game, seats: list[_Seat], seed: int, settings: MatchSetting
         if s.channel is None or not s.dialect.expects_ready:
             continue
         try:
-            line = mux.wait_line(s.channel, deadline, f"to the handshake within {control.startup_ms} ms")
+            line = mux.wait_line(s.channel, deadline, f"while starting up (handshake, {control.startup_ms} ms allowed)")
             s.dialect.check_ready(line)
         except BotFault as fault:
             raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, fault.reason))

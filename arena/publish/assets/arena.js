@@ -148,7 +148,7 @@
     if (all) {
       all.addEventListener("click", function () {
         const on = svg.classList.toggle("show-bands");
-        all.textContent = on ? "Hide the ±σ bands" : "Show every ±σ band";
+        all.textContent = on ? "Hide the bands" : "Show every band";
       });
     }
     const clear = document.getElementById("clear-focus");

@@ -34,7 +34,8 @@
     if (game.cells === 81) {
       return "board " + Math.floor(cell / 9) + ", square " + (cell % 9) + " (cell " + cell + ")";
     }
-    return "cell " + cell + " (row " + (Math.floor(cell / 3) + 1) + ", column " + (cell % 3 + 1) + ")";
+    // numbered from 0 like the cells (and the moves bots send)
+    return "cell " + cell + " (row " + Math.floor(cell / 3) + ", column " + (cell % 3) + ")";
   }
 
   function ms(value) { return value === null || value === undefined ? "–" : value.toFixed(1); }
@@ -123,7 +124,7 @@
     title.replaceChildren("Game " + no + ": ", botLink(game.bots[0]), " (x) vs ", botLink(game.bots[1]), " (o)");
     const started = game.started ? " · started " + game.started.replace("T", " ") : "";
     document.getElementById("replay-sub").textContent = game.game + rulesText(game.rules)
-      + " · fixture " + game.key + " · seed " + game.seed + started
+      + " · " + game.fixture + " · seed " + game.seed + started
       + (game.durationMs ? " · " + (game.durationMs / 1000).toFixed(2) + " s" : "")
       + (game.opening ? " · starts from a " + game.opening + "-move opening" : "");
     const players = document.getElementById("players");
@@ -227,6 +228,17 @@
     return target >= 0 ? " in board " + target : " in any open board";
   }
 
+  /* "X mine ran out of time on its move in board 4, so random wins." */
+  function faultSentence(target, toMove) {
+    const seat = game.faulted;
+    const verb = league.faultVerbs[game.termination]
+      || "faulted (" + (league.terminations[game.termination] || game.termination) + ")";
+    const when = game.termination !== "startup_failure" && seat === toMove
+      ? " on its move" + nextBoard(target) : "";
+    return [markSpan(seat), " " + botName(game.bots[seat]) + " " + verb + when + ", so "
+      + botName(game.bots[1 - seat]) + " wins."];
+  }
+
   function describe(target, toMove, finished) {
     const now = document.getElementById("now");
     const n = game.moves.length;
@@ -250,10 +262,7 @@
     if (finished) {
       parts.push(el("div", null, ["Game over: ", resultText()]));
     } else if (step === n && (game.faulted === 0 || game.faulted === 1)) {
-      const label = league.terminations[game.termination] || game.termination;
-      parts.push(el("div", { className: "status error" }, ["Then ", markSpan(game.faulted), " "
-        + botName(game.bots[game.faulted]) + ", to move" + nextBoard(target) + ", faulted (" + label
-        + "): " + botName(game.bots[1 - game.faulted]) + " wins."]));
+      parts.push(el("div", { className: "status error" }, faultSentence(target, toMove)));
     } else if (step === n) {
       parts.push(el("div", null, ["The game ended here: ", resultText()]));
     } else {

@@ -1,0 +1,285 @@
+"""Everyday use of the arena command, as a new user meets it (issue 17): every test runs
+the real CLI in a subprocess on real leagues, stores and sandboxed bots."""
+
+import os
+import pty
+import re
+import select
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARENA = [sys.executable, "-m", "arena"]
+
+
+def arena(*args, input=None, cwd=None):
+    return subprocess.run([*ARENA, *args], capture_output=True, text=True, check=False, timeout=300,
+                          input=input, cwd=cwd or ROOT)
+
+
+def write_league(path: Path, bots, games_per_pairing=2, workers=2, game="ultimate") -> Path:
+    lines = [f"name: {path.stem}", f"game: {game}", "bots:"]
+    lines += [f"  - {entry}" for entry in bots]
+    lines += [f"games_per_pairing: {games_per_pairing}", f"workers: {workers}", "seed: 17",
+              "time_control: {move_ms: 2000, startup_ms: 10000}", f"store: {path.stem}.sqlite"]
+    path.write_text("\n".join(lines) + "\n")
+    path.parent.chmod(0o755)     # a command bot's directory is shown to its sandboxed user
+    return path
+
+
+BROKEN = '{name: broken, command: "python3 nosuch.py", dialect: arena}'
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory):
+    """A played league of two random bots and one that cannot start: (config, store, run)."""
+    config = write_league(tmp_path_factory.mktemp("everyday") / "everyday.yaml",
+                          ["{name: r1, bot: uttt-random}", "{name: r2, bot: random}", BROKEN])
+    run = arena("run", str(config))
+    assert run.returncode == 0, run.stderr
+    return config, config.with_name("everyday.sqlite"), run
+
+
+# --- replay --------------------------------------------------------------------------------
+
+def test_replay_reads_a_league_store_or_its_config_by_game_number_or_fixture(league):
+    config, store, _run = league
+    by_store = arena("replay", str(store), "--game", "1")
+    assert by_store.returncode == 0, by_store.stderr
+    assert "(game 1 of 6, fixture " in by_store.stdout and "result: " in by_store.stdout
+    by_config = arena("replay", str(config), "--game", "1")
+    assert by_config.stdout == by_store.stdout
+    key = re.search(r"fixture (\S+)\)", by_store.stdout).group(1)
+    by_fixture = arena("replay", str(store), "--fixture", key)
+    assert by_fixture.returncode == 0 and by_fixture.stdout.splitlines()[1:] == by_store.stdout.splitlines()[1:]
+
+    far = arena("replay", str(store), "--game", "7")
+    assert far.returncode == 2 and far.stderr.count("\n") == 1 and "--game must be 1..6" in far.stderr
+    unknown = arena("replay", str(config), "--fixture", "a|b|0|0")
+    assert unknown.returncode == 2 and "is not in" in unknown.stderr and "Traceback" not in unknown.stderr
+
+
+def test_replay_of_a_startup_failure_shows_the_bots_stderr(league):
+    _config, store, _run = league
+    out = next(o for o in (arena("replay", str(store), "--game", str(n)) for n in range(1, 7))
+               if "broken" in o.stdout)
+    assert "exited while starting up (handshake" in out.stdout
+    assert "stderr of broken" in out.stdout and "can't open file" in out.stdout
+
+
+def test_replay_still_reads_saved_matches_and_steps_with_enter(tmp_path):
+    saved = tmp_path / "games.jsonl"
+    match = arena("match", "uttt-random", "random", "--game", "ultimate", "--games", "2",
+                  "--seed", "5", "--save", str(saved))
+    assert match.returncode == 0, match.stderr
+    whole = arena("replay", str(saved), "--game", "2")
+    assert whole.returncode == 0 and "ply 2:" in whole.stdout
+    stepped = arena("replay", str(saved), "--game", "2", "--step", input="\nq\n")
+    assert stepped.returncode == 0
+    assert "ply 1:" in stepped.stdout and "ply 2:" not in stepped.stdout   # one Enter, one move
+    assert "[Enter: next move, q: quit]" in stepped.stdout
+    text = tmp_path / "notes.txt"
+    text.write_bytes(b"\xd0\xff not a record")
+    bad = arena("replay", str(text))
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stderr.count("\n") == 1
+
+
+# --- every command that reads a league takes its config ---------------------------------
+
+def test_publish_and_leaderboard_take_the_league_config(league, tmp_path):
+    config, store, _run = league
+    site = tmp_path / "site"
+    out = arena("publish", str(config), "--out", str(site))
+    assert out.returncode == 0, out.stderr
+    assert (site / "index.html").is_file() and "everyday" in (site / "index.html").read_text()
+    board = arena("leaderboard", str(config))
+    assert board.returncode == 0 and board.stdout == arena("leaderboard", str(store)).stdout
+    missing = write_league(tmp_path / "unplayed.yaml", ["{name: r1, bot: uttt-random}",
+                                                        "{name: r2, bot: random}"])
+    early = arena("publish", str(missing), "--out", str(tmp_path / "x"))
+    assert early.returncode == 2 and "run `arena run" in early.stderr
+
+
+# --- a closed pipe ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [("leaderboard", "STORE"), ("replay", "STORE", "--game", "2"),
+                                  ("bots",), ("random-game", "ultimate", "--seed", "3")])
+def test_output_into_a_closed_pipe_ends_quietly(league, args):
+    """As `arena ... | head -1` once head has gone: no BrokenPipeError traceback."""
+    _config, store, _run = league
+    argv = [str(store) if a == "STORE" else a for a in args]
+    proc = subprocess.Popen([*ARENA, *argv], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()              # the reader is gone before the first line is written
+    _out, err = proc.communicate(timeout=120)
+    assert err == "" and proc.returncode in (0, 141)
+
+
+# --- match and play refuse what cannot work --------------------------------------------------
+
+def test_a_bot_for_another_game_is_refused_up_front():
+    out = arena("match", "ttt-master", "uttt-random", "--game", "ultimate")
+    assert out.returncode == 2 and out.stdout == "" and out.stderr.count("\n") == 1
+    assert "'ttt-master' plays tictactoe, not ultimate" in out.stderr and "uttt-random" in out.stderr
+    play = arena("play", "ultimate", "--against", "ttt-master", input="")
+    assert play.returncode == 2 and "plays tictactoe, not ultimate" in play.stderr
+
+
+def test_a_mistyped_bot_name_gets_a_guess():
+    out = arena("match", "uttt-randon", "mcts", "--game", "ultimate")
+    assert out.returncode == 2 and "did you mean 'uttt-random'?" in out.stderr
+
+
+def test_a_bot_that_cannot_start_shows_why(tmp_path):
+    out = arena("match", "arena:python3 nosuch.py", "uttt-random", "--game", "ultimate", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "exited while starting up (handshake, 5000 ms allowed)" in out.stdout
+    assert "to the handshake" not in out.stdout
+    assert "stderr of python3 nosuch.py" in out.stdout and "can't open file" in out.stdout
+
+
+# --- progress ----------------------------------------------------------------------------------
+
+def test_piped_progress_is_a_line_now_and_then_with_eta_and_faults(league):
+    _config, _store, run = league
+    lines = run.stderr.splitlines()
+    assert lines[0] == "0 of 6 games already stored; playing 6"
+    status = [line for line in lines if line.startswith("[")]
+    assert status[-1].startswith("[6/6] 100%,") and "ETA" in status[-1] and "4 faults" in status[-1]
+    faults = [line for line in lines if line.startswith("fault:")]
+    assert len(faults) == 1 and "can't open file" in faults[0]     # the cause, once
+    assert lines[-1].startswith("finished: 6 games played")
+
+
+def test_a_long_league_into_a_pipe_prints_about_ten_lines(tmp_path):
+    config = write_league(tmp_path / "long.yaml", ["{name: r1, bot: uttt-random}",
+                                                   "{name: r2, bot: random}"], games_per_pairing=40)
+    out = arena("run", str(config))
+    assert out.returncode == 0, out.stderr
+    status = [line for line in out.stderr.splitlines() if line.startswith("[")]
+    assert 5 <= len(status) <= 12 and all("games/s, ETA " in line for line in status)
+    assert status[-1].startswith("[40/40] 100%")
+
+
+def test_on_a_terminal_progress_is_one_redrawn_line(tmp_path):
+    config = write_league(tmp_path / "tty.yaml", ["{name: r1, bot: uttt-random}",
+                                                  "{name: r2, bot: random}", BROKEN],
+                          games_per_pairing=6)
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([*ARENA, "run", str(config)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=follower)
+    os.close(follower)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([leader], [], [], 120)
+        if not ready:
+            break
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:          # the terminal closed: the run is over
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert proc.wait(timeout=60) == 0
+    os.close(leader)
+    text = seen.decode().replace("\r\n", "\n")
+    lines = text.split("\n")
+    assert "\r[" in text                                         # redrawn in place
+    assert lines[0] == "0 of 18 games already stored; playing 18"
+    assert sum(1 for line in lines if "can't open file" in line) == 1
+    final = lines[-3].split("\r")[-1]                            # the line left on screen
+    assert final.startswith("[18/18] 100%,") and "ETA" in final and "12 faults" in final
+    assert lines[-2].startswith("finished: 18 games played")
+    assert len(lines) <= 5                                       # not a line per game
+
+
+# --- leaderboard ---------------------------------------------------------------------------------
+
+def test_leaderboard_explains_its_columns_and_fits_100_columns(tmp_path):
+    sys.path.insert(0, str(ROOT / "tests"))
+    from browser.league import build_store
+    names = [f"a-rather-long-bot-name-{i:02d}" for i in range(20)]
+    store = tmp_path / "wide.sqlite"
+    build_store(store, names, games_per_pairing=2)
+    out = arena("leaderboard", str(store))
+    assert out.returncode == 0, out.stderr
+    assert "Ranked by exposed = mu - 3 sigma" in out.stdout and "sigma: its uncertainty" in out.stdout
+    assert max(len(line) for line in out.stdout.splitlines()[25:]) <= 100   # the crosstable
+    assert "score of the row bot in %" in out.stdout
+    wide = arena("leaderboard", str(store), "--wide")
+    assert "win, draw, loss rates (games)" in wide.stdout
+    assert max(len(line) for line in wide.stdout.splitlines()) > 100       # today's, as asked
+
+
+# --- play ------------------------------------------------------------------------------------------
+
+def test_play_draws_coordinates_explains_ranges_and_shows_the_last_move():
+    moves = "".join(f"{cell}\n" for _ in range(60) for cell in range(81))   # first legal, always
+    out = arena("play", "ultimate", "--against", "uttt-random", "--seat", "1", "--seed", "3",
+                input="99\n9 9\n" + moves)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "99 is out of range: a cell is 0-80, or BOARD SQUARE with each 0-8" in text
+    assert "9 9 is out of range: board and square are each 0-8" in text
+    assert "squares in a board:" in text and "+---- 0 ----+" in text
+    assert "legal: 0 1 2" not in text and re.search(r"your move \(board \d: type '\d SQUARE'", text)
+    assert re.search(r"\[[xo]\]", text)                                   # the last move marked
+    assert re.search(r"\d [xo] won", text)                                # won boards named
+    end = text[text.rindex("your move"):]
+    result = re.search(r"result: .*, (\d+) moves", end)
+    assert result
+    if int(result.group(1)) % 2 == 1:          # x (the bot) made the last move: it is shown
+        assert "opponent played" in end
+
+
+def test_play_tictactoe_lists_the_free_cells():
+    out = arena("play", "tictactoe", "--against", "ttt-master", input="q\n")
+    assert out.returncode == 0 and "a free cell: 0 1 2 3 4 5 6 7 8" in out.stdout
+
+
+# --- SDK docs, bots, train -------------------------------------------------------------------
+
+def test_the_sdk_docs_example_is_a_bot_that_plays(tmp_path):
+    doc = (ROOT / "docs" / "sdk.md").read_text()
+    code = re.search(r"```python\n(.*?)```", doc, re.DOTALL).group(1)
+    assert code == (ROOT / "examples" / "lookahead_bot.py").read_text()
+    for name in ("to_move", "legal_moves", "play", "is_terminal", "winner", "returns"):
+        assert f"`state.{name}" in doc
+    bot = tmp_path / "doc_bot.py"
+    bot.write_text(code)
+    tmp_path.chmod(0o755)        # shown to the bot's sandboxed user
+    out = arena("match", f"arena:python3 {bot}", "ttt-blind", "--game", "tictactoe", "--games", "4",
+                "--json")
+    assert out.returncode == 0, out.stderr
+    import json
+    records = [json.loads(line) for line in out.stdout.splitlines()]
+    assert len(records) == 4 and all(r["termination"] == "normal" for r in records)
+    trial = re.search(r"```sh\n(printf .*?)\n# ready", doc, re.DOTALL).group(1)
+    shown = subprocess.run(trial.replace("python3 ", f"{sys.executable} "), shell=True, cwd=ROOT, check=False,
+                           capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert shown.stdout == "ready\n2\n"        # the output the doc shows: it takes the win
+
+
+def test_bots_name_the_paper_not_a_seed():
+    out = arena("bots")
+    assert "paper 001" in out.stdout and not re.search(r"seed 00\d", out.stdout)
+
+
+def test_train_says_how_to_use_the_weights_and_that_line_works(tmp_path):
+    out = arena("train", "meta", "--games", "1", "--seed", "1", "--out", "meta.json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert f"options: {{weights: {tmp_path / 'meta.json'}}}" in out.stderr
+    line = next(text.strip() for text in out.stderr.splitlines() if text.strip().startswith("arena match"))
+    argv = shlex.split(line)[1:]
+    argv[argv.index("--games") + 1] = "2"
+    match = arena(*argv, cwd=tmp_path)
+    assert match.returncode == 0, match.stderr
+    games = [line for line in match.stdout.splitlines() if line.startswith("game ")]
+    assert len(games) == 2 and all(", normal, " in line for line in games)
+    assert "meta-minimax:weights=meta.json: " in match.stdout

@@ -262,10 +262,9 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         stored = len(fixtures) - len(store.missing(fixtures))   # of this league's fixtures
         repeats = repeated_games(store, fixtures)
     verb = "stopped" if interrupted else "finished"
+    warning = f". WARNING: {repeats}" if repeats else ""   # on the closing line, which stays last
     progress.finish(f"{verb}: {played} games played in {summary.seconds:.1f} s; "
-                    f"{stored} of {len(fixtures)} stored in {config.store}")
-    if repeats:
-        progress.finish(f"WARNING: {repeats}")
+                    f"{stored} of {len(fixtures)} stored in {config.store}{warning}")
     return summary
 
 

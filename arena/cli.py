@@ -249,12 +249,14 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise UserError(f"--games must be 1 or more, not {args.games}")
     settings = _settings(args)
-    sandbox = _sandbox(args)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
+    openings = _openings(args, game, (a, b), seed)
+    sandbox = _sandbox(args)
     records = []
     out_file = open(args.save, "w") if args.save else None
     try:
-        for i, record in enumerate(play_match(game, a, b, args.games, seed, sandbox, settings), 1):
+        for i, record in enumerate(play_match(game, a, b, args.games, seed, sandbox, settings,
+                                              openings), 1):
             records.append(record)
             if out_file:
                 out_file.write(record.to_json() + "\n")
@@ -272,7 +274,28 @@ def cmd_match(args: argparse.Namespace) -> int:
         names = (records[0].bots[0].name, records[0].bots[1].name)
         for name, (w, d, l) in tally(records, names).items():
             print(f"{name}: {w} wins, {d} draws, {l} losses")
+    from arena.openings import repeat_warning
+    warning = repeat_warning([[m.move for m in r.moves] for r in records])
+    if warning:
+        print(f"arena match: WARNING: {warning}", file=sys.stderr)
     return 0
+
+
+def _openings(args: argparse.Namespace, game, bots, seed: int):
+    """The match's openings (--openings, --openings-order); refused up front for a dialect
+    whose bots cannot start from one."""
+    from arena.openings import OpeningError, parse_spec
+    from arena.protocol import get_dialect
+    try:
+        openings = parse_spec(args.openings, game, args.openings_order, seed)
+    except OpeningError as exc:
+        raise UserError(f"--openings: {exc}") from None
+    for bot in bots:
+        if not openings.is_none and not get_dialect(bot.dialect).plays_openings:
+            raise UserError(f"--openings {args.openings}: {bot.name} speaks the {bot.dialect} "
+                            "dialect, which cannot start from an opening (docs/protocol.md); "
+                            "use --openings none")
+    return openings
 
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -375,14 +398,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
     state = game.initial_state()
     names = [b.name for b in record.bots]
     print(f"{game.name}: {names[0]} (x) vs {names[1]} (o), seed {record.seed} ({which})")
+    if record.opening:
+        print(f"opening: {','.join(record.opening_moves())} ({record.opening} plies played "
+              "by the referee)")
     print(state.render())
     for ply, move in enumerate(record.moves, 1):
         if not _pause(args.step):
             return 0
         note = f", substituted: {move.substituted}" if move.substituted else ""
         cpu = f", cpu {move.cpu_ms:.1f} ms" if move.cpu_ms is not None else ""
-        print(f"\nply {ply}: {names[move.seat]} ({'xo'[move.seat]}) plays {move.move}"
-              f" ({move.wall_ms:.1f} ms{cpu}{note})")
+        how = "opening" if ply <= record.opening else f"{move.wall_ms:.1f} ms{cpu}{note}"
+        print(f"\nply {ply}: {names[move.seat]} ({'xo'[move.seat]}) plays {move.move} ({how})")
         try:
             state = state.play(game.parse_move(move.move))
         except GameError as exc:
@@ -392,6 +418,56 @@ def cmd_replay(args: argparse.Namespace) -> int:
     print(f"\nresult: {_describe(record)}")
     _print_stderr_tail(record)
     return 0
+
+
+def cmd_openings(args: argparse.Namespace) -> int:
+    from arena.openings import (OpeningError, format_opening, generate_book, mcts_evaluator,
+                                shipped_books)
+    if args.list:
+        for name in shipped_books():
+            print(f"book:{name}")
+        return 0
+    if not args.game or args.plies is None or args.count is None or not args.out:
+        raise UserError("give GAME, --plies, --count and --out (or --list for the shipped books)")
+    game = _game(args.game, args.rule)
+    if args.plies < 1 or args.count < 1 or args.simulations < 1 or not 0 <= args.band <= 0.5:
+        raise UserError("--plies, --count and --simulations must be 1 or more, --band 0..0.5")
+
+    def progress(found: int, tried: int) -> None:
+        if not args.quiet and sys.stderr.isatty():
+            print(f"\r{found}/{args.count} openings kept of {tried} positions judged",
+                  end="", file=sys.stderr, flush=True)
+    try:
+        entries = generate_book(game, args.plies, args.count, args.seed,
+                                mcts_evaluator(game, args.simulations, args.seed), args.band,
+                                progress=progress)
+    except OpeningError as exc:
+        raise UserError(str(exc)) from None
+    finally:
+        if not args.quiet and sys.stderr.isatty():
+            print(file=sys.stderr)
+    rules = "".join(f" --rule {k}={v}" for k, v in sorted(args_rules(args).items()))
+    lines = [f"# {len(entries)} {args.plies}-ply {game.name} openings, each judged by MCTS with "
+             f"{args.simulations} simulations to be within {args.band} of an even game",
+             f"# made by: arena openings {game.name} --plies {args.plies} --count {args.count} "
+             f"--seed {args.seed} --simulations {args.simulations} --band {args.band}{rules} "
+             f"--out FILE",
+             "# one opening a line: moves from the start; after '#': x's expected score"]
+    lines += [f"{format_opening(game, e.moves)}  # {e.value:.3f}" for e in entries]
+    try:
+        with open(args.out, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+    except OSError as exc:
+        raise UserError(f"cannot write {args.out}: {exc.strerror}") from None
+    values = [e.value for e in entries]
+    print(f"wrote {len(entries)} openings to {args.out} (x's expected score "
+          f"{min(values):.3f}..{max(values):.3f}, mean {sum(values) / len(values):.3f})")
+    return 0
+
+
+def args_rules(args: argparse.Namespace) -> dict[str, str]:
+    """The --rule KEY=VALUE options as given."""
+    return dict(item.partition("=")[::2] for item in args.rule)
 
 
 def _print_stderr_tail(record, lines: int = 10) -> None:
@@ -653,6 +729,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="seed of the first game pair (default: random)")
     p.add_argument("--json", action="store_true", help="one JSON game record per line")
     p.add_argument("--save", metavar="FILE", help="also write the records (JSON lines) to FILE")
+    p.add_argument("--openings", default="none", metavar="SPEC",
+                   help="where each pair of games starts: none (the empty board), random:N "
+                        "(N random plies from the pair's seed), book:NAME (shipped) or a book "
+                        "FILE; docs/openings.md")
+    p.add_argument("--openings-order", choices=("sequential", "random"), default="sequential",
+                   help="a book's order: as written, or shuffled by --seed")
     _add_referee_options(p, rule_help)
     p.set_defaults(func=cmd_match)
 
@@ -663,6 +745,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int)
     _add_referee_options(p, rule_help)
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("openings", help="make a book of balanced openings (or list the shipped ones)")
+    p.add_argument("game", nargs="?")
+    p.add_argument("--plies", type=int, help="moves in each opening")
+    p.add_argument("--count", type=int, help="openings to keep")
+    p.add_argument("--out", metavar="FILE", help="the book file to write")
+    p.add_argument("--seed", type=int, default=0, help="fixes the book (default 0)")
+    p.add_argument("--simulations", type=int, default=2000,
+                   help="MCTS simulations that judge each opening (default 2000)")
+    p.add_argument("--band", type=float, default=0.1,
+                   help="keep openings whose x score is within BAND of 0.5 (default 0.1; 0.5 keeps all)")
+    p.add_argument("--rule", action="append", default=[], help=rule_help)
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--list", action="store_true", help="list the books shipped with arena")
+    p.set_defaults(func=cmd_openings)
 
     p = sub.add_parser("replay", help="show a recorded game move by move")
     p.add_argument("file", metavar="SOURCE",

@@ -11,7 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-RECORD_VERSION = 1
+#: 2 added `opening`; a version 1 record reads as a game without one
+RECORD_VERSION = 2
 
 
 class Termination(str, enum.Enum):
@@ -75,6 +76,8 @@ class GameRecord:
     duration_ms: float = 0.0    #: start of the first process to the last one's end
     startup_ms: float = 0.0     #: starting both bots and their handshakes
     play_ms: float = 0.0        #: the moves, after start-up, before shutdown
+    #: how many of the first moves are the opening the referee played, not the bots
+    opening: int = 0
     version: int = RECORD_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -87,8 +90,13 @@ class GameRecord:
             "winner": self.winner, "termination": self.termination.value, "faulted": self.faulted,
             "reason": self.reason, "scores": list(self.scores), "stderr_tails": list(self.stderr_tails),
             "started_at": self.started_at, "duration_ms": self.duration_ms,
-            "startup_ms": self.startup_ms, "play_ms": self.play_ms, "version": self.version,
+            "startup_ms": self.startup_ms, "play_ms": self.play_ms, "opening": self.opening,
+            "version": self.version,
         }
+
+    def opening_moves(self) -> list[str]:
+        """The moves of the opening (played by the referee before the bots took over)."""
+        return [m.move for m in self.moves[:self.opening]]
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"))

@@ -176,6 +176,10 @@ class LeagueConfig:
     store: Path = Path("results/league.sqlite")
     seed: int = 0
     publish: Path | None = None
+    #: where games start (arena.openings): none, random:N, book:NAME or a book file
+    openings: str = "none"
+    #: a book's order: sequential, or random (shuffled by the seed)
+    openings_order: str = "sequential"
     #: directory relative paths were resolved against (the config file's directory)
     base_dir: Path = Path(".")
     #: the file this came from, None when built from a dict
@@ -207,7 +211,9 @@ def _jsonable(value: Any) -> Any:
 
 
 TOP_KEYS = ("name", "game", "rules", "bots", "games_per_pairing", "time_control", "timeout_policy",
-            "sandbox", "rating", "workers", "executor", "ray", "store", "seed", "publish")
+            "sandbox", "rating", "workers", "executor", "ray", "store", "seed", "publish",
+            "openings")
+OPENINGS_KEYS = ("spec", "order")
 BOT_KEYS = ("name", "bot", "options", "command", "dialect", "dir", "readable", "allow_shared_dir")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -418,9 +424,13 @@ def _build(reader: _Reader, data: Any, base: Path, known_bots: BotCheck | None,
     publish = None if top.get("publish") is None else _path(reader, top["publish"], ("publish",),
                                                            base)
 
+    bots = _bots(reader, top["bots"], base, game, known_bots, store)
+    seed = reader.value(top.get("seed", 0), ("seed",), int, {"min": 0})
+    openings, order = _openings(reader, top.get("openings", "none"), games, game, rules, seed,
+                                base, bots)
+
     return LeagueConfig(
-        name=name, game=game, rules=rules,
-        bots=_bots(reader, top["bots"], base, game, known_bots, store),
+        name=name, game=game, rules=rules, bots=bots, openings=openings, openings_order=order,
         games_per_pairing=gpp,
         time_control=_section(reader, top.get("time_control"), ("time_control",), TimeControl),
         timeout_policy=timeout_policy,
@@ -429,9 +439,39 @@ def _build(reader: _Reader, data: Any, base: Path, known_bots: BotCheck | None,
         workers=reader.value(top.get("workers", os.cpu_count() or 1), ("workers",), int,
                              {"min": 1}),
         executor=executor, ray=ray, store=store,
-        seed=reader.value(top.get("seed", 0), ("seed",), int, {"min": 0}),
-        publish=publish, base_dir=base, source=source,
+        seed=seed, publish=publish, base_dir=base, source=source,
     )
+
+
+def _openings(reader: _Reader, raw: Any, games: GameRegistry, game: str, rules: dict[str, Any],
+              seed: int, base: Path, bots: tuple[BotConfig, ...]) -> tuple[str, str]:
+    """openings: SPEC, or {spec: SPEC, order: sequential|random}; the spec is read now, so a
+    bad book line stops the config, and bots whose dialect cannot start from one are refused."""
+    from arena.openings import ORDERS, OpeningError, parse_spec
+    from arena.protocol import get_dialect
+    path: KeyPath = ("openings",)
+    if isinstance(raw, Mapping):
+        given = reader.mapping(raw, path, OPENINGS_KEYS, required=("spec",))
+        spec = reader.value(given["spec"], path + ("spec",), str, {})
+        order = reader.value(given.get("order", "sequential"), path + ("order",), str,
+                             {"choices": ORDERS})
+        path = path + ("spec",)
+    else:
+        if not isinstance(raw, str) or not raw.strip():
+            reader.fail(path, "must be none, random:N, book:NAME, a book file, or a mapping "
+                              f"with keys {', '.join(OPENINGS_KEYS)}; got {_describe(raw)}")
+        spec, order = raw, "sequential"
+    try:
+        openings = parse_spec(spec, games.create(game, **rules), order, seed, base)
+    except OpeningError as exc:
+        reader.fail(path, str(exc))
+    if not openings.is_none:
+        for i, bot in enumerate(bots):
+            if bot.command is not None and not get_dialect(bot.dialect).plays_openings:
+                reader.fail(path, f"bots[{i}] ({bot.name}) speaks the {bot.dialect} dialect, "
+                                  "whose bots cannot start from an opening (docs/protocol.md); "
+                                  "use none")
+    return ("none" if openings.is_none else spec.strip()), order
 
 
 def _path(reader: _Reader, raw: Any, path: KeyPath, base: Path) -> Path:

@@ -110,7 +110,7 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
     cross: dict[str, dict[str, list[int]]] = {name: {} for name in names}   # [wins, draws, losses]
     for _key, _index, record in games:
         seats = [b.name for b in record.bots]
-        for move in record.moves:
+        for move in record.moves[record.opening:]:   # the opening's moves took no time
             move_ms[seats[move.seat]].append(move.wall_ms)
         if record.termination.is_fault and record.faulted is not None:
             kinds = faults[seats[record.faulted]]

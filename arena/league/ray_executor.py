@@ -367,7 +367,8 @@ def _play_piece(job: GameJob, shipment: Shipment,
         for fixture in piece:
             seats = (table.bots[fixture.seat0], table.bots[fixture.seat1])
             record = thread.run(partial(play_game, table.game, seats, fixture.seed,
-                                        table.sandbox, job.settings, pool=pool))
+                                        table.sandbox, job.settings, pool=pool,
+                                        opening=fixture.opening))
             yield fixture.key, record
     finally:
         thread.run(pool.close)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import BUILTIN_GAMES, GameRegistry
+from arena.openings import repeat_warning
 from arena.plugins import Plugins, bot_spec, load_plugins
 from arena.record import GameRecord, Termination
 from arena.referee import BotPool, BotSpec, MatchSettings, TimeControl, TimeoutPolicy, play_game
@@ -21,7 +22,7 @@ from arena.sandbox import Limits, Sandbox
 
 from .config import BotConfig, BotProblem, LeagueConfig, load_config
 from .progress import Progress
-from .schedule import Fixture, schedule
+from .schedule import Fixture, league_openings, schedule
 from .store import Store
 
 
@@ -131,7 +132,7 @@ def _play_chunk(chunk: list[Fixture]) -> Iterator[tuple[Fixture, GameRecord]]:
         for fixture in chunk:
             seats = (job.bots[fixture.seat0], job.bots[fixture.seat1])
             yield fixture, play_game(_WORKER["game"], seats, fixture.seed, _WORKER["sandbox"],
-                                     job.settings, pool=pool)
+                                     job.settings, pool=pool, opening=fixture.opening)
     finally:
         pool.close()
 
@@ -237,10 +238,10 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     """Play every fixture the store lacks; each game is committed as it finishes."""
     plugins = plugins or load_plugins()
     play = _executor(config)
-    fixtures = schedule(config)
+    fixtures = schedule(config, plugins.games)
     started = time.monotonic()
     with Store(config.store) as store:
-        store.bind(config)
+        store.bind(config, league_openings(config, plugins.games).identity())
         todo = store.missing(fixtures)
         progress = progress or Progress(len(fixtures), len(fixtures) - len(todo))
         progress.already = len(fixtures) - len(todo)
@@ -260,10 +261,18 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         summary = RunSummary(total=len(fixtures), already=len(fixtures) - len(todo), played=played,
                              interrupted=interrupted, seconds=time.monotonic() - started)
         stored = len(fixtures) - len(store.missing(fixtures))   # of this league's fixtures
+        repeats = repeated_games(store, fixtures)
     verb = "stopped" if interrupted else "finished"
+    warning = f". WARNING: {repeats}" if repeats else ""   # on the closing line, which stays last
     progress.finish(f"{verb}: {played} games played in {summary.seconds:.1f} s; "
-                    f"{stored} of {len(fixtures)} stored in {config.store}")
+                    f"{stored} of {len(fixtures)} stored in {config.store}{warning}")
     return summary
+
+
+def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
+    """The warning of arena.openings when the league's stored games repeat one another."""
+    keys = {f.key for f in fixtures}
+    return repeat_warning([[m.move for m in g.record.moves] for g in store.records() if g.key in keys])
 
 
 __all__ = ["GameJob", "RunSummary", "known_bots_check", "load_league", "make_job", "play_fixtures",

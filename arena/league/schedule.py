@@ -8,8 +8,11 @@ adding a bot adds fixtures and leaves every existing one as it was.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+
+from arena.games import GameRegistry, default_registry
+from arena.openings import NONE, Openings, parse_spec
 
 from .config import LeagueConfig
 
@@ -27,6 +30,8 @@ class Fixture:
     seat1: str
     seed: int       #: shared by the two seat-swapped games of a pair
     round: int      #: 2*k + swap; round r holds one game of every pairing
+    #: moves the referee plays first, shared by the pair; part of the key when not empty
+    opening: tuple[int, ...] = ()
 
     @property
     def seats(self) -> tuple[str, str]:
@@ -45,12 +50,20 @@ def game_seed(league_seed: int, first: str, second: str, k: int) -> int:
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> (64 - SEED_BITS)
 
 
-def make_fixtures(bots: Sequence[str], games_per_pairing: int, seed: int) -> list[Fixture]:
+#: the opening of pair k of a pairing whose games have seed s: opening_of(k, s)
+OpeningOf = Callable[[int, int], tuple[int, ...]]
+
+
+def make_fixtures(bots: Sequence[str], games_per_pairing: int, seed: int,
+                  opening_of: OpeningOf | None = None) -> list[Fixture]:
     """Every pair of bots plays games_per_pairing games: pairs of one seed, seats swapped.
 
     Round r = 2k + swap holds one game of every pairing, so early games spread over
     all pairings; within a round pairings come in the order of their seeds (a
-    shuffle fixed by the league seed that stays put when bots are added).
+    shuffle fixed by the league seed that stays put when bots are added). Pair k of
+    every pairing starts from opening_of(k, its seed); a fixture with an opening has
+    it in its key ("alice|bob|3|0|40,36,4,12"), so a game is known by where it started
+    and a league without openings keeps the keys it always had.
     """
     if len(set(bots)) != len(bots):
         raise ValueError(f"bot names must be unique: {list(bots)}")
@@ -62,14 +75,32 @@ def make_fixtures(bots: Sequence[str], games_per_pairing: int, seed: int) -> lis
             first, second = sorted((a, b))
             for k in range(games_per_pairing // 2):
                 pair_seed = game_seed(seed, first, second, k)
+                opening = opening_of(k, pair_seed) if opening_of is not None else ()
+                tail = "|" + ",".join(map(str, opening)) if opening else ""
                 for swap, seats in enumerate(((first, second), (second, first))):
                     unordered.append(Fixture(
-                        index=-1, key=f"{first}|{second}|{k}|{swap}", pairing=f"{first}|{second}",
-                        seat0=seats[0], seat1=seats[1], seed=pair_seed, round=2 * k + swap))
+                        index=-1, key=f"{first}|{second}|{k}|{swap}{tail}",
+                        pairing=f"{first}|{second}", seat0=seats[0], seat1=seats[1], seed=pair_seed,
+                        round=2 * k + swap, opening=opening))
     unordered.sort(key=lambda f: f.order)
     return [replace(f, index=i) for i, f in enumerate(unordered)]
 
 
-def schedule(config: LeagueConfig) -> list[Fixture]:
+def schedule(config: LeagueConfig, games: GameRegistry | None = None) -> list[Fixture]:
     """The fixtures of a league config, in playing (and rating) order."""
-    return make_fixtures(config.bot_names, config.games_per_pairing, config.seed)
+    openings = league_openings(config, games)
+    if openings.is_none:
+        return make_fixtures(config.bot_names, config.games_per_pairing, config.seed)
+    game = (games or default_registry()).create(config.game, **config.rules)
+
+    def opening_of(k: int, pair_seed: int) -> tuple[int, ...]:
+        return openings.opening(game, k, pair_seed)
+    return make_fixtures(config.bot_names, config.games_per_pairing, config.seed, opening_of)
+
+
+def league_openings(config: LeagueConfig, games: GameRegistry | None = None) -> Openings:
+    """The league's openings: its spec read for its game, a book shuffled by its seed."""
+    if config.openings == "none":
+        return NONE
+    game = (games or default_registry()).create(config.game, **config.rules)
+    return parse_spec(config.openings, game, config.openings_order, config.seed, config.base_dir)

@@ -24,7 +24,7 @@ from arena.games import default_registry
 from arena.record import GameRecord, Termination
 
 from .config import LeagueConfig
-from .schedule import Fixture
+from .schedule import Fixture, league_openings
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 30_000
@@ -131,18 +131,23 @@ class Store:
 
     # --- the league the store belongs to ---
 
-    def bind(self, config: LeagueConfig) -> None:
+    def bind(self, config: LeagueConfig, openings: str | None = None) -> None:
         """Tie the store to a league: first use records it; later uses must agree.
 
-        Game, rule options and seed must match what the store was made with (other
-        settings may change between runs, and bots may be added); the latest config
-        snapshot is kept.
+        Game, rule options, seed and openings must match what the store was made with
+        (other settings may change between runs, and bots may be added); the latest
+        config snapshot is kept. openings is Openings.identity() (a book by its content);
+        a store made before openings existed holds games without one ("none").
         """
         now = _now()
+        if openings is None:
+            openings = league_openings(config).identity()
         identity = {"game": config.game, "rules": json.dumps(dict(config.rules), sort_keys=True),
-                    "seed": str(config.seed)}
+                    "seed": str(config.seed), "openings": openings}
         with self._transaction():
             meta = self._meta()
+            if "game" in meta:
+                meta.setdefault("openings", "none")
             for key, value in identity.items():
                 if key == "rules" and key in meta and _same_rules(meta[key], value, config.game):
                     continue
@@ -169,9 +174,12 @@ class Store:
     def add_game(self, fixture: Fixture, record: GameRecord) -> bool:
         """Store a finished game, durably, at once; False if its fixture was already stored."""
         names = [bot.name for bot in record.bots]
-        if names != [fixture.seat0, fixture.seat1] or record.seed != fixture.seed:
+        if names != [fixture.seat0, fixture.seat1] or record.seed != fixture.seed \
+                or record.opening != len(fixture.opening):
             raise ValueError(f"record does not match fixture {fixture.key!r}: seats {names} seed "
-                             f"{record.seed}, expected {list(fixture.seats)} seed {fixture.seed}")
+                             f"{record.seed} opening {record.opening} plies, expected "
+                             f"{list(fixture.seats)} seed {fixture.seed} opening "
+                             f"{len(fixture.opening)} plies")
         if record.termination is Termination.ABORTED:
             raise ValueError(f"fixture {fixture.key!r}: an aborted game is not a result; leave "
                              f"it out and the next run plays it again")

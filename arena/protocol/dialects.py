@@ -44,6 +44,8 @@ class Dialect(abc.ABC):
     reusable: bool = False
     #: games it can express; None means every game
     games: tuple[str, ...] | None = None
+    #: its bots can start from an opening (each turn tells them the whole position)
+    plays_openings: bool = True
 
     def supports(self, game: Game) -> str | None:
         """None if this dialect can play game, else why not."""
@@ -150,6 +152,9 @@ class CodinGameDialect(Dialect):
 
     name = "codingame"
     games = ("tictactoe", "ultimate", "meta", "nineboard")
+    #: a turn names only the opponent's last move: a bot keeping its own board could
+    #: not know the opening's other moves, so games with an opening are refused
+    plays_openings = False
 
     def turn_lines(self, game: Game, turn: TurnInfo) -> list[str]:
         row, col = (-1, -1) if turn.last_move is None else cell_to_row_col(game, turn.last_move)

@@ -248,23 +248,27 @@ def game_row(no: int, stored: StoredGame, ids: Mapping[str, int]) -> list[Any]:
             _round_of(stored.key)]
 
 
+def _pair_and_swap(key: str) -> tuple[int, int] | None:
+    """k and swap of a fixture key "a|b|k|swap" or "a|b|k|swap|OPENING" (names hold no '|')."""
+    parts = key.split("|")
+    try:
+        return int(parts[2]), int(parts[3])
+    except (IndexError, ValueError):
+        return None
+
+
 def fixture_text(key: str, seats: Sequence[str]) -> str:
     """A fixture key "a|b|k|swap" as people read it: "pair 1, game 2: b plays x, a plays o"."""
-    parts = key.rsplit("|", 2)
-    try:
-        pair, game = int(parts[1]) + 1, int(parts[2]) + 1
-    except (IndexError, ValueError):
+    found = _pair_and_swap(key)
+    if found is None:
         return f"fixture {key}"
-    return f"pair {pair}, game {game}: {seats[0]} plays x, {seats[1]} plays o"
+    return f"pair {found[0] + 1}, game {found[1] + 1}: {seats[0]} plays x, {seats[1]} plays o"
 
 
 def _round_of(key: str) -> int | None:
-    """The round of a fixture key "a|b|k|swap" (2k + swap), None for another shape."""
-    parts = key.rsplit("|", 2)
-    try:
-        return 2 * int(parts[1]) + int(parts[2])
-    except (IndexError, ValueError):
-        return None
+    """The round of a fixture key "a|b|k|swap[|OPENING]" (2k + swap), None for another shape."""
+    found = _pair_and_swap(key)
+    return None if found is None else 2 * found[0] + found[1]
 
 
 def list_pages(data: LeagueData) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -313,7 +317,8 @@ class Replayer:
     def replay(self, no: int, stored: StoredGame, ids: Mapping[str, int]) -> dict[str, Any]:
         """One game for the replay viewer: moves with seat, times, and the board after each.
 
-        moves: [cell, seat, wall ms, cpu ms or null, board to play next (-1 any)];
+        moves: [cell, seat, wall ms, cpu ms or null, board to play next (-1 any)], the
+        first `opening` of them the opening the referee played;
         status: after move i (1-based), when it changed, one letter per small board:
         '.' open, 'x' / 'o' won, '-' full. status["0"] is the start.
         """
@@ -329,6 +334,7 @@ class Replayer:
             "stderr": list(record.stderr_tails), "started": record.started_at,
             "durationMs": round(record.duration_ms, 1),
             "cells": game.info.move_count if game is not None else 0,
+            "opening": record.opening,   # the first moves, played by the referee
         }
         moves: list[list[Any]] = []
         subs: dict[str, str] = {}

@@ -8,7 +8,7 @@ import random
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 from arena.games import Game, IllegalMoveError, InvalidMoveError, State
 from arena.protocol import Dialect, ProtocolError, TurnInfo, get_dialect
@@ -116,11 +116,14 @@ LocalPlayer = Callable[[State, "int | None"], int]
 
 def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: Sandbox,
               settings: MatchSettings = MatchSettings(),
-              local: Mapping[int, LocalPlayer] | None = None, pool: BotPool | None = None) -> GameRecord:
+              local: Mapping[int, LocalPlayer] | None = None, pool: BotPool | None = None,
+              opening: Sequence[int] = ()) -> GameRecord:
     """Play one game, bots[0] moving first; the record says how it ended and why.
 
     Seats in `local` are played by the given function instead of a process. With a
-    pool, bot processes are taken from it and handed back after a clean game."""
+    pool, bot processes are taken from it and handed back after a clean game. The
+    opening's moves are played first, by the referee, and recorded as the opening;
+    it must be legal and leave the game open (arena.openings checks both)."""
     local = local or {}
     started = time.monotonic()
     record = GameRecord(
@@ -129,10 +132,10 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         started_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
     seats = [_Seat(i, spec, settings.time) for i, spec in enumerate(bots)]
     mux: Multiplexer | None = None
-    state = game.initial_state()
+    state = _play_opening(game, opening, record)
     try:
         for s in seats:
-            why = s.dialect.supports(game)
+            why = s.dialect.supports(game) or (_refuses_opening(s.dialect) if opening else None)
             if why:
                 raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, why))
         for s in seats:
@@ -152,7 +155,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         _handshake(game, seats, seed, settings, mux)
         record.startup_ms = round((time.monotonic() - started) * 1000, 3)
         rng = random.Random(seed)
-        last_move: int | None = None
+        last_move: int | None = opening[-1] if opening else None
         while not state.is_terminal():
             s = seats[state.to_move]
             _check_idle(seats, mux)
@@ -182,6 +185,27 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         _finish(seats, record, mux, pool)
         record.duration_ms = round((time.monotonic() - started) * 1000, 3)
     return record
+
+
+def _play_opening(game: Game, opening: Sequence[int], record: GameRecord) -> State:
+    """The state after the opening, its moves recorded (no time: the referee played them)."""
+    state = game.initial_state()
+    for move in opening:
+        record.moves.append(MoveRecord(seat=state.to_move, move=game.move_text(move), wall_ms=0.0))
+        state = state.play(move)
+    if state.is_terminal():
+        raise IllegalMoveError("the opening ends the game; an opening must leave moves to play")
+    record.opening = len(opening)
+    return state
+
+
+def _refuses_opening(dialect: Dialect) -> str | None:
+    """Why a dialect's bots cannot start from an opening, or None."""
+    if dialect.plays_openings:
+        return None
+    return (f"the {dialect.name} dialect cannot start from an opening: its bots see only the "
+            "opponent's last move, so they would not know the opening's earlier moves "
+            "(docs/protocol.md); play it with openings: none")
 
 
 class _Faulted(Exception):

@@ -86,6 +86,7 @@
   function buildMoveList() {
     const longest = game.moves.reduce(function (m, mv) { return Math.max(m, mv[2] || 0); }, 0) || 1;
     const rows = game.moves.map(function (mv, i) {
+      if (i < (game.opening || 0)) return openingRow(mv, i);
       const sub = game.subs[String(i + 1)];
       const wall = el("td", { className: "num" }, [
         el("span", { className: "bar", attrs: { style: "width:" + Math.max(1, 48 * mv[2] / longest).toFixed(0) + "px" } }),
@@ -103,6 +104,19 @@
     moveBody.replaceChildren.apply(moveBody, rows);
   }
 
+  /* a move of the opening: played by the referee before the bots took over, no times */
+  function openingRow(mv, i) {
+    return el("tr", { className: "opening", dataset: { ply: String(i + 1) }, title: "part of the opening" }, [
+      el("td", { className: "num" }, String(i + 1)),
+      el("td", { className: "text" }, [markSpan(mv[1]), " ", botName(game.bots[mv[1]])]),
+      el("td", { className: "text" }, [String(mv[0]),
+        game.cells === 81 ? el("small", null, "  b" + Math.floor(mv[0] / 9) + " s" + (mv[0] % 9)) : null,
+        el("span", { className: "badge" }, "opening")]),
+      el("td", { className: "num" }, "–"),
+      el("td", { className: "num" }, "–"),
+    ]);
+  }
+
   function buildHeader() {
     const no = game.no;
     document.title = "Game " + no + " · " + league.title;
@@ -111,7 +125,8 @@
     const started = game.started ? " · started " + game.started.replace("T", " ") : "";
     document.getElementById("replay-sub").textContent = game.game + rulesText(game.rules)
       + " · " + game.fixture + " · seed " + game.seed + started
-      + (game.durationMs ? " · " + (game.durationMs / 1000).toFixed(2) + " s" : "");
+      + (game.durationMs ? " · " + (game.durationMs / 1000).toFixed(2) + " s" : "")
+      + (game.opening ? " · starts from a " + game.opening + "-move opening" : "");
     const players = document.getElementById("players");
     players.replaceChildren.apply(players, [0, 1].map(function (seat) {
       return el("div", { className: "player", dataset: { seat: String(seat) } },
@@ -233,9 +248,15 @@
     } else {
       const mv = game.moves[step - 1];
       const sub = game.subs[String(step)];
+      const opening = step <= (game.opening || 0);
       parts.push(el("div", { className: "big" }, ["Move " + step + " of " + n + ": ", markSpan(mv[1]), " ",
-        botName(game.bots[mv[1]]), " played ", mv[0] >= 0 ? where(mv[0]) : "?"]));
-      parts.push(el("div", null, "time: " + ms(mv[2]) + " ms wall, " + ms(mv[3]) + " ms cpu"));
+        botName(game.bots[mv[1]]), opening ? " starts with " : " played ", mv[0] >= 0 ? where(mv[0]) : "?"]));
+      if (opening) {
+        parts.push(el("div", null, ["Opening move " + step + " of " + game.opening
+          + ": played by the referee, not chosen by the bot."]));
+      } else {
+        parts.push(el("div", null, "time: " + ms(mv[2]) + " ms wall, " + ms(mv[3]) + " ms cpu"));
+      }
       if (sub) parts.push(el("div", { className: "status error" }, "played by the referee for the bot: " + sub));
     }
     if (finished) {

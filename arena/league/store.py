@@ -146,6 +146,9 @@ class Store:
                     "seed": str(config.seed), "openings": openings}
         with self._transaction():
             meta = self._meta()
+            if "match.bots" in meta:
+                raise StoreError(f"{self.path}: this store holds an `arena match`, not a league; "
+                                 "use another store file")
             if "game" in meta:
                 meta.setdefault("openings", "none")
             for key, value in identity.items():
@@ -156,6 +159,27 @@ class Store:
                         f"{self.path}: this store holds a league with {key} {meta[key]}, the "
                         f"config says {value}; use another store file for a different league")
             fresh = {**identity, "name": config.name, "config": config.to_json(), "updated": now}
+            if "created" not in meta:
+                fresh["created"] = now
+            self._db.executemany("INSERT OR REPLACE INTO league (key, value) VALUES (?, ?)",
+                                 fresh.items())
+
+    def bind_match(self, identity: dict[str, str], name: str) -> None:
+        """Tie the store to an `arena match`: first use records identity (game, rules, seed,
+        openings, the bots, settings, test); a later use must give the same, key by key."""
+        now = _now()
+        with self._transaction():
+            meta = self._meta()
+            if "game" in meta and "match.bots" not in meta:
+                raise StoreError(f"{self.path}: this store holds a league, not a match; use "
+                                 "another --store file")
+            for key, value in identity.items():
+                if key in meta and meta[key] != value:
+                    raise StoreError(
+                        f"{self.path}: this store holds a match with {key} {meta[key]}, this "
+                        f"command gives {value}; repeat the stored match's bots and settings to "
+                        "resume it, or use another --store file")
+            fresh = {**identity, "name": name, "updated": now}
             if "created" not in meta:
                 fresh["created"] = now
             self._db.executemany("INSERT OR REPLACE INTO league (key, value) VALUES (?, ?)",

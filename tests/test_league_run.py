@@ -202,7 +202,11 @@ def test_a_weights_file_option_is_read_from_the_configs_directory_inside_the_san
         + json.dumps(WEIGHTS) + "}}\n"
         "games_per_pairing: 2\nworkers: 1\nseed: 3\nstore: weights.sqlite\n"
         "time_control: {move_ms: 2000, startup_ms: 10000}\n")
-    out = arena("run", str(path), cwd="/")          # paths follow the config, not the cwd
+    refused = arena("run", str(path), cwd="/")      # the preflight finds the broken file
+    assert refused.returncode == 1, refused.stderr
+    assert "bot 'broken' cannot start" in refused.stderr and "weights must be a mapping" in refused.stderr
+    assert stored(tmp_path / "weights.sqlite") == {}
+    out = arena("run", str(path), "--keep-going", cwd="/")   # paths follow the config, not the cwd
     assert out.returncode == 0, out.stderr
     records = [json.loads(record) for _, record in stored(tmp_path / "weights.sqlite").values()]
     for r in records:

@@ -56,6 +56,10 @@ class Progress:
         else:
             self._emit(f"{count} {describe(record)}", final=True)
 
+    def warn(self, message: str) -> None:
+        """A warning line, kept apart from the updating line."""
+        self._emit(f"arena: WARNING: {message}", final=True)
+
     def finish(self, message: str) -> None:
         if self.tty and self._width:
             self.stream.write("\n")

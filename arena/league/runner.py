@@ -78,6 +78,9 @@ def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
             if key not in decl.options:
                 allowed = ", ".join(decl.options) or "none"
                 return BotProblem(f"bot {name!r} has no option {key!r} (options: {allowed})", option=key)
+            wrong = decl.options[key].problem(options[key])
+            if wrong is not None:
+                return BotProblem(wrong, option=key)
             path = decl.options[key].file_path(options[key], base_dir)
             if base_dir is not None and path is not None and not path.is_file():
                 return BotProblem(f"no file {str(path)!r} (a path is taken from the config's "

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 from arena.games import Game, State
 from arena.protocol import get_dialect
 from arena.record import GameRecord, Termination
 from arena.referee import BotSpec, MatchSettings, play_game
-from arena.sandbox import Sandbox
+from arena.sandbox import Sandbox, SandboxedProcess
 
 #: faults that say a bot cannot start at all (a timeout only counts for a dialect
 #: without a handshake, whose start-up is its first move)
@@ -34,6 +35,31 @@ class StartProblem:
             tail = "..." + tail[-STDERR_CHARS:]
         return f"bot {self.bot!r} cannot start: {self.reason}" + (f"; its stderr: {tail}"
                                                                    if tail else "")
+
+
+class _Tracking:
+    """The league's sandbox, keeping the processes it starts so a stop can kill them."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+        self.started: list[SandboxedProcess] = []
+        self.stopping = False
+        self._lock = threading.Lock()
+
+    def start(self, *args: Any, **kwargs: Any) -> SandboxedProcess:
+        proc = self.sandbox.start(*args, **kwargs)
+        with self._lock:
+            self.started.append(proc)
+            if self.stopping:
+                proc.kill_tree()
+        return proc
+
+    def stop(self) -> None:
+        """Kill every bot started (its check then ends, closing it) and any yet to start."""
+        with self._lock:
+            self.stopping = True
+            for proc in self.started:
+                proc.kill_tree()
 
 
 class _Started(Exception):
@@ -79,20 +105,33 @@ def preflight(game: Game, specs: list[BotSpec], sandbox: Sandbox, settings: Matc
         distinct.setdefault((spec.argv, spec.dialect, spec.readable,
                              tuple(sorted(spec.env.items()))), spec)
     found: dict[str, StartProblem | BaseException | None] = {}
+    tracking = _Tracking(sandbox)
+    # an Event per check, not Thread.join: a join that Ctrl-C interrupted may later
+    # return at once while the thread still runs (CPython 3.11)
+    ended = {spec.name: threading.Event() for spec in distinct.values()}
 
     def check(spec: BotSpec) -> None:
         try:
-            found[spec.name] = check_start(game, spec, sandbox, settings, seed)
-        except BaseException as exc:   # handed to the caller's thread below
+            found[spec.name] = check_start(game, spec, tracking, settings, seed)  # type: ignore[arg-type]
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
             found[spec.name] = exc
+        finally:
+            ended[spec.name].set()
 
-    # daemon threads: a Ctrl-C does not wait for them (their bots die with the process)
-    threads = [threading.Thread(target=check, args=(spec,), daemon=True,
-                                name=f"preflight {spec.name}") for spec in distinct.values()]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    threads = {spec.name: threading.Thread(target=check, args=(spec,), daemon=True,
+                                           name=f"preflight {spec.name}")
+               for spec in distinct.values()}
+    try:
+        for thread in threads.values():
+            thread.start()
+        for name in threads:
+            ended[name].wait()
+    except BaseException:      # Ctrl-C: kill the bots, so each check ends now, and wait for that
+        tracking.stop()
+        for name, thread in threads.items():
+            if thread.ident is not None:    # it was started
+                ended[name].wait()
+        raise
     problems = []
     for spec in distinct.values():
         outcome = found.get(spec.name)

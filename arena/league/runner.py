@@ -18,7 +18,14 @@ from typing import Any
 from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.plugins import Plugins, bot_spec, load_plugins
 from arena.record import GameRecord, Termination
-from arena.referee import BotPool, BotSpec, MatchSettings, TimeControl, TimeoutPolicy, play_game
+from arena.referee import (
+    BotPool,
+    BotSpec,
+    MatchSettings,
+    TimeControl,
+    TimeoutPolicy,
+    play_game,
+)
 from arena.referee.botspec import ARENA_PACKAGE_DIR, command_spec
 from arena.sandbox import Limits, Sandbox, SandboxError
 
@@ -197,7 +204,7 @@ def _worker_main(job: GameJob, tasks, results, parent: int) -> None:
                 results.send_bytes(pickle.dumps(("game", item), pickle.HIGHEST_PROTOCOL))
     except (SystemExit, BrokenPipeError):
         return     # stopped, or the coordinator is gone: nobody to tell
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - any error here is reported, not a bot's
         results.send_bytes(pickle.dumps(("error", cause(exc)), pickle.HIGHEST_PROTOCOL))
 
 
@@ -299,7 +306,10 @@ def _stop(procs: list, terminate: bool) -> None:
 def _executor(config: LeagueConfig):
     """The function that plays fixtures for `config.executor`: local processes or Ray tasks."""
     if config.executor == "ray":
-        from .ray_executor import import_ray, play_fixtures_ray   # only when asked: Ray is optional
+        from .ray_executor import (  # only when asked: Ray is optional
+            import_ray,
+            play_fixtures_ray,
+        )
         import_ray()   # a missing Ray is said before anything starts
         return lambda job, fixtures, workers: play_fixtures_ray(job, fixtures, config.ray, workers)
     return play_fixtures

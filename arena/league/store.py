@@ -121,12 +121,14 @@ class Store:
         if not self.path.is_file():
             raise StoreError(f"{self.path}: no such store file")
         uri = "file:" + urllib.parse.quote(str(self.path.absolute()))
-        # mode=ro still needs the WAL index (-shm) beside the file; where it cannot
-        # be made (a read-only mount) nobody can be writing, so immutable is safe
-        for options in ("?mode=ro", "?mode=ro&immutable=1"):
+        # read-write but query_only tidies the WAL files away on close; mode=ro still
+        # needs the WAL index (-shm) beside the file; where that cannot be made (a
+        # read-only mount) nobody can be writing, so immutable is safe
+        for options in ("?mode=rw", "?mode=ro", "?mode=ro&immutable=1"):
             db = None
             try:
                 db = sqlite3.connect(uri + options, uri=True, check_same_thread=False)
+                db.execute("PRAGMA query_only = ON")
                 row = db.execute("SELECT version FROM schema_version").fetchone()
             except sqlite3.OperationalError as exc:
                 if db is not None:
@@ -150,7 +152,9 @@ class Store:
         """Refuse a damaged file before anything is written to it."""
         rows = [row[0] for row in self._db.execute("PRAGMA quick_check(3)").fetchall()]
         if rows != ["ok"]:
-            raise StoreError(f"{self.path}: the store is damaged ({'; '.join(rows)}); nothing "
+            found = [" ".join(line.split()) for row in rows for line in str(row).splitlines()
+                     if line.strip() and not line.startswith("***")]
+            raise StoreError(f"{self.path}: the store is damaged ({'; '.join(found)}); nothing "
                              "was written to it: restore it from a backup or use another file")
 
     def claim(self) -> None:

@@ -358,8 +358,8 @@ def _signals_held() -> Iterator[list[int]]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)
-        for signum in dict.fromkeys(held):
-            signal.raise_signal(signum)
+        for got in dict.fromkeys(held):
+            signal.raise_signal(got)
 
 
 def _check_files(cwd_files: Mapping[str, bytes] | None) -> dict[str, bytes]:

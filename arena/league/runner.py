@@ -337,7 +337,8 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         played = 0
         interrupted = False
         try:
-            if todo:
+            # bots start where games are played: here, not on a Ray cluster's nodes
+            if todo and (config.ray is None or config.ray.address is None):
                 _preflight(config, job, plugins, keep_going, progress)
             progress.start()
             games = play(job, todo, workers)

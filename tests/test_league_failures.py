@@ -59,23 +59,33 @@ def wait_until(check, seconds: float = 120.0) -> bool:
 
 
 def assert_nothing_left(tmp_path: Path) -> None:
-    try:
-        assert wait_until(lambda: not ours(tmp_path), 60), f"left running: {ours(tmp_path)}"
-        scratch = tmp_path / "scratch"
-        assert wait_until(lambda: not any(scratch.glob("arena-bot-*")), 30), \
-            f"left behind: {list(scratch.iterdir())}"
-    finally:
-        for pid in ours(tmp_path):     # never leave them to the next test
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+    assert wait_until(lambda: not ours(tmp_path), 60), f"left running: {ours(tmp_path)}"
+    scratch = tmp_path / "scratch"
+    assert wait_until(lambda: not any(scratch.glob("arena-bot-*")), 30), \
+        f"left behind: {list(scratch.iterdir())}"
+
+
+def kill_ours(tmp_path: Path) -> None:
+    """Never leave a failed test's processes to the next test."""
+    for pid in ours(tmp_path):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def start_run(config: Path, tmp_path: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), *args],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env=run_env(tmp_path))
+    """`arena run` in the background; its stderr goes to tmp_path/stderr (a pipe would
+    stay open as long as any worker lives, and reading it would hang)."""
+    with open(tmp_path / "stderr", "w") as err:
+        return subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), *args],
+                                stdout=subprocess.DEVNULL, stderr=err, env=run_env(tmp_path))
+
+
+def finish(proc: subprocess.Popen, tmp_path: Path) -> str:
+    """Wait for a signalled run to exit (a hang guard, not a timing); its stderr."""
+    proc.wait(timeout=120)
+    return (tmp_path / "stderr").read_text()
 
 
 def bot_script(tmp_path: Path, name: str, text: str) -> str:
@@ -176,13 +186,14 @@ def test_killing_the_run_ends_its_workers_and_sandboxes(tmp_path, signum):
     try:
         assert wait_until(lambda: db.exists() and count(db) >= 4), "no games were played"
         os.kill(proc.pid, signum)
-        _, err = proc.communicate(timeout=120)
+        err = finish(proc, tmp_path)
+        if signum == signal.SIGTERM:        # like Ctrl-C: a clean stop
+            assert proc.returncode == 130, err
+            assert "stopped:" in err and "Traceback" not in err
+        assert_nothing_left(tmp_path)
     finally:
         proc.kill()
-    if signum == signal.SIGTERM:        # like Ctrl-C: a clean stop
-        assert proc.returncode == 130, err
-        assert "stopped:" in err and "Traceback" not in err
-    assert_nothing_left(tmp_path)
+        kill_ours(tmp_path)
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
@@ -202,12 +213,13 @@ def test_ctrl_c_during_the_preflight_stops_at_once(tmp_path):
         assert wait_until(lambda: any((tmp_path / "scratch").glob("arena-bot-*")))
         assert wait_until(lambda: len(list((tmp_path / "scratch").glob("arena-bot-*"))) >= 2)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)      # a hang guard: the bot sleeps 600 s
+        err = finish(proc, tmp_path)        # a hang guard: the bot sleeps 600 s
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err
+        assert_nothing_left(tmp_path)
     finally:
         proc.kill()
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err
-    assert_nothing_left(tmp_path)
+        kill_ours(tmp_path)
 
 
 def test_a_second_run_on_the_same_store_is_refused(tmp_path):
@@ -221,9 +233,10 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path):
         assert "another `arena run` is playing into this store" in second.stderr
         assert len(second.stderr.strip().splitlines()) == 1, second.stderr
         first.send_signal(signal.SIGINT)
-        first.communicate(timeout=120)
+        finish(first, tmp_path)
     finally:
         first.kill()
+        kill_ours(tmp_path)
     assert first.returncode == 130
     # and once the first is gone, the store is free again: it resumes
     games = stored(db)

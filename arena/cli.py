@@ -302,6 +302,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             identity = match_identity(game.name, _rule_options(args.rule), seed,
                                       openings.identity(), (a, b), settings, args.memory_mb, sprt)
             try:
+                store.claim()
                 store.bind_match(identity, f"{a.name} vs {b.name}")
             except StoreError as exc:
                 raise UserError(str(exc)) from None
@@ -317,8 +318,13 @@ def cmd_match(args: argparse.Namespace) -> int:
         job = GameJob(game=game.name, rules=_rule_options(args.rule), bots={a.name: a, b.name: b},
                       settings=settings, sandbox_mode=sandbox.mode,
                       limits=Limits(memory_mb=args.memory_mb), extra_games=extra)
-        return _run_match(args, job, fixtures, MatchTally(a.name, b.name), sprt, store, cap, seed,
-                          (run_match, status_text, summary_lines, summary_record))
+        from arena.league import StoreError
+        from arena.league.runner import RunError
+        try:
+            return _run_match(args, job, fixtures, MatchTally(a.name, b.name), sprt, store, cap,
+                              seed, (run_match, status_text, summary_lines, summary_record))
+        except (RunError, StoreError) as exc:   # no bot's fault: the host, the disk
+            raise UserError(str(exc)) from None
     finally:
         if store is not None:
             store.close()

@@ -104,8 +104,8 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
               sprt: SprtSpec | None = None, store: Store | None = None,
               on_game: Callable[[Fixture, GameRecord], None] | None = None,
               progress: Progress | None = None,
-              play: Callable[[GameJob, list[Fixture], int], Iterator[tuple[Fixture, GameRecord]]]
-              = play_fixtures) -> MatchOutcome:
+              play: Callable[[GameJob, list[Fixture], int, int],
+                             Iterator[tuple[Fixture, GameRecord]]] = play_fixtures) -> MatchOutcome:
     """Play the fixtures not stored yet on `workers` processes, counting each game as it
     ends; with an SPRT, check it after every completed pair and stop at a decision.
 
@@ -124,7 +124,7 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
     played, interrupted = 0, False
     if state is not None and state.decision is not Decision.CONTINUE:
         todo = []
-    games = play(job, todo, workers)
+    games = play(job, todo, workers, 1)   # one piece a worker: its bots start once
     try:
         for fixture, record in games:
             if record.termination is Termination.ABORTED:

@@ -210,18 +210,19 @@ def _worker_main(job: GameJob, tasks, results, parent: int) -> None:
         results.send_bytes(pickle.dumps(("error", cause(exc)), pickle.HIGHEST_PROTOCOL))
 
 
-def chunks(fixtures: list[Fixture], workers: int) -> list[list[Fixture]]:
+def chunks(fixtures: list[Fixture], workers: int, per_worker: int = 2) -> list[list[Fixture]]:
     """Fixtures cut into pieces a worker plays in a row, reusing the two bots' processes.
 
     A piece is a whole pairing: every piece starts its two bots once, and a bot start
     (sandbox, interpreter, imports) costs as much as a short game. Only when there are
-    too few pairings to give every worker two pieces are pairings split, evenly. Pieces
-    come in the order of their first fixture.
+    too few pairings to give every worker per_worker pieces are pairings split, evenly
+    (a match, one pairing, asks for one piece a worker: its bots start once a worker).
+    Pieces come in the order of their first fixture.
     """
     by_pairing: dict[str, list[Fixture]] = {}
     for fixture in fixtures:
         by_pairing.setdefault(fixture.pairing, []).append(fixture)
-    splits = 1 if workers <= 1 or not by_pairing else -(-2 * workers // len(by_pairing))
+    splits = 1 if workers <= 1 or not by_pairing else -(-per_worker * workers // len(by_pairing))
     out = []
     for games in by_pairing.values():
         size = -(-len(games) // min(splits, len(games)))
@@ -229,7 +230,8 @@ def chunks(fixtures: list[Fixture], workers: int) -> list[list[Fixture]]:
     return sorted(out, key=lambda c: c[0].index)
 
 
-def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterator[tuple[Fixture, GameRecord]]:
+def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int,
+                  per_worker: int = 2) -> Iterator[tuple[Fixture, GameRecord]]:
     """Records of the fixtures as each game finishes: in this process for one worker,
     else in `workers` processes (multiprocess) that stream each record back at once.
     An error that is no bot's fault stops the play as a RunError."""
@@ -243,7 +245,8 @@ def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterat
         except Exception as exc:
             raise RunError(cause(exc)) from exc
         return
-    yield from _play_in_processes(job, chunks(fixtures, workers), workers, len(fixtures))
+    yield from _play_in_processes(job, chunks(fixtures, workers, per_worker), workers,
+                                  len(fixtures))
 
 
 #: seconds stopped workers get to close their bots before they are killed

@@ -123,3 +123,47 @@ def test_a_killed_match_resumes_from_its_store_and_a_changed_one_is_refused(tmp_
     assert stored(db) == after
     board = arena("leaderboard", str(db), "--format", "json")   # a match store is a store
     assert board.returncode == 0, board.stderr
+
+
+# --- the stopping rule, on games whose order of arrival is set by the test ----------------
+
+def _record(fixture, a_points: float):
+    from arena.record import BotEntry, GameRecord
+    seat_a = 0 if fixture.seat0 == "a" else 1
+    winner = None if a_points == 0.5 else seat_a if a_points == 1 else 1 - seat_a
+    return GameRecord(game="ultimate", rule_options={}, seed=fixture.seed,
+                      bots=[BotEntry(fixture.seat0), BotEntry(fixture.seat1)], winner=winner)
+
+
+def test_the_sprt_is_checked_when_each_pair_completes_and_the_rest_is_discarded():
+    """a wins every game; games arrive with each pair's partner two games late (as from two
+    workers): the test stops at the first completed pair whose counts cross the bound, and
+    the games not yet read are never asked for."""
+    from arena.match import MatchTally, match_fixtures, run_match
+    from arena.stats import Decision, Pentanomial, SprtSpec, check
+    spec = SprtSpec.parse("elo0=0,elo1=100")
+    needed = next(n for n in range(1, 50) if check(spec, Pentanomial((0, 0, 0, 0, n))).decision
+                  is Decision.H1)
+    fixtures = match_fixtures("a", "b", 200, seed=1)
+    order = [f for k in range(0, 100, 2) for f in (fixtures[2 * k], fixtures[2 * k + 2],
+                                                   fixtures[2 * k + 1], fixtures[2 * k + 3])]
+    handed: list[int] = []
+    closed: list[bool] = []
+
+    def play(job, todo, workers, per_worker):
+        assert todo == fixtures and workers == 2 and per_worker == 1
+        try:
+            for fixture in order:
+                handed.append(fixture.index)
+                yield fixture, _record(fixture, 1.0)
+        finally:
+            closed.append(True)
+
+    seen = []
+    outcome = run_match(None, fixtures, 2, MatchTally("a", "b"), spec,
+                        on_game=lambda f, r: seen.append(f.index), play=play)
+    assert outcome.sprt.decision is Decision.H1 and outcome.sprt.samples == needed
+    assert outcome.results.pairs.counts == (0, 0, 0, 0, needed)
+    assert closed == [True] and handed == seen      # stopped reading at the deciding game
+    assert outcome.results.games.games == len(seen) == outcome.played
+    assert outcome.results.unpaired.games == len(seen) - 2 * needed   # the lone game counts alone

@@ -268,8 +268,11 @@ def _named(a, b, names: Sequence[str]):
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from arena.match import (DEFAULT_SPRT_CAP, MatchTally, match_fixtures, match_identity,
-                             run_match, status_text, summary_lines, summary_record)
+    from arena.games import BUILTIN_GAMES
+    from arena.league import StoreError
+    from arena.league.runner import GameJob, RunError
+    from arena.match import DEFAULT_SPRT_CAP, MatchTally, match_fixtures, match_identity
+    from arena.sandbox import Limits
     from arena.stats import SprtSpec
     game = _game(args.game, args.rule)
     a, b = _reading(_bot_for(args.a, game), args), _reading(_bot_for(args.b, game), args)
@@ -298,7 +301,6 @@ def cmd_match(args: argparse.Namespace) -> int:
         openings = _openings(args, game, (a, b), seed)
         sandbox = _sandbox(args)
         if store is not None:
-            from arena.league import StoreError
             identity = match_identity(game.name, _rule_options(args.rule), seed,
                                       openings.identity(), (a, b), settings, args.memory_mb, sprt)
             try:
@@ -309,20 +311,14 @@ def cmd_match(args: argparse.Namespace) -> int:
         fixtures = match_fixtures(a.name, b.name, cap, seed,
                                   None if openings.is_none else
                                   lambda k, pair_seed: openings.opening(game, k, pair_seed))
-        from arena.league.runner import GameJob
-        from arena.sandbox import Limits
         plugins = _plugins()
-        from arena.games import BUILTIN_GAMES
         extra = tuple(plugins.games.get(n) for n in plugins.games.names()
                       if plugins.games.get(n) not in BUILTIN_GAMES)
         job = GameJob(game=game.name, rules=_rule_options(args.rule), bots={a.name: a, b.name: b},
                       settings=settings, sandbox_mode=sandbox.mode,
                       limits=Limits(memory_mb=args.memory_mb), extra_games=extra)
-        from arena.league import StoreError
-        from arena.league.runner import RunError
         try:
-            return _run_match(args, job, fixtures, MatchTally(a.name, b.name), sprt, store, cap,
-                              seed, (run_match, status_text, summary_lines, summary_record))
+            return _run_match(args, job, fixtures, MatchTally(a.name, b.name), sprt, store, seed)
         except (RunError, StoreError) as exc:   # no bot's fault: the host, the disk
             raise UserError(str(exc)) from None
     finally:
@@ -342,11 +338,10 @@ def _match_store(path: str):
         raise UserError(str(exc)) from None
 
 
-def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, cap: int, seed: int,
-               funcs) -> int:
+def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed: int) -> int:
     """Play a match as cmd_match set it up: game lines on stdout, the status line on stderr."""
-    run_match, status_text, summary_lines, summary_record = funcs
     from arena.league.progress import Progress
+    from arena.match import run_match, status_text, summary_lines, summary_record
     from arena.stats import check
     out_file = open(args.save, "a" if store is not None else "w") if args.save else None
     moves: list[list[str]] = []

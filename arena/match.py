@@ -21,8 +21,17 @@ from arena.league.schedule import Fixture
 from arena.league.store import Store
 from arena.record import GameRecord, Termination
 from arena.referee import BotSpec, MatchSettings
-from arena.stats import (Decision, MatchResults, Pentanomial, SprtSpec, SprtState, Summary,
-                         Trinomial, check, summarize)
+from arena.stats import (
+    Decision,
+    MatchResults,
+    Pentanomial,
+    SprtSpec,
+    SprtState,
+    Summary,
+    Trinomial,
+    check,
+    summarize,
+)
 
 #: games a test with --sprt plays at most when --games is not given
 DEFAULT_SPRT_CAP = 2000
@@ -183,8 +192,7 @@ def verdict(outcome: MatchOutcome, spec: SprtSpec | None, cap: int) -> str:
     if outcome.sprt is not None and outcome.sprt.decision is Decision.H1:
         return f"H1 accepted: {a} is stronger"
     if outcome.sprt is not None and outcome.sprt.decision is Decision.H0 and spec is not None:
-        return (f"H0 accepted: {a} is not {spec.elo1:g} Elo stronger than {b} "
-                f"(elo0={spec.elo0:g} holds)")
+        return f"H0 accepted: {a} is not {spec.elo1:g} Elo stronger than {b} (elo0={spec.elo0:g} holds)"
     if outcome.interrupted:
         return "interrupted" + (" before a decision" if spec is not None else "")
     if spec is not None:
@@ -196,8 +204,9 @@ def summary_lines(outcome: MatchOutcome, spec: SprtSpec | None, cap: int) -> lis
     """The final summary, in the live line's terms."""
     r = outcome.results
     s = summarize(r)
-    lines = [f"{r.first} vs {r.second}: {s.games} games, {s.pairs} seat-swapped pairs "
-             f"(pentanomial LL..WW {' '.join(map(str, s.pentanomial))})"]
+    pentanomial = " ".join(map(str, s.pentanomial))
+    head = f"{r.first} vs {r.second}: {s.games} games, {s.pairs} seat-swapped pairs"
+    lines = [f"{head} (pentanomial LL..WW {pentanomial})"]
     if s.score is not None and s.score_low is not None and s.score_high is not None \
             and s.los is not None and s.draw_rate is not None:
         lines.append(f"{r.first}: score {s.score:.3f} [{s.score_low:.3f}, {s.score_high:.3f}], "

@@ -17,7 +17,8 @@ ARENA = [sys.executable, "-m", "arena"]
 
 
 def arena(*args, cwd=ROOT):
-    return subprocess.run([*ARENA, *args], capture_output=True, text=True, timeout=600, cwd=cwd)
+    return subprocess.run([*ARENA, *args], capture_output=True, text=True, timeout=600, cwd=cwd,
+                          check=False)
 
 
 def lines_of(stdout: str):
@@ -81,9 +82,7 @@ def test_a_killed_match_resumes_from_its_store_and_a_changed_one_is_refused(tmp_
             "--concurrency", "2", "--store", str(db), "--sprt", "elo0=0,elo1=20", "--json"]
     proc = subprocess.Popen([*ARENA, *args, "--seed", "9"], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, start_new_session=True)
-    seen = 0
-    for _line in proc.stdout:      # the gate: six games reported (so stored) before the kill
-        seen += 1
+    for seen, _line in enumerate(proc.stdout, 1):   # the gate: six games reported (so stored)
         if seen == 6:
             break
     try:
@@ -103,8 +102,7 @@ def test_a_killed_match_resumes_from_its_store_and_a_changed_one_is_refused(tmp_
     assert len(after) == len(before) + len(games) == summary["games"]
     assert summary["stored_before"] == len(before) and summary["played"] == len(games)
     assert summary["result"] in ("game cap reached (60 games) without a decision",
-                                 "H0 accepted: uttt-random is not 20 Elo stronger than random "
-                                 "(elo0=0 holds)")
+                                 "H0 accepted: uttt-random is not 20 Elo stronger than random (elo0=0 holds)")
     # the summary's counts are the league's pair statistics of the stored games
     with Store(db) as store:
         results = between(match_results(store.records()), "uttt-random", "random")

@@ -352,18 +352,21 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
             out_file.write(record.to_json() + "\n")
             out_file.flush()
         if args.json:
-            print(json.dumps(record.to_dict()), flush=True)
+            text = json.dumps(record.to_dict())
         else:
-            print(f"game {fixture.index + 1}: {_describe(record)}")
-            _print_stderr_tail(record, lines=5)
-            sys.stdout.flush()
+            text = "\n".join([f"game {fixture.index + 1}: {_describe(record)}",
+                              *_stderr_tail(record, lines=5)])
+        if progress is not None and sys.stdout.isatty():
+            progress.print_above(text, sys.stdout)   # the status line stays the last line
+        else:
+            print(text, flush=True)
 
     def detail() -> str:
         state = check(sprt, tally.pentanomial) if sprt is not None else None
         return status_text(tally.results(), state)
 
     every = args.status_every if args.status_every is not None else 10
-    progress = None
+    progress: Progress | None = None
     if sprt is not None or args.concurrency > 1 or store is not None or args.status_every:
         progress = Progress(len(fixtures), stream=sys.stderr, every=every, detail=detail)
     try:
@@ -585,12 +588,19 @@ def args_rules(args: argparse.Namespace) -> dict[str, str]:
 
 def _print_stderr_tail(record, lines: int = 10) -> None:
     """The last lines a faulted bot wrote to stderr: usually why it failed."""
+    for line in _stderr_tail(record, lines):
+        print(line)
+
+
+def _stderr_tail(record, lines: int = 10) -> list[str]:
+    """The lines _print_stderr_tail prints."""
     if record.faulted is None:
-        return
+        return []
     tail = record.stderr_tails[record.faulted].strip()
-    if tail:
-        print(f"stderr of {record.bots[record.faulted].name} (last lines):")
-        print("\n".join("  " + line for line in tail.splitlines()[-lines:]))
+    if not tail:
+        return []
+    return [f"stderr of {record.bots[record.faulted].name} (last lines):",
+            *("  " + line for line in tail.splitlines()[-lines:])]
 
 
 class _Resigned(Exception):

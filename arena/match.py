@@ -144,10 +144,10 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
             played += 1
             if sprt is not None and completed:
                 state = check(sprt, tally.pentanomial)
-            if on_game is not None:
-                on_game(fixture, record)
             if progress is not None:
                 progress.update(record)
+            if on_game is not None:
+                on_game(fixture, record)
             if state is not None and state.decision is not Decision.CONTINUE:
                 break
     except KeyboardInterrupt:
@@ -161,26 +161,29 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
 
 # --- what a user reads ------------------------------------------------------------------------
 
-def _signed(value: float) -> str:
-    return "+inf" if value == math.inf else "-inf" if value == -math.inf else f"{value:+.1f}"
+def _signed(value: float, digits: int) -> str:
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value + 0.0:+.{digits}f}"     # + 0.0: never "-0.0"
 
 
-def elo_text(summary: Summary) -> str:
+def elo_text(summary: Summary, digits: int = 1) -> str:
     """'Elo +35.2 +- 20.1', or the interval's ends when one is infinite."""
     if summary.elo is None or summary.elo_low is None or summary.elo_high is None:
         return "Elo -"
     error = summary.elo_error
     if math.isfinite(summary.elo) and error is not None and math.isfinite(error):
-        return f"Elo {summary.elo:+.1f} +- {error:.1f}"
-    return f"Elo {_signed(summary.elo)} [{_signed(summary.elo_low)}, {_signed(summary.elo_high)}]"
+        return f"Elo {_signed(summary.elo, digits)} +- {error:.{digits}f}"
+    return (f"Elo {_signed(summary.elo, digits)} [{_signed(summary.elo_low, digits)}, "
+            f"{_signed(summary.elo_high, digits)}]")
 
 
 def status_text(results: MatchResults, state: SprtState | None) -> str:
-    """The live line's numbers: W/D/L, score, Elo +- 95%, LOS, and the LLR in its bounds."""
+    """The live line's numbers, short: W/D/L, score, Elo +- 95%, LOS, the LLR in its bounds."""
     s = summarize(results)
     parts = [f"{results.first} W{s.wins} D{s.draws} L{s.losses}"]
     if s.score is not None and s.los is not None:
-        parts += [f"score {s.score:.3f}", elo_text(s), f"LOS {100 * s.los:.1f}%"]
+        parts += [f"score {s.score:.3f}", elo_text(s, 0), f"LOS {100 * s.los:.1f}%"]
     if state is not None:
         parts.append(f"LLR {state.llr:.2f} [{state.lower:.2f}, {state.upper:.2f}]")
     return ", ".join(parts)

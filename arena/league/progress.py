@@ -93,8 +93,9 @@ class Progress:
         stored = self.already + self.done
         share = 100 * stored // self.total if self.total else 100
         faults = f"{self.faults} fault{'s' * (self.faults != 1)}"
-        line = f"[{stored}/{self.total}] {share}%, {rate:.1f} games/s, ETA {eta}, {faults}"
-        return f"{line} | {self.detail()}" if self.detail is not None else line
+        if self.detail is not None:   # a match: its numbers matter more than the ETA to its cap
+            return f"[{stored}/{self.total}] {rate:.1f} games/s, {faults} | {self.detail()}"
+        return f"[{stored}/{self.total}] {share}%, {rate:.1f} games/s, ETA {eta}, {faults}"
 
     def update(self, record: GameRecord) -> None:
         self.done += 1
@@ -125,6 +126,19 @@ class Progress:
     def warn(self, message: str) -> None:
         """A warning line, kept apart from the updating line."""
         self._line(f"arena: WARNING: {message}")
+
+    def print_above(self, text: str, stream: TextIO) -> None:
+        """Write a line to stream (e.g. stdout) above the status line, which is drawn again
+        below it, so the two never share a terminal line."""
+        drawn = self.tty and self._width > 0
+        if drawn:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self.stream.flush()
+            self._width = 0
+        stream.write(text + "\n")
+        stream.flush()
+        if drawn:
+            self._redraw(self.status())
 
     def finish(self, message: str) -> None:
         if self.tty and self._width:

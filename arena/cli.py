@@ -872,7 +872,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="seed of the first game pair (default: random; "
                    "with --store, the stored match's)")
     p.add_argument("--concurrency", type=int, default=1, metavar="N",
-                   help="games played at once, each in a process of its own (default 1)")
+                   help="games played at once, in N worker processes as `arena run` plays a league "
+                        "(default 1)")
     p.add_argument("--name", action="append", default=[], metavar="A=NAME",
                    help="display name of bot A or B (repeatable), e.g. --name A=new --name B=old")
     p.add_argument("--sprt", metavar="SPEC",

@@ -288,6 +288,12 @@ def cmd_match(args: argparse.Namespace) -> int:
         raise UserError(f"--games must be 1 or more, not {cap}")
     if args.concurrency < 1:
         raise UserError(f"--concurrency must be 1 or more, not {args.concurrency}")
+    from arena.league.runner import WORKERS_PER_CPU
+    limit = WORKERS_PER_CPU * (os.cpu_count() or 1)
+    if args.concurrency > limit:   # as arena run: more only add load, and load is no bot's fault
+        print(f"arena match: WARNING: --concurrency {args.concurrency} is more than "
+              f"{WORKERS_PER_CPU} per CPU on this machine; playing with {limit}", file=sys.stderr)
+        args.concurrency = limit
     if args.status_every is not None and args.status_every < 1:
         raise UserError(f"--status-every must be 1 or more, not {args.status_every}")
     settings = _settings(args)

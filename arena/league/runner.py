@@ -123,64 +123,88 @@ def _setup(job: GameJob) -> None:
     _WORKER["sandbox"] = Sandbox(limits=job.limits, mode=job.sandbox_mode)
 
 
-def _play_chunk(chunk: list[Fixture]) -> Iterator[tuple[Fixture, GameRecord]]:
-    """Play fixtures of one pairing in a row, reusing the bots' processes between them;
+#: bot processes a local worker keeps idle between games at most: every bot of a league
+#: this size stays started, as pairings come interleaved; larger leagues start bots more often
+MAX_IDLE_BOTS = 24
+
+
+def _play_chunk(chunk: list[Fixture], pool: BotPool) -> Iterator[tuple[Fixture, GameRecord]]:
+    """Play fixtures in a row, reusing bots' processes from the pool between them;
     each game's record as soon as it ends."""
     job: GameJob = _WORKER["job"]
-    pool = BotPool()
-    try:
-        for fixture in chunk:
-            seats = (job.bots[fixture.seat0], job.bots[fixture.seat1])
-            yield fixture, play_game(_WORKER["game"], seats, fixture.seed, _WORKER["sandbox"],
-                                     job.settings, pool=pool, opening=fixture.opening)
-    finally:
-        pool.close()
+    for fixture in chunk:
+        seats = (job.bots[fixture.seat0], job.bots[fixture.seat1])
+        yield fixture, play_game(_WORKER["game"], seats, fixture.seed, _WORKER["sandbox"],
+                                 job.settings, pool=pool, opening=fixture.opening)
 
 
 def _worker_main(job: GameJob, tasks, results) -> None:
     """A worker process: play the pieces it takes from `tasks`, send each game back at once
     (pickled here, in this thread: a queue's feeder thread would contend with the referee
-    for the interpreter lock during the next game)."""
+    for the interpreter lock during the next game). Its bots' processes outlive a piece:
+    pieces come interleaved, and the next piece of a pairing usually comes soon."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     _setup(job)
-    while True:
-        chunk = tasks.get()
-        if chunk is None:
-            return
-        for item in _play_chunk(chunk):
-            results.send_bytes(pickle.dumps(item, pickle.HIGHEST_PROTOCOL))
+    pool = BotPool(max_idle=MAX_IDLE_BOTS)
+    try:
+        while True:
+            chunk = tasks.get()
+            if chunk is None:
+                return
+            for item in _play_chunk(chunk, pool):
+                results.send_bytes(pickle.dumps(item, pickle.HIGHEST_PROTOCOL))
+    finally:
+        pool.close()
 
 
-def chunks(fixtures: list[Fixture], workers: int) -> list[list[Fixture]]:
-    """Fixtures cut into pieces a worker plays in a row, reusing the two bots' processes.
+def chunks(fixtures: list[Fixture], workers: int, most_pairs: int | None = None) -> list[list[Fixture]]:
+    """Fixtures cut into pieces a worker plays in a row, handed out interleaved.
 
-    A piece is a whole pairing: every piece starts its two bots once, and a bot start
-    (sandbox, interpreter, imports) costs as much as a short game. Only when there are
-    too few pairings to give every worker two pieces are pairings split, evenly. Pieces
-    come in the order of their first fixture.
+    A piece holds games of one pairing, at most most_pairs seat-swapped pairs of them;
+    without most_pairs a piece is a whole pairing (its two bots start once), and only
+    when there are too few pairings to give every worker two pieces are pairings split,
+    evenly. Pieces come round by round: every pairing's i-th piece before any pairing's
+    (i+1)-th, so a run stopped early has played about as much of every pairing (with
+    most_pairs=1, pair k of every pairing before pair k+1 of any).
     """
     by_pairing: dict[str, list[Fixture]] = {}
     for fixture in fixtures:
         by_pairing.setdefault(fixture.pairing, []).append(fixture)
     splits = 1 if workers <= 1 or not by_pairing else -(-2 * workers // len(by_pairing))
-    out = []
+    out: list[tuple[int, list[Fixture]]] = []     # (piece number in its pairing, piece)
     for games in by_pairing.values():
+        if most_pairs is not None:
+            pairs: dict[int, list[Fixture]] = {}
+            for fixture in games:
+                pairs.setdefault(fixture.round // 2, []).append(fixture)
+            blocks = list(pairs.values())
+            grouped = [sum(blocks[i:i + most_pairs], []) for i in range(0, len(blocks), most_pairs)]
+            # numbered by pair, not by position: in a resumed run, pairs already played
+            # keep their turn rather than pushing the pairing's next pairs ahead
+            out.extend((piece[0].round // 2 // most_pairs, piece) for piece in grouped)
+            continue
         size = -(-len(games) // min(splits, len(games)))
-        out.extend(games[i:i + size] for i in range(0, len(games), size))
-    return sorted(out, key=lambda c: c[0].index)
+        out.extend(enumerate(games[i:i + size] for i in range(0, len(games), size)))
+    return [piece for _n, piece in sorted(out, key=lambda p: (p[0], p[1][0].index))]
 
 
 def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterator[tuple[Fixture, GameRecord]]:
     """Records of the fixtures as each game finishes: in this process for one worker,
-    else in `workers` processes (multiprocess) that stream each record back at once."""
+    else in `workers` processes (multiprocess) that stream each record back at once.
+    Pieces are single pairs, interleaved (chunks): each worker keeps its bots started."""
     if not fixtures:
         return
+    work = chunks(fixtures, workers, most_pairs=1)
     if workers <= 1:
         _setup(job)
-        for chunk in chunks(fixtures, 1):
-            yield from _play_chunk(chunk)
+        pool = BotPool(max_idle=MAX_IDLE_BOTS)
+        try:
+            for chunk in work:
+                yield from _play_chunk(chunk, pool)
+        finally:
+            pool.close()
         return
-    yield from _play_in_processes(job, chunks(fixtures, workers), workers, len(fixtures))
+    yield from _play_in_processes(job, work, workers, len(fixtures))
 
 
 def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,

@@ -598,9 +598,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be 1 or more, not {args.workers}")
+    if args.standings is not None and args.standings < 0:
+        raise UserError(f"--standings must be 0 (never) or more games, not {args.standings}")
     from arena.league.ray_executor import RayExecutorError
     try:
-        summary = run_league(config, plugins, workers=args.workers)
+        summary = run_league(config, plugins, workers=args.workers, standings=args.standings)
     except (StoreError, RayExecutorError) as exc:
         raise UserError(str(exc)) from None
     from arena.league import Store
@@ -675,6 +677,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("config", help="league config, e.g. tournaments/quickstart.yaml")
     p.add_argument("--workers", type=int, help="parallel games (default: the config's workers)")
     p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
+    p.add_argument("--standings", type=int, metavar="N",
+                   help="show the top of the table (Elo +-95%%) every N games and at the end, "
+                        "on stderr; 0: never (default: whole rounds, about 10 times a run)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("leaderboard", help="the leaderboard and crosstable of a league")

@@ -257,6 +257,22 @@ def _render_table(board: Leaderboard, wide: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+_TOP_HEADERS = ("rank", "bot", "Elo", "+-95%", "LOS>next", "score", "games", "W", "D", "L",
+                "exposed")
+
+
+def render_top(board: Leaderboard, rows: int = 10) -> list[str]:
+    """The first rows of the table with Elo and its interval, as lines: the live standings
+    of a run (arena run), with the same columns and marks as the full table."""
+    shown = board.rows[:rows]
+    body = [[str(r.rank), r.bot, *_elo_cells(r), f"{r.score:g}", str(r.games), str(r.wins),
+             str(r.draws), str(r.losses), f"{r.exposed:.2f}"] for r in shown]
+    left = {i for i, h in enumerate(_TOP_HEADERS) if h in _LEFT}
+    more = len(board.rows) - len(shown)
+    tail = [f"... and {more} more"] if more > 0 else []
+    return _aligned(_TOP_HEADERS, body, left) + tail
+
+
 def _legend() -> list[str]:
     """What the table's columns mean, under it."""
     return ["", LEGEND[0], LEGEND[1], LEGEND[2]]

@@ -21,7 +21,8 @@ from arena.referee.botspec import ARENA_PACKAGE_DIR, command_spec
 from arena.sandbox import Limits, Sandbox
 
 from .config import BotConfig, BotProblem, LeagueConfig, load_config
-from .progress import Progress
+from .leaderboard import build_leaderboard, render_top
+from .progress import Progress, standings_every
 from .schedule import Fixture, league_openings, schedule
 from .store import Store
 
@@ -258,8 +259,11 @@ def _executor(config: LeagueConfig):
 
 
 def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: int | None = None,
-               progress: Progress | None = None) -> RunSummary:
-    """Play every fixture the store lacks; each game is committed as it finishes."""
+               progress: Progress | None = None, standings: int | None = None) -> RunSummary:
+    """Play every fixture the store lacks; each game is committed as it finishes.
+
+    standings: show the top of the table every that many stored games and at the end
+    (0: never; None: whole rounds, about ten times a run)."""
     plugins = plugins or load_plugins()
     play = _executor(config)
     fixtures = schedule(config, plugins.games)
@@ -269,6 +273,10 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         todo = store.missing(fixtures)
         progress = progress or Progress(len(fixtures), len(fixtures) - len(todo))
         progress.already = len(fixtures) - len(todo)
+        if standings != 0:
+            pairings = len({f.pairing for f in fixtures})
+            progress.standings = lambda: live_standings(store, config)
+            progress.standings_every = standings or standings_every(pairings, len(todo))
         progress.start()
         job = make_job(config, plugins)
         played = 0
@@ -291,6 +299,12 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     progress.finish(f"{verb}: {played} games played in {summary.seconds:.1f} s; "
                     f"{stored} of {len(fixtures)} stored in {config.store}{warning}")
     return summary
+
+
+def live_standings(store: Store, config: LeagueConfig, rows: int = 10) -> list[str]:
+    """The top of the league's table now, from the store, as the final leaderboard reads it."""
+    board = build_leaderboard(store.records(), config.rating, config.bot_names)
+    return render_top(board, rows)
 
 
 def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:

@@ -37,7 +37,7 @@ def write(directory: Path, text: str) -> Path:
 
 def arena(*args):
     return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, check=False)
 
 
 def pairings(db: Path) -> dict[str, int]:

@@ -179,7 +179,8 @@ def chunks(fixtures: list[Fixture], workers: int, most_pairs: int | None = None)
             for fixture in games:
                 pairs.setdefault(fixture.round // 2, []).append(fixture)
             blocks = list(pairs.values())
-            grouped = [sum(blocks[i:i + most_pairs], []) for i in range(0, len(blocks), most_pairs)]
+            grouped = [[f for pair in blocks[i:i + most_pairs] for f in pair]
+                       for i in range(0, len(blocks), most_pairs)]
             # numbered by pair, not by position: in a resumed run, pairs already played
             # keep their turn rather than pushing the pairing's next pairs ahead
             out.extend((piece[0].round // 2 // most_pairs, piece) for piece in grouped)

@@ -14,7 +14,7 @@ from html import escape
 from importlib import resources
 from string import Template
 
-from arena.league import Row
+from arena.league import Row, StoredGame
 from arena.league.pairs import between
 from arena.stats import summarize
 
@@ -299,7 +299,7 @@ def _los_matrix(data: LeagueData, head: str) -> str:
 def match_href(a: BotInfo, b: BotInfo, root: str = "") -> str:
     """The page of two bots' match (the same page from either side)."""
     first, second = (a, b) if a.id < b.id else (b, a)
-    return f"{root}matches/{e(first.slug)}--{e(second.slug)}.html"
+    return f"{root}matches/{e(first.slug)}~{e(second.slug)}.html"
 
 
 # --- one match ------------------------------------------------------------------------------
@@ -311,9 +311,11 @@ def _elo_text(value: float) -> str:
     return "+∞" if value == float("inf") else "−∞" if value == float("-inf") else f"{value:+.0f}"
 
 
-def match_page(data: LeagueData, a: BotInfo, b: BotInfo) -> str:
-    """matches/A--B.html: two bots' results as pairs (pentanomial), score, Elo, LOS, and
-    every game they played, each a link to its replay. Counts from a's side (a ranks higher)."""
+def match_page(data: LeagueData, a: BotInfo, b: BotInfo,
+               games: Sequence[tuple[int, StoredGame]]) -> str:
+    """matches/A~B.html (no slug holds ~): two bots' results as pairs (pentanomial), score,
+    Elo, LOS, and their games (game number, stored game), each a link to its replay.
+    Counts are from a's side (a ranks higher)."""
     results = between(data.board.matches, a.name, b.name)
     stats = summarize(results)
     pent = "".join(f'<tr><td class="text">{label}</td><td class="num">{n}</td></tr>'
@@ -362,18 +364,15 @@ games.</p>
 <table class="data" id="match-games">
 <thead><tr><th class="num">Game</th><th class="text">Fixture</th><th class="text">Result</th>
 <th class="text">Ended by</th><th class="num">Moves</th><th class="text">Replay</th></tr></thead>
-<tbody>{_match_games(data, a, b)}</tbody></table>"""
+<tbody>{_match_games(games)}</tbody></table>"""
     return page(data, name="match", title=f"{a.name} vs {b.name}", content=content, root="../")
 
 
-def _match_games(data: LeagueData, a: BotInfo, b: BotInfo) -> str:
+def _match_games(games: Sequence[tuple[int, StoredGame]]) -> str:
     rows = []
-    wanted = {a.name, b.name}
-    for no, stored in enumerate(data.games, 1):
+    for no, stored in games:
         record = stored.record
         names = [bot.name for bot in record.bots]
-        if set(names) != wanted:
-            continue
         label = TERMINATION_LABELS.get(record.termination.value, record.termination.value)
         rows.append(
             f'<tr><td class="num">{no}</td><td class="text">{e(fixture_text(stored.key, names))}</td>'
@@ -571,7 +570,12 @@ def all_pages(data: LeagueData) -> Iterator[tuple[str, str]]:
     yield "replay.html", replay_page(data)
     for bot in data.bots:
         yield f"bots/{bot.slug}.html", bot_page(data, bot)
+    by_pairing: dict[frozenset[str], list[tuple[int, StoredGame]]] = {}
+    for no, stored in enumerate(data.games, 1):
+        by_pairing.setdefault(frozenset(b.name for b in stored.record.bots), []).append((no, stored))
     for bot in data.bots:
         for other in data.bots[bot.id + 1:]:
-            if other.id in data.versus[bot.id]:     # they played (counted or not)
-                yield f"matches/{bot.slug}--{other.slug}.html", match_page(data, bot, other)
+            games = by_pairing.get(frozenset((bot.name, other.name)))
+            if games:     # they played (counted or not)
+                yield (f"matches/{bot.slug}~{other.slug}.html",
+                       match_page(data, bot, other, games))

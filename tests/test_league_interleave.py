@@ -85,3 +85,27 @@ def test_games_finish_balanced_over_pairings(tmp_path, workers):
     # the queue is in pair order: a pairing is behind the others by the pair before it in
     # the queue and the pieces in flight (at most one per worker), never by more
     assert widest <= 2 * (1 + workers), widest
+
+
+def test_a_worker_pool_keeps_its_bots_across_pairings_closing_the_oldest_beyond_its_cap():
+    import dataclasses
+
+    from arena.games import default_registry
+    from arena.referee import BotPool, BotSpec, MatchSettings, TimeControl, play_game
+    from arena.referee.botspec import ARENA_PACKAGE_DIR
+    from arena.sandbox import Sandbox
+    root = Path(__file__).resolve().parent.parent
+    sdk = BotSpec(name="a", argv=(sys.executable, str(root / "examples" / "first_move_bot.py")),
+                  readable=(str(root / "examples"), ARENA_PACKAGE_DIR))
+    a, b, c = (dataclasses.replace(sdk, name=n) for n in "abc")
+    game, sandbox = default_registry().create("tictactoe"), Sandbox()
+    settings = MatchSettings(time=TimeControl(move_ms=2000, startup_ms=10000))
+    pool = BotPool(max_idle=2)
+    try:
+        for seats, reused in (((a, b), 0), ((b, a), 2), ((b, c), 3), ((a, b), 4)):
+            record = play_game(game, seats, 1, sandbox, settings, pool=pool)
+            assert record.termination.value == "normal", record.reason
+            assert pool.reused == reused     # a was closed for c (the oldest), so started again
+            assert len(pool._idle) == 2
+    finally:
+        pool.close()

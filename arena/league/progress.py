@@ -150,6 +150,10 @@ class Progress:
         self._drawn_at = -1e9      # the progress line goes back under it at once
         self.stream.flush()
 
+    def warn(self, message: str) -> None:
+        """A warning line, kept apart from the updating line."""
+        self._line(f"arena: WARNING: {message}")
+
     def finish(self, message: str) -> None:
         if self.tty and self._width:
             self.stream.write("\n")    # the last progress line stays on screen

@@ -601,11 +601,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be 1 or more, not {args.workers}")
+    if args.standings is not None and args.standings < 0:
+        raise UserError(f"--standings must be 0 (never) or more games, not {args.standings}")
     from arena.league.ray_executor import RayExecutorError
     from arena.league.runner import RunError
     try:
         with _sigterm_as_interrupt():
-            summary = run_league(config, plugins, workers=args.workers, keep_going=args.keep_going)
+            summary = run_league(config, plugins, workers=args.workers, keep_going=args.keep_going,
+                                 standings=args.standings)
     except (StoreError, RayExecutorError) as exc:
         raise UserError(str(exc)) from None
     except RunError as exc:
@@ -697,6 +700,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-going", action="store_true",
                    help="play even if a bot fails to start in the preflight (it loses its games)")
     p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
+    p.add_argument("--standings", type=int, metavar="N",
+                   help="show the top of the table (Elo +-95%%) every N games and at the end, "
+                        "on stderr; 0: never (default: whole rounds, about 10 times a run)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("leaderboard", help="the leaderboard and crosstable of a league")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from arena import __version__
-from arena.games import GameError, default_registry, perft, random_game
+from arena.games import GameError, perft, random_game
 
 if TYPE_CHECKING:
     from arena.referee import BotSpec
@@ -37,11 +37,11 @@ def _game(name: str, rule_options: Sequence[str] = ()):
         if not sep:
             raise UserError(f"--rule {item!r}: expected KEY=VALUE")
         options[key] = value
-    return default_registry().create(name, **options)
+    return _plugins().games.create(name, **options)
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    registry = default_registry()
+    registry = _plugins().games
     width = max(len(n) for n in registry.names())
     for name in registry.names():
         info = registry.get(name).info
@@ -84,18 +84,20 @@ def cmd_random_game(args: argparse.Namespace) -> int:
     return 0
 
 
-_PLUGINS = None
+_WARNED = False
 
 
 def _plugins():
-    """Plugins, loaded once per command; load failures are reported, not fatal."""
-    global _PLUGINS
-    if _PLUGINS is None:
-        from arena.plugins import load_plugins
-        _PLUGINS = load_plugins()
-        for error in _PLUGINS.errors:
+    """The plugins every part of arena shares, loaded once; load failures are reported
+    (once), not fatal."""
+    global _WARNED
+    from arena.plugins import loaded_plugins
+    plugins = loaded_plugins()
+    if not _WARNED:
+        _WARNED = True
+        for error in plugins.errors:
             print(f"arena: WARNING: {error}", file=sys.stderr)
-    return _PLUGINS
+    return plugins
 
 
 def _registered_bot(name: str):
@@ -394,7 +396,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         record, which = _records_from_store(store_path, args)
     else:
         record, which = _record_from_lines(store_path, args)
-    game = default_registry().create(record.game, **record.rule_options)
+    game = _plugins().games.create(record.game, **record.rule_options)
     state = game.initial_state()
     names = [b.name for b in record.bots]
     print(f"{game.name}: {names[0]} (x) vs {names[1]} (o), seed {record.seed} ({which})")

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.games import Game, GameError, default_registry
+from arena.games import Game, GameError
 from arena.league import (Leaderboard, RatingConfig, Row, Store, StoredGame, build_leaderboard,
                           points)
 from arena.record import GameRecord, Termination
@@ -301,7 +301,8 @@ class Replayer:
     """Replays records through their game's rules, caching one Game per rule set."""
 
     def __init__(self) -> None:
-        self._registry = default_registry()
+        from arena.plugins import game_registry
+        self._registry = game_registry()
         self._games: dict[str, Game | None] = {}
 
     def game(self, record: GameRecord) -> Game | None:

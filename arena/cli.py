@@ -4,11 +4,13 @@ place where user errors become a one-line message and a non-zero exit."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
+import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from arena import __version__
@@ -17,7 +19,8 @@ from arena.games import GameError, perft, random_game
 if TYPE_CHECKING:
     from arena.referee import BotSpec
 
-EXIT_USAGE = 2
+EXIT_FAILED = 1   #: a run that failed for a reason that is no bot's fault
+EXIT_USAGE = 2    #: a mistake in what was asked: a bad argument, config or store
 
 
 class UserError(Exception):
@@ -601,18 +604,35 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be 1 or more, not {args.workers}")
     from arena.league.ray_executor import RayExecutorError
+    from arena.league.runner import RunError
     try:
-        summary = run_league(config, plugins, workers=args.workers)
+        with _sigterm_as_interrupt():
+            summary = run_league(config, plugins, workers=args.workers, keep_going=args.keep_going)
     except (StoreError, RayExecutorError) as exc:
         raise UserError(str(exc)) from None
+    except RunError as exc:
+        print(f"arena run: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     from arena.league import Store
-    with Store(config.store) as store:
+    with Store(config.store, readonly=True) as store:
         board = build_leaderboard(store.records(), config.rating, config.bot_names, config.name)
     print(render(board, args.format))
     if config.publish is not None and not summary.interrupted:
         index = _publish(config.store, config.publish, config.rating, config.name)
         print(f"published: {index}", file=sys.stderr)
     return 130 if summary.interrupted else 0
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops a run as Ctrl-C does: games stored, workers and bots closed."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _publish(store, out, rating=None, title=None):
@@ -635,7 +655,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     path = args.source
     store_path, rating, names, title = _league_source(path)
     try:
-        with Store(store_path) as store:
+        with Store(store_path, readonly=True) as store:
             meta = store.meta()
             if rating is None:
                 snapshot = json.loads(meta.get("config", "{}"))
@@ -676,6 +696,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run a league from a YAML config, store it, print the leaderboard")
     p.add_argument("config", help="league config, e.g. tournaments/quickstart.yaml")
     p.add_argument("--workers", type=int, help="parallel games (default: the config's workers)")
+    p.add_argument("--keep-going", action="store_true",
+                   help="play even if a bot fails to start in the preflight (it loses its games)")
     p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
     p.set_defaults(func=cmd_run)
 

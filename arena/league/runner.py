@@ -17,7 +17,7 @@ from typing import Any
 
 from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.openings import repeat_warning
-from arena.plugins import Plugins, bot_spec, load_plugins
+from arena.plugins import Plugins, bot_spec, loaded_plugins
 from arena.record import GameRecord, Termination
 from arena.referee import (
     BotPool,
@@ -99,7 +99,7 @@ def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
 
 def load_league(path: str, plugins: Plugins | None = None) -> LeagueConfig:
     """A league config validated against the registered bots and games."""
-    plugins = plugins or load_plugins()
+    plugins = plugins or loaded_plugins()
     return load_config(path, known_bots_check(plugins, Path(path).resolve().parent),
                        games=plugins.games)
 
@@ -324,7 +324,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     The store is claimed first (a second run on it is refused), then every bot is
     started once (preflight): a bot that cannot start stops the run unless keep_going.
     Raises RunError (and StoreError on opening) for what is no bot's fault."""
-    plugins = plugins or load_plugins()
+    plugins = plugins or loaded_plugins()
     play = _executor(config)
     fixtures = schedule(config, plugins.games)
     started = time.monotonic()

@@ -4,6 +4,7 @@ sandboxed referee with its SDK bots, run as a league from YAML, replayed, and pu
 as a site whose replay viewer draws its 7x6 board (in Chromium too, when present)."""
 
 import json
+import shutil
 import subprocess
 import sys
 import venv
@@ -41,9 +42,12 @@ def env(tmp_path_factory):
     site = next((env_dir / "lib").glob("python3*/site-packages"))
     parents = [p for p in sys.path if p.endswith("site-packages")]
     (site / "parent.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in parents))
+    # a copy, so that the in-tree build leaves nothing in examples/
+    source = shutil.copytree(PLUGIN, root / "src", ignore=shutil.ignore_patterns(
+        "build", "*.egg-info", "__pycache__"))
     install = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-         "--no-build-isolation", str(PLUGIN)], capture_output=True, text=True, timeout=240)
+         "--no-build-isolation", str(source)], capture_output=True, text=True, timeout=240)
     assert install.returncode == 0, install.stderr
     return root, python
 

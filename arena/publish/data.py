@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.games import Game, GameError, Grid
+from arena.games import Game, GameError, GameRegistry, Grid
 from arena.league import (Leaderboard, RatingConfig, Row, Store, StoredGame, build_leaderboard,
                           points)
 from arena.record import GameRecord, Termination
@@ -300,9 +300,9 @@ def _paged(prefix: str, items: list[Any], size: int) -> Iterator[tuple[str, dict
 class Replayer:
     """Replays records through their game's rules, caching one Game per rule set."""
 
-    def __init__(self) -> None:
+    def __init__(self, games: GameRegistry | None = None) -> None:
         from arena.plugins import game_registry
-        self._registry = game_registry()
+        self._registry = games or game_registry()
         self._games: dict[str, Game | None] = {}
 
     def game(self, record: GameRecord) -> Game | None:

@@ -204,3 +204,11 @@ def test_a_python_bots_code_is_byte_compiled_before_it_starts(tmp_path, monkeypa
         byte_compile(str(locked))   # best effort: no error where it cannot write
     finally:
         locked.chmod(0o755)
+
+
+def test_built_in_games_and_bots_are_default_plugins_needing_no_installation_metadata():
+    plugins = load_plugins(entry_points=False)
+    assert plugins.errors == []
+    assert plugins.games.names() == default_registry().names()
+    assert {d.plugin for d in plugins.bots.all()} == {"reference-bots"} and len(plugins.bots.all()) == 15
+    assert set(plugins.versions) == {"builtin-games", "reference-bots"}

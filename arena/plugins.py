@@ -236,7 +236,7 @@ def load_plugins(extra: tuple[object, ...] = (), entry_points: bool = True) -> P
         try:
             candidates.append((name, importlib.import_module(module), "built in"))
             versions[name] = f"bot-arena {__version__} (built in)"
-        except Exception as exc:
+        except Exception as exc:  # reported like any plugin's failure, never fatal
             errors.append(f"default plugin {name!r} ({module}) failed to import: "
                           f"{type(exc).__name__}: {exc}")
     defaults = {name for name, _ in DEFAULT_PLUGINS}

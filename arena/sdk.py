@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TextIO
 
-from arena.games import Game, GameRegistry, State, UnknownGameError, default_registry
+from arena.games import Game, GameRegistry, State, default_registry
 
 PROTOCOL_VERSION = 1
 

@@ -349,8 +349,8 @@ class Replayer:
         big = grid is not None and bool(grid.regions)    # a board of sub-boards: their status
         if grid is not None:
             out["grid"] = [grid.rows, grid.columns]
-        if big:
-            status["0"] = grid.regions  # type: ignore[union-attr]
+        if grid is not None and big:
+            status["0"] = grid.regions
         out["start"] = grid.target if grid is not None else -1
         boards = [grid.marks] if grid is not None else []   # marks after each ply
         placed = True      # so far, every move marked the square it names: moves draw the board
@@ -364,13 +364,14 @@ class Replayer:
                     error = f"move {ply} ({move.move[:20]!r}) cannot be replayed: {exc}"
                     cell = -1
                 else:
-                    if grid is not None:
-                        before, grid = grid, state.grid()
-                        target = grid.target if big else -1
-                        if big and grid.regions != before.regions:
-                            status[str(ply)] = grid.regions
-                        boards.append(grid.marks)
-                        placed = placed and _places(before.marks, grid, cell, move.seat)
+                    after = state.grid() if grid is not None else None
+                    if grid is not None and after is not None:
+                        target = after.target if big else -1
+                        if big and after.regions != grid.regions:
+                            status[str(ply)] = after.regions
+                        boards.append(after.marks)
+                        placed = placed and _places(grid.marks, after, cell, move.seat)
+                        grid = after
             moves.append([cell, move.seat, round(move.wall_ms, 1),
                           None if move.cpu_ms is None else round(move.cpu_ms, 1), target])
             if move.substituted:

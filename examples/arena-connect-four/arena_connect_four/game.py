@@ -21,7 +21,7 @@ LINES_THROUGH = tuple(tuple(line for line in LINES if s in line) for s in range(
 class ConnectFourState(State):
     """A position: the 42 squares row-major from the top ('.', 'x', 'o') and who moves."""
 
-    __slots__ = ("board", "to_move", "_winner", "_over")
+    __slots__ = ("_over", "_winner", "board", "to_move")
 
     def __init__(self, board: str = "." * ROWS * COLUMNS, to_move: int = 0,
                  winner: int | None = None) -> None:

@@ -4,11 +4,11 @@ import io
 import random
 
 import pytest
+from arena_connect_four.bots import RandomBot, SearchBot
+from arena_connect_four.game import ConnectFour
 
 from arena.games import IllegalMoveError, InvalidStateError, random_game
 from arena.sdk import run
-from arena_connect_four.bots import RandomBot, SearchBot
-from arena_connect_four.game import ConnectFour
 
 GAME = ConnectFour()
 

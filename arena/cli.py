@@ -192,8 +192,12 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     counts: dict[str, int] = {}
     for b in plugins.bots.all():
         counts[b.plugin] = counts.get(b.plugin, 0) + 1
+    games: dict[str, int] = {}
+    for game in plugins.games.names():
+        games[plugins.games.plugin(game)] = games.get(plugins.games.plugin(game), 0) + 1
     for name, version in sorted(plugins.versions.items()):
-        print(f"{name}  {version}  ({counts.get(name, 0)} bots)")
+        declared = f"{games[name]} games, " if games.get(name) else ""
+        print(f"{name}  {version}  ({declared}{counts.get(name, 0)} bots)")
     for error in plugins.errors:
         print(f"FAILED  {error}")
     return 1 if plugins.errors else 0

@@ -268,7 +268,9 @@ def load_plugins(extra: tuple[object, ...] = (), entry_points: bool = True) -> P
     bots = BotRegistry(games)
     order = {name: i for i, (name, _, _) in enumerate(candidates)}  # first come, first named
     for impl in sorted(pm.hook.arena_register_games.get_hookimpls(), key=lambda i: order[i.plugin_name]):
+        games.current_plugin = impl.plugin_name
         _call_one(impl, "arena_register_games", {"registry": games}, errors, versions)
+    games.current_plugin = ""
     for impl in sorted(pm.hook.arena_register_bots.get_hookimpls(), key=lambda i: order[i.plugin_name]):
         bots.current_plugin = impl.plugin_name
         _call_one(impl, "arena_register_bots", {"registry": bots}, errors, versions)

@@ -114,7 +114,7 @@ class Progress:
 
     def warn(self, message: str) -> None:
         """A warning line, kept apart from the updating line."""
-        self._emit(f"arena: WARNING: {message}", final=True)
+        self._line(f"arena: WARNING: {message}")
 
     def finish(self, message: str) -> None:
         if self.tty and self._width:

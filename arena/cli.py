@@ -496,13 +496,16 @@ class _Resigned(Exception):
 def _move_hint(game, state) -> str:
     """What the prompt asks for: the form of a move and, when few, the legal ones."""
     legal = state.legal_moves()
-    if game.info.move_count == 81:
-        target = getattr(state, "target", -1)
+    grid = state.grid()
+    if game.info.move_count == 81 and grid is not None and grid.regions:
+        target = grid.target
         if target >= 0:
             return (f"board {target}: type '{target} SQUARE', free squares "
                     f"{' '.join(str(m % 9) for m in legal)}")
         return "any open board: BOARD SQUARE, each 0-8, or a cell 0-80"
-    return f"a free cell: {' '.join(map(game.move_text, legal))}"
+    # a cell when moves name the board's squares (tic-tac-toe), else a move (a column, ...)
+    what = "a free cell" if grid is not None and len(grid.marks) == game.info.move_count else "a move"
+    return f"{what}: {' '.join(map(game.move_text, legal))}"
 
 
 def _parse_human_move(game, text: str) -> int:

@@ -96,6 +96,18 @@ def test_a_match_of_the_sdk_bots_through_the_sandboxed_referee(env):
     assert "random: " in mixed.stdout
 
 
+def test_a_person_plays_the_plugin_game_against_its_bot(env):
+    root, python = env
+    # columns in turn; a full column is refused and asked again, until the game ends
+    moves = "".join(f"{c}\n" for c in [3, 2, 4, 1, 5, 0, 6] * 8)
+    out = subprocess.run([str(python), "-m", "arena", "play", "connect-four", "--against", "c4-random",
+                          "--seed", "2"], input=moves, capture_output=True, text=True, timeout=300,
+                         cwd=root, check=False)
+    assert out.returncode == 0, out.stderr
+    assert "your move (a move: 0 1 2 3 4 5 6)" in out.stdout
+    assert "result: you (x) vs c4-random (o): " in out.stdout
+
+
 @pytest.fixture(scope="module")
 def league(env):
     root, _ = env

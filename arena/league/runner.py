@@ -17,7 +17,7 @@ from typing import Any
 
 from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.openings import repeat_warning
-from arena.plugins import Plugins, bot_spec, load_plugins
+from arena.plugins import Plugins, bot_spec, loaded_plugins
 from arena.record import GameRecord, Termination
 from arena.referee import (
     BotPool,
@@ -100,7 +100,7 @@ def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
 
 def load_league(path: str, plugins: Plugins | None = None) -> LeagueConfig:
     """A league config validated against the registered bots and games."""
-    plugins = plugins or load_plugins()
+    plugins = plugins or loaded_plugins()
     return load_config(path, known_bots_check(plugins, Path(path).resolve().parent),
                        games=plugins.games)
 
@@ -351,7 +351,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     Raises RunError (and StoreError on opening) for what is no bot's fault. standings:
     show the top of the table every that many stored games and at the end (0: never;
     None: whole rounds, about ten times a run)."""
-    plugins = plugins or load_plugins()
+    plugins = plugins or loaded_plugins()
     play = _executor(config)
     fixtures = schedule(config, plugins.games)
     started = time.monotonic()

@@ -49,7 +49,7 @@ def match_fixtures(a: str, b: str, games: int, seed: int,
         tail = "|" + ",".join(map(str, opening)) if opening else ""
         seats = (a, b) if swap == 0 else (b, a)
         fixtures.append(Fixture(index=i, key=f"{a}|{b}|{k}|{swap}{tail}", pairing=f"{a}|{b}",
-                                seat0=seats[0], seat1=seats[1], seed=seed + k, round=i,
+                                seat0=seats[0], seat1=seats[1], seed=seed + k, round=i,   # pair k is rounds 2k, 2k + 1, as in a league
                                 opening=opening))
     return fixtures
 
@@ -113,7 +113,7 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
               sprt: SprtSpec | None = None, store: Store | None = None,
               on_game: Callable[[Fixture, GameRecord], None] | None = None,
               progress: Progress | None = None,
-              play: Callable[[GameJob, list[Fixture], int, int],
+              play: Callable[[GameJob, list[Fixture], int],
                              Iterator[tuple[Fixture, GameRecord]]] = play_fixtures) -> MatchOutcome:
     """Play the fixtures not stored yet on `workers` processes, counting each game as it
     ends; with an SPRT, check it after every completed pair and stop at a decision.
@@ -133,7 +133,7 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
     played, interrupted = 0, False
     if state is not None and state.decision is not Decision.CONTINUE:
         todo = []
-    games = play(job, todo, workers, 1)   # one piece a worker: its bots start once
+    games = play(job, todo, workers)
     try:
         for fixture, record in games:
             if record.termination is Termination.ABORTED:

@@ -149,8 +149,8 @@ def test_the_sprt_is_checked_when_each_pair_completes_and_the_rest_is_discarded(
     handed: list[int] = []
     closed: list[bool] = []
 
-    def play(job, todo, workers, per_worker):
-        assert todo == fixtures and workers == 2 and per_worker == 1
+    def play(job, todo, workers):
+        assert todo == fixtures and workers == 2
         try:
             for fixture in order:
                 handed.append(fixture.index)

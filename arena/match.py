@@ -49,7 +49,7 @@ def match_fixtures(a: str, b: str, games: int, seed: int,
         tail = "|" + ",".join(map(str, opening)) if opening else ""
         seats = (a, b) if swap == 0 else (b, a)
         fixtures.append(Fixture(index=i, key=f"{a}|{b}|{k}|{swap}{tail}", pairing=f"{a}|{b}",
-                                seat0=seats[0], seat1=seats[1], seed=seed + k, round=i,   # pair k is rounds 2k, 2k + 1, as in a league
+                                seat0=seats[0], seat1=seats[1], seed=seed + k, round=i,
                                 opening=opening))
     return fixtures
 

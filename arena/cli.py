@@ -251,43 +251,162 @@ def _reading(spec, args: argparse.Namespace):
     return dataclasses.replace(spec, readable=tuple(dict.fromkeys((*spec.readable, *paths))))
 
 
+def _named(a, b, names: Sequence[str]):
+    """The two bots with the display names --name gave (A=NAME, B=NAME); the same bot
+    twice without names is told apart by ' (2)'."""
+    import dataclasses
+    given: dict[str, str] = {}
+    for item in names:
+        side, eq, name = item.partition("=")
+        side, name = side.strip().upper(), name.strip()
+        if not eq or side not in ("A", "B") or not name:
+            raise UserError(f"--name {item!r}: expected A=NAME or B=NAME")
+        if "|" in name or not name.isprintable():
+            raise UserError(f"--name {item!r}: a name is printable text without '|'")
+        given[side] = name
+    a = dataclasses.replace(a, name=given.get("A", a.name))
+    b = dataclasses.replace(b, name=given.get("B", b.name))
+    if a.name == b.name:
+        if "A" in given or "B" in given:
+            raise UserError(f"--name: both bots are called {a.name!r}; give them different names")
+        b = dataclasses.replace(b, name=b.name + " (2)")
+    return a, b
+
+
 def cmd_match(args: argparse.Namespace) -> int:
-    from arena.match import play_match, tally
+    from arena.games import BUILTIN_GAMES
+    from arena.league import StoreError
+    from arena.league.runner import GameJob, RunError
+    from arena.match import DEFAULT_SPRT_CAP, MatchTally, match_fixtures, match_identity
+    from arena.sandbox import Limits
+    from arena.stats import SprtSpec
     game = _game(args.game, args.rule)
     a, b = _reading(_bot_for(args.a, game), args), _reading(_bot_for(args.b, game), args)
-    if args.games < 1:
-        raise UserError(f"--games must be 1 or more, not {args.games}")
+    a, b = _named(a, b, args.name)
+    sprt = None
+    if args.sprt is not None:
+        try:
+            sprt = SprtSpec.parse(args.sprt)
+        except ValueError as exc:
+            raise UserError(f"--sprt {args.sprt}: {exc}") from None
+    cap = args.games if args.games is not None else DEFAULT_SPRT_CAP if sprt else 1
+    if cap < 1:
+        raise UserError(f"--games must be 1 or more, not {cap}")
+    if args.concurrency < 1:
+        raise UserError(f"--concurrency must be 1 or more, not {args.concurrency}")
+    from arena.league.runner import WORKERS_PER_CPU
+    limit = WORKERS_PER_CPU * (os.cpu_count() or 1)
+    if args.concurrency > limit:   # as arena run: more only add load, and load is no bot's fault
+        print(f"arena match: WARNING: --concurrency {args.concurrency} is more than "
+              f"{WORKERS_PER_CPU} per CPU on this machine; playing with {limit}", file=sys.stderr)
+        args.concurrency = limit
+    if args.status_every is not None and args.status_every < 1:
+        raise UserError(f"--status-every must be 1 or more, not {args.status_every}")
     settings = _settings(args)
-    seed = args.seed if args.seed is not None else random.randrange(2**31)
-    openings = _openings(args, game, (a, b), seed)
-    sandbox = _sandbox(args)
-    records = []
-    out_file = open(args.save, "w") if args.save else None
+    store = _match_store(args.store) if args.store else None
     try:
-        for i, record in enumerate(play_match(game, a, b, args.games, seed, sandbox, settings,
-                                              openings), 1):
-            records.append(record)
-            if out_file:
-                out_file.write(record.to_json() + "\n")
-                out_file.flush()
-            if args.json:
-                print(json.dumps(record.to_dict()), flush=True)
-            else:
-                print(f"game {i}: {_describe(record)}")
-                _print_stderr_tail(record, lines=5)
-                sys.stdout.flush()
+        seed = args.seed
+        if seed is None and store is not None and "seed" in store.meta():
+            seed = int(store.meta()["seed"])    # resuming: the stored match's seed
+        if seed is None:
+            seed = random.randrange(2**31)
+        openings = _openings(args, game, (a, b), seed)
+        sandbox = _sandbox(args)
+        if store is not None:
+            identity = match_identity(game.name, _rule_options(args.rule), seed,
+                                      openings.identity(), (a, b), settings, args.memory_mb, sprt)
+            try:
+                store.claim()
+                store.bind_match(identity, f"{a.name} vs {b.name}")
+            except StoreError as exc:
+                raise UserError(str(exc)) from None
+        fixtures = match_fixtures(a.name, b.name, cap, seed,
+                                  None if openings.is_none else
+                                  lambda k, pair_seed: openings.opening(game, k, pair_seed))
+        plugins = _plugins()
+        extra = tuple(plugins.games.get(n) for n in plugins.games.names()
+                      if plugins.games.get(n) not in BUILTIN_GAMES)
+        job = GameJob(game=game.name, rules=_rule_options(args.rule), bots={a.name: a, b.name: b},
+                      settings=settings, sandbox_mode=sandbox.mode,
+                      limits=Limits(memory_mb=args.memory_mb), extra_games=extra)
+        try:
+            return _run_match(args, job, fixtures, MatchTally(a.name, b.name), sprt, store, seed)
+        except (RunError, StoreError) as exc:   # no bot's fault: the host, the disk
+            raise UserError(str(exc)) from None
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _rule_options(items: Sequence[str]) -> dict[str, str]:
+    return dict(item.partition("=")[::2] for item in items)
+
+
+def _match_store(path: str):
+    from arena.league import Store, StoreError
+    try:
+        return Store(path)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed: int) -> int:
+    """Play a match as cmd_match set it up: game lines on stdout, the status line on stderr."""
+    from arena.league.progress import Progress
+    from arena.match import run_match, status_text, summary_lines, summary_record
+    from arena.stats import check
+    out_file = open(args.save, "a" if store is not None else "w") if args.save else None
+    moves: list[list[str]] = []
+
+    def on_game(fixture, record) -> None:
+        moves.append([m.move for m in record.moves])
+        if out_file:
+            out_file.write(record.to_json() + "\n")
+            out_file.flush()
+        if args.json:
+            text = json.dumps(record.to_dict())
+        else:
+            text = "\n".join([f"game {fixture.index + 1}: {_describe(record)}",
+                              *_stderr_tail(record, lines=5)])
+        if progress is not None and sys.stdout.isatty():
+            progress.print_above(text, sys.stdout)   # the status line stays the last line
+        else:
+            print(text, flush=True)
+
+    def detail() -> str:
+        state = check(sprt, tally.pentanomial) if sprt is not None else None
+        return status_text(tally.results(), state)
+
+    every = args.status_every if args.status_every is not None else 10
+    progress: Progress | None = None
+    if sprt is not None or args.concurrency > 1 or store is not None or args.status_every:
+        progress = Progress(len(fixtures), stream=sys.stderr, every=every, detail=detail)
+    try:
+        if progress is not None:
+            stored = store.count() if store is not None else 0
+            progress.already = min(stored, len(fixtures))
+            where = f" stored in {store.path}" if store is not None else ""
+            test = f", SPRT {args.sprt}" if sprt is not None else ""
+            progress.start(f"{' vs '.join(job.bots)}: up to {len(fixtures)} games, "
+                           f"{args.concurrency} at a time, seed {seed}{test}"
+                           + (f"; resuming with {stored} games{where}" if stored else ""))
+        outcome = run_match(job, fixtures, args.concurrency, tally, sprt, store, on_game, progress)
     finally:
         if out_file:
             out_file.close()
-    if not args.json:
-        names = (records[0].bots[0].name, records[0].bots[1].name)
-        for name, (w, d, l) in tally(records, names).items():
-            print(f"{name}: {w} wins, {d} draws, {l} losses")
+    lines = summary_lines(outcome, sprt, len(fixtures))
+    if progress is not None:
+        progress.finish(f"{'stopped' if outcome.interrupted else 'finished'}: {outcome.played} "
+                        f"games played; {lines[-3]}")
+    if args.json:
+        print(json.dumps(summary_record(outcome, sprt, len(fixtures))))
+    else:
+        print("\n".join(lines))
     from arena.openings import repeat_warning
-    warning = repeat_warning([[m.move for m in r.moves] for r in records])
+    warning = repeat_warning(moves)
     if warning:
         print(f"arena match: WARNING: {warning}", file=sys.stderr)
-    return 0
+    return 130 if outcome.interrupted else 0
 
 
 def _openings(args: argparse.Namespace, game, bots, seed: int):
@@ -481,12 +600,19 @@ def args_rules(args: argparse.Namespace) -> dict[str, str]:
 
 def _print_stderr_tail(record, lines: int = 10) -> None:
     """The last lines a faulted bot wrote to stderr: usually why it failed."""
+    for line in _stderr_tail(record, lines):
+        print(line)
+
+
+def _stderr_tail(record, lines: int = 10) -> list[str]:
+    """The lines _print_stderr_tail prints."""
     if record.faulted is None:
-        return
+        return []
     tail = record.stderr_tails[record.faulted].strip()
-    if tail:
-        print(f"stderr of {record.bots[record.faulted].name} (last lines):")
-        print("\n".join("  " + line for line in tail.splitlines()[-lines:]))
+    if not tail:
+        return []
+    return [f"stderr of {record.bots[record.faulted].name} (last lines):",
+            *("  " + line for line in tail.splitlines()[-lines:])]
 
 
 class _Resigned(Exception):
@@ -762,9 +888,26 @@ def build_parser() -> argparse.ArgumentParser:
                              "DIALECT:COMMAND, e.g. 'arena:./mybot'")
     p.add_argument("b", help="bot B, as A")
     p.add_argument("--game", required=True)
-    p.add_argument("--games", type=int, default=1, help="number of games; seats alternate")
-    p.add_argument("--seed", type=int, help="seed of the first game pair (default: random)")
-    p.add_argument("--json", action="store_true", help="one JSON game record per line")
+    p.add_argument("--games", type=int, help="number of games, seats alternating (default 1); "
+                   "with --sprt the cap (default 2000)")
+    p.add_argument("--seed", type=int, help="seed of the first game pair (default: random; "
+                   "with --store, the stored match's)")
+    p.add_argument("--concurrency", type=int, default=1, metavar="N",
+                   help="games played at once, in N worker processes as `arena run` plays a league "
+                        "(default 1)")
+    p.add_argument("--name", action="append", default=[], metavar="A=NAME",
+                   help="display name of bot A or B (repeatable), e.g. --name A=new --name B=old")
+    p.add_argument("--sprt", metavar="SPEC",
+                   help="stop when a sequential test decides: elo0=0,elo1=10[,alpha=0.05,"
+                        "beta=0.05,model=logistic|normalized]; checked after every seat-swapped "
+                        "pair (docs/statistics.md)")
+    p.add_argument("--store", metavar="FILE",
+                   help="store every game in this SQLite file; the same command again resumes")
+    p.add_argument("--status-every", type=int, metavar="N",
+                   help="into a pipe, the status line every N games (default 10); shown with "
+                        "--sprt, --store or --concurrency, or when given")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON game record per line, then a {\"summary\": ...} record")
     p.add_argument("--save", metavar="FILE", help="also write the records (JSON lines) to FILE")
     p.add_argument("--openings", default="none", metavar="SPEC",
                    help="where each pair of games starts: none (the empty board), random:N "

@@ -1,40 +1,276 @@
-"""A match: N games between two bots with seats alternating, as `arena match` plays it."""
+"""`arena match` as a test runner: two bots' games played by the league's executor, counted
+from the first bot's side as they finish, stopped by an SPRT, stored to resume.
+
+The games are fixtures as in a league: pair k has seed `seed + k` and one opening, the
+first bot moves first in the pair's first game. The statistics are arena.stats's.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+import json
+import math
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
-from arena.games import Game
-from arena.openings import NONE, Openings
-from arena.record import GameRecord
-from arena.referee import BotSpec, MatchSettings, play_game
-from arena.sandbox import Sandbox
+from arena.league.progress import Progress
+from arena.league.ratings import points
+from arena.league.runner import GameJob, play_fixtures
+from arena.league.schedule import Fixture
+from arena.league.store import Store
+from arena.record import GameRecord, Termination
+from arena.referee import BotSpec, MatchSettings
+from arena.stats import (
+    Decision,
+    MatchResults,
+    Pentanomial,
+    SprtSpec,
+    SprtState,
+    Summary,
+    Trinomial,
+    check,
+    summarize,
+)
+
+#: games a test with --sprt plays at most when --games is not given
+DEFAULT_SPRT_CAP = 2000
+
+OpeningOf = Callable[[int, int], tuple[int, ...]]
 
 
-def play_match(game: Game, a: BotSpec, b: BotSpec, games: int, seed: int, sandbox: Sandbox,
-               settings: MatchSettings, openings: Openings = NONE) -> Iterator[GameRecord]:
-    """Records of games A-B, B-A, A-B, ...; game i has seed seed + i // 2, so each
-    seat-swapped pair shares a seed and an opening (pair i // 2 of the openings)."""
-    if a.name == b.name:
-        b = dataclasses.replace(b, name=b.name + " (2)")
+def match_fixtures(a: str, b: str, games: int, seed: int,
+                   opening_of: OpeningOf | None = None) -> list[Fixture]:
+    """Games A-B, B-A, A-B, ...: pair k has seed seed + k and opening opening_of(k, seed + k)."""
+    fixtures = []
     for i in range(games):
-        seats = (a, b) if i % 2 == 0 else (b, a)
-        pair_seed = seed + i // 2
-        yield play_game(game, seats, pair_seed, sandbox, settings,
-                        opening=openings.opening(game, i // 2, pair_seed))
+        k, swap = divmod(i, 2)
+        opening = opening_of(k, seed + k) if opening_of is not None else ()
+        tail = "|" + ",".join(map(str, opening)) if opening else ""
+        seats = (a, b) if swap == 0 else (b, a)
+        fixtures.append(Fixture(index=i, key=f"{a}|{b}|{k}|{swap}{tail}", pairing=f"{a}|{b}",
+                                seat0=seats[0], seat1=seats[1], seed=seed + k, round=i,
+                                opening=opening))
+    return fixtures
 
 
-def tally(records: list[GameRecord], names: tuple[str, str]) -> dict[str, list[int]]:
-    """Wins, draws, losses per bot name."""
-    table = {name: [0, 0, 0] for name in names}
-    for rec in records:
-        for seat, entry in enumerate(rec.bots):
-            if rec.winner is None:
-                table[entry.name][1] += 1
-            elif rec.winner == seat:
-                table[entry.name][0] += 1
-            else:
-                table[entry.name][2] += 1
-    return table
+class MatchTally:
+    """The first bot's results so far: every game one by one, and seat-swapped pairs
+    (the two games of one seed) as soon as both have finished; as arena.league.pairs
+    counts stored games, kept up to date game by game."""
 
+    def __init__(self, a: str, b: str) -> None:
+        self.a, self.b = a, b
+        self.wdl = [0, 0, 0]
+        self.pairs = [0, 0, 0, 0, 0]
+        self._waiting: dict[int, tuple[list[float], list[float]]] = {}   # seed -> A first, A second
+
+    def add(self, record: GameRecord) -> bool:
+        """Count a finished game; True when it completed a pair."""
+        result = points(record)
+        if result is None:
+            return False
+        seat = 0 if record.bots[0].name == self.a else 1
+        mine = result[seat]
+        self.wdl[0 if mine == 1 else 1 if mine == 0.5 else 2] += 1
+        first, second = self._waiting.setdefault(record.seed, ([], []))
+        (first if seat == 0 else second).append(mine)
+        if not (first and second):
+            return False
+        self.pairs[round(2 * (first.pop(0) + second.pop(0)))] += 1
+        if not first and not second:
+            del self._waiting[record.seed]
+        return True
+
+    @property
+    def pentanomial(self) -> Pentanomial:
+        c = self.pairs
+        return Pentanomial((c[0], c[1], c[2], c[3], c[4]))
+
+    def results(self) -> MatchResults:
+        """Everything counted, as arena.stats takes it."""
+        lone = [s for first, second in self._waiting.values() for s in first + second]
+        unpaired = Trinomial(lone.count(1.0), lone.count(0.5), lone.count(0.0))
+        return MatchResults(self.a, self.b, Trinomial(*self.wdl), self.pentanomial, unpaired)
+
+
+@dataclass
+class MatchOutcome:
+    """How a match run ended."""
+
+    results: MatchResults
+    sprt: SprtState | None
+    already: int            #: games stored before this run
+    played: int             #: games this run played and counted
+    interrupted: bool
+
+    @property
+    def decided(self) -> bool:
+        return self.sprt is not None and self.sprt.decision is not Decision.CONTINUE
+
+
+def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchTally,
+              sprt: SprtSpec | None = None, store: Store | None = None,
+              on_game: Callable[[Fixture, GameRecord], None] | None = None,
+              progress: Progress | None = None,
+              play: Callable[[GameJob, list[Fixture], int],
+                             Iterator[tuple[Fixture, GameRecord]]] = play_fixtures) -> MatchOutcome:
+    """Play the fixtures not stored yet on `workers` processes, counting each game as it
+    ends; with an SPRT, check it after every completed pair and stop at a decision.
+
+    At a stop (decision or Ctrl-C) the games still being played are discarded: their
+    processes are killed and nothing of them is counted or stored. A finished game whose
+    partner was discarded counts on its own (unpaired), as it is stored.
+    """
+    already = 0
+    if store is not None:
+        stored = list(store.records())
+        for game in stored:
+            tally.add(game.record)
+        already = len(stored)
+    state = check(sprt, tally.pentanomial) if sprt is not None else None
+    todo = store.missing(fixtures) if store is not None else fixtures
+    played, interrupted = 0, False
+    if state is not None and state.decision is not Decision.CONTINUE:
+        todo = []
+    games = play(job, todo, workers)
+    try:
+        for fixture, record in games:
+            if record.termination is Termination.ABORTED:
+                continue
+            if store is not None:
+                store.add_game(fixture, record)
+            completed = tally.add(record)
+            played += 1
+            if sprt is not None and completed:
+                state = check(sprt, tally.pentanomial)
+            if progress is not None:
+                progress.update(record)
+            if on_game is not None:
+                on_game(fixture, record)
+            if state is not None and state.decision is not Decision.CONTINUE:
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        close = getattr(games, "close", None)
+        if close is not None:
+            close()           # kills the workers: games in flight are discarded
+    return MatchOutcome(tally.results(), state, already, played, interrupted)
+
+
+# --- what a user reads ------------------------------------------------------------------------
+
+def _signed(value: float, digits: int) -> str:
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value + 0.0:+.{digits}f}"     # + 0.0: never "-0.0"
+
+
+def elo_text(summary: Summary, digits: int = 1) -> str:
+    """'Elo +35.2 +- 20.1', or the interval's ends when one is infinite."""
+    if summary.elo is None or summary.elo_low is None or summary.elo_high is None:
+        return "Elo -"
+    error = summary.elo_error
+    if math.isfinite(summary.elo) and error is not None and math.isfinite(error):
+        return f"Elo {_signed(summary.elo, digits)} +- {error:.{digits}f}"
+    return (f"Elo {_signed(summary.elo, digits)} [{_signed(summary.elo_low, digits)}, "
+            f"{_signed(summary.elo_high, digits)}]")
+
+
+def status_text(results: MatchResults, state: SprtState | None) -> str:
+    """The live line's numbers, short: W/D/L, score, Elo +- 95%, LOS, the LLR in its bounds."""
+    s = summarize(results)
+    parts = [f"{results.first} W{s.wins} D{s.draws} L{s.losses}"]
+    if s.score is not None and s.los is not None:
+        parts += [f"score {s.score:.3f}", elo_text(s, 0), f"LOS {100 * s.los:.1f}%"]
+    if state is not None:
+        parts.append(f"LLR {state.llr:.2f} [{state.lower:.2f}, {state.upper:.2f}]")
+    return ", ".join(parts)
+
+
+def verdict(outcome: MatchOutcome, spec: SprtSpec | None, cap: int) -> str:
+    """How the match ended, in words."""
+    a, b = outcome.results.first, outcome.results.second
+    if outcome.sprt is not None and outcome.sprt.decision is Decision.H1:
+        return f"H1 accepted: {a} is stronger"
+    if outcome.sprt is not None and outcome.sprt.decision is Decision.H0 and spec is not None:
+        return f"H0 accepted: {a} is not {spec.elo1:g} Elo stronger than {b} (elo0={spec.elo0:g} holds)"
+    if outcome.interrupted:
+        return "interrupted" + (" before a decision" if spec is not None else "")
+    if spec is not None:
+        return f"game cap reached ({cap} games) without a decision"
+    return f"{outcome.results.games.games} games played"
+
+
+def summary_lines(outcome: MatchOutcome, spec: SprtSpec | None, cap: int) -> list[str]:
+    """The final summary, in the live line's terms."""
+    r = outcome.results
+    s = summarize(r)
+    pentanomial = " ".join(map(str, s.pentanomial))
+    head = f"{r.first} vs {r.second}: {s.games} games, {s.pairs} seat-swapped pairs"
+    lines = [f"{head} (pentanomial LL..WW {pentanomial})"]
+    if s.score is not None and s.score_low is not None and s.score_high is not None \
+            and s.los is not None and s.draw_rate is not None:
+        lines.append(f"{r.first}: score {s.score:.3f} [{s.score_low:.3f}, {s.score_high:.3f}], "
+                     f"{elo_text(s)} (95%), LOS {100 * s.los:.1f}%, draws {100 * s.draw_rate:.1f}%")
+    if spec is not None and outcome.sprt is not None:
+        st = outcome.sprt
+        lines.append(f"SPRT {spec_text(spec)}: LLR {st.llr:.2f} [{st.lower:.2f}, {st.upper:.2f}] "
+                     f"after {st.samples} pairs")
+    lines.append(f"result: {verdict(outcome, spec, cap)}")
+    g = r.games
+    for name, (w, d, l) in ((r.first, (g.wins, g.draws, g.losses)),
+                            (r.second, (g.losses, g.draws, g.wins))):
+        lines.append(f"{name}: {w} wins, {d} draws, {l} losses")
+    return lines
+
+
+def spec_text(spec: SprtSpec) -> str:
+    """'elo0=0,elo1=10,alpha=0.05,beta=0.05,model=logistic': a spec as --sprt takes it."""
+    return (f"elo0={spec.elo0:g},elo1={spec.elo1:g},alpha={spec.alpha:g},beta={spec.beta:g},"
+            f"model={spec.model}")
+
+
+def _number(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def summary_record(outcome: MatchOutcome, spec: SprtSpec | None, cap: int) -> dict[str, Any]:
+    """The --json summary: {"summary": {...}}; Elo values that are infinite are null."""
+    s = summarize(outcome.results)
+    fields = {k: (_number(v) if isinstance(v, float) else v)
+              for k, v in dataclasses.asdict(s).items()}
+    fields["pentanomial"] = list(s.pentanomial)
+    fields["elo_error"] = _number(s.elo_error)
+    sprt = None
+    if spec is not None and outcome.sprt is not None:
+        sprt = {**dataclasses.asdict(spec), "llr": outcome.sprt.llr, "lower": outcome.sprt.lower,
+                "upper": outcome.sprt.upper, "pairs": outcome.sprt.samples,
+                "decision": outcome.sprt.decision.value}
+    return {"summary": {"a": outcome.results.first, "b": outcome.results.second, **fields,
+                        "sprt": sprt, "cap": cap, "result": verdict(outcome, spec, cap),
+                        "stored_before": outcome.already, "played": outcome.played,
+                        "interrupted": outcome.interrupted}}
+
+
+# --- the store's record of what was played ----------------------------------------------------
+
+def bot_identity(spec: BotSpec) -> dict[str, Any]:
+    """What makes a bot the same bot on a resume: name, how it starts, options, what it reads."""
+    return {"name": spec.name, "spec": spec.spec, "dialect": spec.dialect, "argv": list(spec.argv),
+            "options": dict(spec.options), "readable": sorted(spec.readable)}
+
+
+def match_identity(game: str, rules: dict[str, Any], seed: int, openings: str,
+                   bots: Iterable[BotSpec], settings: MatchSettings, memory_mb: int,
+                   sprt: SprtSpec | None) -> dict[str, str]:
+    """The store keys a resumed match must agree on (the cap and concurrency may change)."""
+    def text(value: Any) -> str:
+        return json.dumps(value, sort_keys=True)
+    return {"game": game, "rules": text(rules), "seed": str(seed), "openings": openings,
+            "match.bots": text([bot_identity(b) for b in bots]),
+            "match.settings": text({"time": dataclasses.asdict(settings.time),
+                                    "timeouts": dataclasses.asdict(settings.timeout_policy),
+                                    "memory_mb": memory_mb}),
+            "match.sprt": spec_text(sprt) if sprt is not None else "none"}

@@ -260,7 +260,7 @@ def test_the_sdk_docs_example_is_a_bot_that_plays(tmp_path):
                 "--json")
     assert out.returncode == 0, out.stderr
     import json
-    records = [json.loads(line) for line in out.stdout.splitlines()]
+    records = [json.loads(line) for line in out.stdout.splitlines()][:-1]   # then a summary
     assert len(records) == 4 and all(r["termination"] == "normal" for r in records)
     trial = re.search(r"```sh\n(printf .*?)\n# ready", doc, re.DOTALL).group(1)
     shown = subprocess.run(trial.replace("python3 ", f"{sys.executable} "), shell=True, cwd=ROOT, check=False,

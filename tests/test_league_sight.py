@@ -133,5 +133,5 @@ def test_a_bot_program_lying_in_the_temp_dir_reads_only_itself(tmp_path):
     finally:
         program.unlink()
     assert out.returncode == 0, out.stderr
-    records = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    records = [json.loads(line) for line in out.stdout.splitlines()][:-1]   # then the summary
     assert len(records) == 2 and all(r["termination"] == "normal" for r in records), out.stdout

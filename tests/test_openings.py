@@ -196,7 +196,7 @@ def test_done_when_two_deterministic_bots_play_varied_games(tmp_path):
     assert "WARNING" not in out.stderr
     again = arena("match", f"arena:{ORDERED}", f"arena:{ORDERED} last", "--game", "ultimate",
                   "--games", "6", "--seed", "4", "--openings", "random:4", "--json")
-    assert [[m["move"] for m in json.loads(line)["moves"]] for line in again.stdout.splitlines()] \
+    assert [[m["move"] for m in json.loads(line)["moves"]] for line in again.stdout.splitlines()[:-1]] \
         == moves[:6]   # a re-run draws the same openings, and so plays the same games
 
     shown = arena("replay", str(save), "--game", "2")
@@ -216,7 +216,8 @@ def test_match_warns_when_games_repeat_and_reads_books():
                 "--games", "6", "--seed", "1", "--openings", "book:tictactoe-2ply", "--json")
     assert out.returncode == 0, out.stderr
     book = read_book(BOOK_DIR / "tictactoe-2ply.txt", R.create("tictactoe"))
-    starts = [[int(m["move"]) for m in json.loads(line)["moves"][:2]] for line in out.stdout.splitlines()]
+    starts = [[int(m["move"]) for m in json.loads(line)["moves"][:2]]
+              for line in out.stdout.splitlines()[:-1]]   # the last line is the summary
     assert starts == [list(book[k // 2]) for k in range(6)]
     bad = arena("match", "random", "random", "--game", "tictactoe", "--openings", "random:zz")
     assert bad.returncode == 2 and "--openings: openings 'random:zz'" in bad.stderr

@@ -88,8 +88,8 @@ def test_match_command_json_alternates_seats(tmp_path):
                 "--game", "ultimate", "--games", "4", "--move-ms", "500", "--json", "--seed", "5",
                 "--save", str(saved))
     assert out.returncode == 0, out.stderr
-    games = [json.loads(line) for line in out.stdout.splitlines()]
-    assert len(games) == 4
+    *games, summary = [json.loads(line) for line in out.stdout.splitlines()]
+    assert len(games) == 4 and summary["summary"]["games"] == 4   # --json ends with a summary
     for i, g in enumerate(games):
         assert {"winner", "termination", "faulted", "reason", "moves"} <= set(g)
         assert g["winner"] in (0, 1, None) and g["termination"] == "normal" and g["faulted"] is None

@@ -2,7 +2,8 @@
 
 On a terminal the line shows games done, rate, ETA and faults, and is redrawn in place;
 into a pipe or file a line with the same numbers is written every tenth of the games or
-every PIPE_EVERY_S seconds, whichever comes first. A fault is always written on a line of
+every PIPE_EVERY_S seconds, whichever comes first (or, given `every`, every that many
+games: what `arena match --status-every` asks for). A fault is always written on a line of
 its own with the reason and the last line of the bot's stderr (usually why it failed), the
 first of each kind for each bot only, so a broken bot cannot flood the output either.
 
@@ -67,8 +68,11 @@ class Progress:
     """Counts finished games and shows done/total, rate, ETA and faults."""
 
     def __init__(self, total: int, already: int = 0, stream: TextIO | None = None,
-                 tty: bool | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+                 tty: bool | None = None, clock: Callable[[], float] = time.monotonic,
+                 every: int | None = None, detail: Callable[[], str] | None = None) -> None:
         self.stream = stream or sys.stderr
+        self.every = every          # into a pipe: a line every this many games (None: a tenth)
+        self.detail = detail        # more of the status line, after the counts
         self.tty = self.stream.isatty() if tty is None else tty
         self.total = total
         self.done = 0
@@ -91,9 +95,10 @@ class Progress:
         """Games this run set out to play."""
         return self.total - self.already
 
-    def start(self) -> None:
+    def start(self, message: str | None = None) -> None:
         self.started = self._written_at = self.clock()
-        self._line(f"{self.already} of {self.total} games already stored; playing {self.todo}")
+        self._line(message if message is not None else
+                   f"{self.already} of {self.total} games already stored; playing {self.todo}")
 
     def status(self) -> str:
         """'[120/1000] 12%, 3.4 games/s, ETA 0:04:18, 2 faults'."""
@@ -104,6 +109,8 @@ class Progress:
         stored = self.already + self.done
         share = 100 * stored // self.total if self.total else 100
         faults = f"{self.faults} fault{'s' * (self.faults != 1)}"
+        if self.detail is not None:   # a match: its numbers matter more than the ETA to its cap
+            return f"[{stored}/{self.total}] {rate:.1f} games/s, {faults} | {self.detail()}"
         return f"[{stored}/{self.total}] {share}%, {rate:.1f} games/s, ETA {eta}, {faults}"
 
     def update(self, record: GameRecord) -> None:
@@ -127,6 +134,10 @@ class Progress:
             if last or now - self._drawn_at >= REDRAW_S:
                 self._redraw(f"{self.status()} | {describe(record)}")
                 self._drawn_at = now
+        elif self.every is not None:
+            if last or self.done - self._written_done >= self.every:
+                self._line(self.status())
+                self._written_at, self._written_done = now, self.done
         elif (last or self.done - self._written_done >= max(1, -(-self.todo // PIPE_LINES))
               or now - self._written_at >= PIPE_EVERY_S):
             self._line(self.status())
@@ -153,6 +164,19 @@ class Progress:
     def warn(self, message: str) -> None:
         """A warning line, kept apart from the updating line."""
         self._line(f"arena: WARNING: {message}")
+
+    def print_above(self, text: str, stream: TextIO) -> None:
+        """Write a line to stream (e.g. stdout) above the status line, which is drawn again
+        below it, so the two never share a terminal line."""
+        drawn = self.tty and self._width > 0
+        if drawn:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self.stream.flush()
+            self._width = 0
+        stream.write(text + "\n")
+        stream.flush()
+        if drawn:
+            self._redraw(self.status())
 
     def finish(self, message: str) -> None:
         if self.tty and self._width:

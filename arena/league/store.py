@@ -231,6 +231,9 @@ class Store:
                     "seed": str(config.seed), "openings": openings}
         with self._transaction():
             meta = self._meta()
+            if "match.bots" in meta:
+                raise StoreError(f"{self.path}: this store holds an `arena match`, not a league; "
+                                 "use another store file")
             if "game" in meta:
                 meta.setdefault("openings", "none")
             for key, value in identity.items():
@@ -241,6 +244,28 @@ class Store:
                         f"{self.path}: this store holds a league with {key} {meta[key]}, the "
                         f"config says {value}; use another store file for a different league")
             fresh = {**identity, "name": config.name, "config": config.to_json(), "updated": now}
+            if "created" not in meta:
+                fresh["created"] = now
+            self._db.executemany("INSERT OR REPLACE INTO league (key, value) VALUES (?, ?)",
+                                 fresh.items())
+
+    def bind_match(self, identity: dict[str, str], name: str) -> None:
+        """Tie the store to an `arena match`: first use records identity (game, rules, seed,
+        openings, the bots, settings, test); a later use must give the same, key by key."""
+        now = _now()
+        with self._transaction():
+            meta = self._meta()
+            if "game" in meta and "match.bots" not in meta:
+                raise StoreError(f"{self.path}: this store holds a league, not a match; use "
+                                 "another --store file")
+            for key, value in identity.items():
+                if key in meta and meta[key] != value:
+                    where, old, new = _difference(key, meta[key], value)
+                    raise StoreError(
+                        f"{self.path}: this store holds another match: {where} is {old} there, "
+                        f"{new} here; repeat the stored match's bots and settings to resume it, "
+                        "or use another --store file")
+            fresh = {**identity, "name": name, "updated": now}
             if "created" not in meta:
                 fresh["created"] = now
             self._db.executemany("INSERT OR REPLACE INTO league (key, value) VALUES (?, ?)",
@@ -306,6 +331,29 @@ class Store:
                                     " ORDER BY round, seed, fixture_key").fetchall()
         for key, index, text in rows:
             yield StoredGame(key, index, GameRecord.from_json(text))
+
+
+_FIRST = {"name": 0, "spec": 1, "options": 2, "time": 3}
+
+
+def _difference(key: str, stored: str, given: str) -> tuple[str, str, str]:
+    """(where, stored part, given part) of the first difference of two values, JSON or text."""
+    try:
+        old, new = json.loads(stored), json.loads(given)
+    except ValueError:
+        return key, repr(stored), repr(given)
+    where = key
+    while True:
+        if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
+            # what a user wrote first (a bot's name, options), how it was resolved last
+            part = next(k for k in sorted(old, key=lambda k: (_FIRST.get(k, 9), k))
+                        if old[k] != new[k])
+            where, old, new = f"{where}.{part}", old[part], new[part]
+        elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+            index = next(i for i, (a, b) in enumerate(zip(old, new)) if a != b)
+            where, old, new = f"{where}[{index}]", old[index], new[index]
+        else:
+            return where, json.dumps(old), json.dumps(new)
 
 
 def _now() -> str:

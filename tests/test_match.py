@@ -1,0 +1,168 @@
+"""`arena match` as a test runner, as a user runs it: the real command, real sandboxed bots,
+the league's worker processes, a real SQLite store killed mid-run and resumed."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from arena.league import Store
+from arena.league.pairs import between, match_results
+
+ROOT = Path(__file__).resolve().parent.parent
+ARENA = [sys.executable, "-m", "arena"]
+
+
+def arena(*args, cwd=ROOT):
+    return subprocess.run([*ARENA, *args], capture_output=True, text=True, timeout=600, cwd=cwd,
+                          check=False)
+
+
+def lines_of(stdout: str):
+    *games, summary = [json.loads(line) for line in stdout.splitlines()]
+    return games, summary["summary"]
+
+
+def test_sprt_accepts_h1_for_mcts_over_random_long_before_the_cap():
+    # mcts with a fixed number of simulations: strong and fast, whatever the machine's load
+    out = arena("match", "mcts:time_ms=0,iterations=100", "uttt-random", "--game", "ultimate",
+                "--sprt", "elo0=0,elo1=100", "--concurrency", "2", "--name", "A=mcts",
+                "--seed", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    games, summary = lines_of(out.stdout)
+    assert summary["result"] == "H1 accepted: mcts is stronger"
+    assert summary["sprt"]["decision"] == "H1 accepted"
+    assert summary["sprt"]["llr"] >= summary["sprt"]["upper"] > 2.9
+    assert summary["cap"] == 2000 and summary["games"] < 100      # far before the cap
+    assert summary["games"] == len(games) and summary["a"] == "mcts"
+    assert sum(summary["pentanomial"]) == summary["sprt"]["pairs"] == summary["pairs"]
+    # pairs share a seed, with the seats swapped
+    by_seed = {}
+    for g in games:
+        by_seed.setdefault(g["seed"], []).append([b["name"] for b in g["bots"]])
+    assert all(sorted(seats) == [["mcts", "uttt-random"], ["uttt-random", "mcts"]]
+               for seats in by_seed.values() if len(seats) == 2)
+    assert "H1 accepted: mcts is stronger" in out.stderr    # the closing status line too
+
+
+def test_equal_bots_with_names_never_accept_h1_and_stop_at_the_cap():
+    out = arena("match", "uttt-random", "uttt-random", "--game", "ultimate", "--games", "24",
+                "--name", "A=new", "--name", "b=old", "--sprt", "elo0=0,elo1=20",
+                "--concurrency", "2", "--seed", "2", "--status-every", "4")
+    assert out.returncode == 0, out.stderr
+    assert "H1" not in out.stdout
+    result = next(line for line in out.stdout.splitlines() if line.startswith("result: "))
+    assert result in ("result: game cap reached (24 games) without a decision",
+                      "result: H0 accepted: new is not 20 Elo stronger than old (elo0=0 holds)")
+    assert out.stdout.splitlines()[-2].startswith("new: ") and out.stdout.splitlines()[-1].startswith("old: ")
+    assert "new vs old: 24 games, 12 seat-swapped pairs" in out.stdout
+    # piped: a status line every 4 games, with W/D/L, score, Elo +- interval, LOS and the LLR
+    status = [line for line in out.stderr.splitlines() if line.startswith("[")]
+    assert len(status) == 6, out.stderr
+    assert all("new W" in line and "Elo " in line and "LOS " in line and "LLR " in line
+               and "[-2.94, 2.94]" in line for line in status)
+    same = arena("match", "uttt-random", "uttt-random", "--game", "ultimate", "--name", "A=x",
+                 "--name", "B=x")
+    assert same.returncode == 2 and "give them different names" in same.stderr
+    bad = arena("match", "uttt-random", "random", "--game", "ultimate", "--sprt", "elo0=5,elo1=5")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "elo1 must be above elo0" in bad.stderr
+
+
+def stored(db: Path):
+    with sqlite3.connect(db) as conn:
+        return dict(conn.execute("SELECT fixture_key, record FROM games"))
+
+
+def test_a_killed_match_resumes_from_its_store_and_a_changed_one_is_refused(tmp_path):
+    db = tmp_path / "test.sqlite"
+    args = ["match", "uttt-random", "random", "--game", "ultimate", "--games", "60",
+            "--concurrency", "2", "--store", str(db), "--sprt", "elo0=0,elo1=20", "--json"]
+    proc = subprocess.Popen([*ARENA, *args, "--seed", "9"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    for seen, _line in enumerate(proc.stdout, 1):   # the gate: six games reported (so stored)
+        if seen == 6:
+            break
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)   # the command and its workers
+    except ProcessLookupError:
+        pass
+    proc.wait()
+    proc.stdout.close()
+    before = stored(db)
+    assert 6 <= len(before) < 60
+    again = arena(*args)           # no --seed: the stored match's seed
+    assert again.returncode == 0, again.stderr
+    assert f"resuming with {len(before)} games" in again.stderr and "seed 9" in again.stderr
+    games, summary = lines_of(again.stdout)
+    after = stored(db)
+    assert all(after[key] == record for key, record in before.items())   # kept as they were
+    assert len(after) == len(before) + len(games) == summary["games"]
+    assert summary["stored_before"] == len(before) and summary["played"] == len(games)
+    assert summary["result"] in ("game cap reached (60 games) without a decision",
+                                 "H0 accepted: uttt-random is not 20 Elo stronger than random (elo0=0 holds)")
+    # the summary's counts are the league's pair statistics of the stored games
+    with Store(db) as store:
+        results = between(match_results(store.records()), "uttt-random", "random")
+    assert list(results.pairs.counts) == summary["pentanomial"]
+    assert (results.games.wins, results.games.draws, results.games.losses) == \
+        (summary["wins"], summary["draws"], summary["losses"])
+    # a finished test plays nothing more
+    done = arena(*args)
+    assert done.returncode == 0 and lines_of(done.stdout)[1]["played"] == 0
+    # another bot option, another test: refused in one line, the store untouched
+    changed = arena("match", "uttt-random:seed=3", "random", *args[3:])
+    assert changed.returncode == 2 and changed.stderr.count("\n") == 1
+    assert 'holds another match: match.bots[0].name is "uttt-random" there, "uttt-random:seed=3" here' \
+        in changed.stderr
+    other = arena(*args[:-3], "--sprt", "elo0=0,elo1=10")
+    assert other.returncode == 2 and "match.sprt is 'elo0=0,elo1=20,alpha=0.05,beta=0.05,model=logistic' there" in other.stderr
+    assert stored(db) == after
+    board = arena("leaderboard", str(db), "--format", "json")   # a match store is a store
+    assert board.returncode == 0, board.stderr
+
+
+# --- the stopping rule, on games whose order of arrival is set by the test ----------------
+
+def _record(fixture, a_points: float):
+    from arena.record import BotEntry, GameRecord
+    seat_a = 0 if fixture.seat0 == "a" else 1
+    winner = None if a_points == 0.5 else seat_a if a_points == 1 else 1 - seat_a
+    return GameRecord(game="ultimate", rule_options={}, seed=fixture.seed,
+                      bots=[BotEntry(fixture.seat0), BotEntry(fixture.seat1)], winner=winner)
+
+
+def test_the_sprt_is_checked_when_each_pair_completes_and_the_rest_is_discarded():
+    """a wins every game; games arrive with each pair's partner two games late (as from two
+    workers): the test stops at the first completed pair whose counts cross the bound, and
+    the games not yet read are never asked for."""
+    from arena.match import MatchTally, match_fixtures, run_match
+    from arena.stats import Decision, Pentanomial, SprtSpec, check
+    spec = SprtSpec.parse("elo0=0,elo1=100")
+    needed = next(n for n in range(1, 50) if check(spec, Pentanomial((0, 0, 0, 0, n))).decision
+                  is Decision.H1)
+    fixtures = match_fixtures("a", "b", 200, seed=1)
+    order = [f for k in range(0, 100, 2) for f in (fixtures[2 * k], fixtures[2 * k + 2],
+                                                   fixtures[2 * k + 1], fixtures[2 * k + 3])]
+    handed: list[int] = []
+    closed: list[bool] = []
+
+    def play(job, todo, workers):
+        assert todo == fixtures and workers == 2
+        try:
+            for fixture in order:
+                handed.append(fixture.index)
+                yield fixture, _record(fixture, 1.0)
+        finally:
+            closed.append(True)
+
+    seen = []
+    outcome = run_match(None, fixtures, 2, MatchTally("a", "b"), spec,
+                        on_game=lambda f, r: seen.append(f.index), play=play)
+    assert outcome.sprt.decision is Decision.H1 and outcome.sprt.samples == needed
+    assert outcome.results.pairs.counts == (0, 0, 0, 0, needed)
+    assert closed == [True] and handed == seen      # stopped reading at the deciding game
+    assert outcome.results.games.games == len(seen) == outcome.played
+    assert outcome.results.unpaired.games == len(seen) - 2 * needed   # the lone game counts alone

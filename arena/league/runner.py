@@ -6,11 +6,13 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.openings import repeat_warning
@@ -23,7 +25,8 @@ from arena.sandbox import Limits, Sandbox
 from .config import BotConfig, BotProblem, LeagueConfig, load_config
 from .progress import Progress
 from .schedule import Fixture, league_openings, schedule
-from .store import Store
+from .store import Store, VersionNote
+from .versions import bot_manifest
 
 
 @dataclass(frozen=True)
@@ -233,15 +236,64 @@ def _executor(config: LeagueConfig):
     return play_fixtures
 
 
+class BuildError(RuntimeError):
+    """A bot's build command failed: the run stops with its output."""
+
+
+def build_bots(config: LeagueConfig, out: TextIO | None = None) -> None:
+    """Run each bot's `build:` command once, in its directory, outside the sandbox."""
+    out = out or sys.stderr
+    for bot in config.bots:
+        if bot.build is None:
+            continue
+        where = bot.dir or config.base_dir
+        print(f"building {bot.name}: {bot.build}  (in {where})", file=out, flush=True)
+        try:
+            done = subprocess.run(bot.build, shell=True, cwd=where, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                  errors="replace")
+        except OSError as exc:
+            raise BuildError(f"{bot.name}: build {bot.build!r} could not start: {exc}") from None
+        if done.returncode != 0:
+            tail = "\n".join(done.stdout.rstrip().splitlines()[-30:])
+            raise BuildError(f"{bot.name}: build {bot.build!r} failed (exit {done.returncode}) in "
+                             f"{where}; no game was played:\n{tail}")
+
+
+def bot_versions(config: LeagueConfig, plugins: Plugins, store: Store) -> list[VersionNote]:
+    """Fingerprint every bot of the league and record its version in the store: what changed."""
+    cache = store.hash_cache()
+    manifests = {bot.name: bot_manifest(bot, config, plugins, cache) for bot in config.bots}
+    store.save_hash_cache(cache)
+    return store.sync_versions(manifests)
+
+
 def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: int | None = None,
-               progress: Progress | None = None) -> RunSummary:
-    """Play every fixture the store lacks; each game is committed as it finishes."""
+               progress: Progress | None = None, new_season: bool = False,
+               out: TextIO | None = None) -> RunSummary:
+    """Play every fixture the store lacks for the bots' current versions; each game is
+    committed as it finishes. What changed (bots, season) is said on `out` (stderr)."""
+    out = out or sys.stderr
     plugins = plugins or load_plugins()
     play = _executor(config)
-    fixtures = schedule(config, plugins.games)
+    build_bots(config, out)
     started = time.monotonic()
     with Store(config.store) as store:
-        store.bind(config, league_openings(config, plugins.games).identity())
+        known = bool(store.current_versions())
+        season = store.season
+        store.bind(config, league_openings(config, plugins.games).identity(), new_season=new_season)
+        if store.season != season:
+            print(f"season {store.season} begins: the {store.count()} games of earlier seasons "
+                  f"stay in {config.store} as history", file=out)
+        for note in bot_versions(config, plugins, store):
+            if known and note.why != ["new bot"]:
+                print(f"{note}: its games are played again, the old ones stay as history"
+                      if note.version > 1 else str(note), file=out)
+        retired = store.retired() & set(config.bot_names)
+        for name in sorted(retired):
+            print(f"{name}: retired, plays no new games (arena retire --undo brings it back)", file=out)
+        fixtures = [f for f in schedule(config, plugins.games)
+                    if f.seat0 not in retired and f.seat1 not in retired]
         todo = store.missing(fixtures)
         progress = progress or Progress(len(fixtures), len(fixtures) - len(todo))
         progress.already = len(fixtures) - len(todo)
@@ -272,8 +324,8 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
 def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
     """The warning of arena.openings when the league's stored games repeat one another."""
     keys = {f.key for f in fixtures}
-    return repeat_warning([[m.move for m in g.record.moves] for g in store.records() if g.key in keys])
+    return repeat_warning([[m.move for m in g.record.moves] for g in store.records(current=True, keys=keys)])
 
 
-__all__ = ["GameJob", "RunSummary", "known_bots_check", "load_league", "make_job", "play_fixtures",
+__all__ = ["BuildError", "GameJob", "bot_versions", "build_bots", "RunSummary", "known_bots_check", "load_league", "make_job", "play_fixtures",
            "run_league"]

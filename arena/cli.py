@@ -331,25 +331,31 @@ def _league_source(source: str):
 
 
 def _records_from_store(path, args: argparse.Namespace):
-    """The record a replay asks for (--game N in league order, or --fixture KEY) from a store."""
+    """The record a replay asks for (--game N in league order, or --fixture KEY) from a store,
+    which game it is, and which versions of the bots played it."""
     from arena.league import Store, StoreError
     try:
-        with Store(path) as store:
-            games = list(store.records())
+        with Store(path) as store:   # the games of the bots' current versions, as the site
+            rows = list(store.versioned_records(current=True))
     except StoreError as exc:
         raise UserError(str(exc)) from None
+    games = [game for game, _v0, _v1 in rows]
     if not games:
         raise UserError(f"{path} holds no games yet")
+
+    def found(i: int, which: str):
+        stored, v0, v1 = rows[i]
+        a, b = (bot.name for bot in stored.record.bots)
+        return stored.record, which, f", played by {a} v{v0} and {b} v{v1}"
     if args.fixture is not None:
-        for stored in games:
+        for i, stored in enumerate(games):
             if stored.key == args.fixture:
-                return stored.record, f"fixture {stored.key}"
+                return found(i, f"fixture {stored.key}")
         sample = ", ".join(g.key for g in games[:3])
         raise UserError(f"--fixture {args.fixture!r} is not in {path} (keys look like {sample})")
     if not 1 <= args.game <= len(games):
         raise UserError(f"--game must be 1..{len(games)} for {path} (games in league order)")
-    stored = games[args.game - 1]
-    return stored.record, f"game {args.game} of {len(games)}, fixture {stored.key}"
+    return found(args.game - 1, f"game {args.game} of {len(games)}, fixture {games[args.game - 1].key}")
 
 
 def _record_from_lines(path, args: argparse.Namespace):
@@ -391,13 +397,13 @@ def _pause(step: bool) -> bool:
 def cmd_replay(args: argparse.Namespace) -> int:
     store_path = _league_source(args.file)[0]
     if _is_store(store_path):
-        record, which = _records_from_store(store_path, args)
+        record, which, played = _records_from_store(store_path, args)
     else:
-        record, which = _record_from_lines(store_path, args)
+        (record, which), played = _record_from_lines(store_path, args), ""
     game = default_registry().create(record.game, **record.rule_options)
     state = game.initial_state()
     names = [b.name for b in record.bots]
-    print(f"{game.name}: {names[0]} (x) vs {names[1]} (o), seed {record.seed} ({which})")
+    print(f"{game.name}: {names[0]} (x) vs {names[1]} (o), seed {record.seed} ({which}){played}")
     if record.opening:
         print(f"opening: {','.join(record.opening_moves())} ({record.opening} plies played "
               "by the referee)")

@@ -20,8 +20,8 @@ FIRST_MOVE = (ROOT / "examples" / "first_move_bot.py").read_text()
 
 
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300, stdin=subprocess.DEVNULL)
+    return subprocess.run([sys.executable, "-m", "arena", *args], check=False, cwd=cwd,
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
 
 
 def league(tmp: Path, move_ms: int = 1000, percent: int = 40, games: int = 2,
@@ -276,3 +276,21 @@ def test_a_store_from_before_versions_keeps_its_games_as_version_1(tmp_path):
         fh.write("# after the migration\n")
     changed = arena("run", "league.yaml", cwd=tmp_path)
     assert "mybot: files changed (bot.py) (now v2, " in changed.stderr and "playing 4" in changed.stderr
+
+
+def test_the_site_lists_each_bots_versions_and_replays_say_which_version_played(tmp_path):
+    league(tmp_path)
+    assert arena("run", "league.yaml", cwd=tmp_path).returncode == 0
+    with open(tmp_path / "mine" / "bot.py", "a") as fh:
+        fh.write("# v2\n")
+    assert arena("run", "league.yaml", cwd=tmp_path).returncode == 0
+    assert arena("publish", "league.yaml", "--out", "site", cwd=tmp_path).returncode == 0
+    page = (tmp_path / "site" / "bots" / "mybot.html").read_text()
+    section = page[page.index('<h2 id="versions">'):page.index("</table>", page.index('id="versions"'))]
+    assert section.count("<tr><td") == 2 and "v1" in section and "v2" in section
+    assert "history" in section and "current" in section
+    moves = (tmp_path / "site" / "data" / "moves" / "0.js").read_text()
+    assert "mybot v2, other v1" in moves or "other v1, mybot v2" in moves
+    replay = arena("replay", "results/versions.sqlite", "--fixture", "mybot|other|0|0", cwd=tmp_path)
+    assert replay.returncode == 0, replay.stderr
+    assert "(fixture mybot|other|0|0), played by mybot v2 and other v1" in replay.stdout.splitlines()[0]

@@ -249,9 +249,9 @@ def build_bots(config: LeagueConfig, out: TextIO | None = None) -> None:
         where = bot.dir or config.base_dir
         print(f"building {bot.name}: {bot.build}  (in {where})", file=out, flush=True)
         try:
-            done = subprocess.run(bot.build, shell=True, cwd=where, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                  errors="replace")
+            done = subprocess.run(bot.build, shell=True, check=False, cwd=where,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, errors="replace")
         except OSError as exc:
             raise BuildError(f"{bot.name}: build {bot.build!r} could not start: {exc}") from None
         if done.returncode != 0:
@@ -324,8 +324,9 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
 def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
     """The warning of arena.openings when the league's stored games repeat one another."""
     keys = {f.key for f in fixtures}
-    return repeat_warning([[m.move for m in g.record.moves] for g in store.records(current=True, keys=keys)])
+    return repeat_warning([[m.move for m in g.record.moves]
+                           for g in store.records(current=True, keys=keys)])
 
 
-__all__ = ["BuildError", "GameJob", "bot_versions", "build_bots", "RunSummary", "known_bots_check", "load_league", "make_job", "play_fixtures",
-           "run_league"]
+__all__ = ["BuildError", "GameJob", "RunSummary", "bot_versions", "build_bots", "known_bots_check",
+           "load_league", "make_job", "play_fixtures", "run_league"]

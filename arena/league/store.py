@@ -259,7 +259,9 @@ class Store:
                  " ORDER BY v.bot, v.version")
         with self._lock:
             rows = self._db.execute(query, (bot,) if bot is not None else ()).fetchall()
-        return [VersionInfo(*row[:7], retired=bool(row[7]), current=bool(row[8])) for row in rows]
+        return [VersionInfo(bot=row[0], version=row[1], fingerprint=row[2], first_seen=row[3],
+                            games=row[4], first_played=row[5], last_played=row[6],
+                            retired=bool(row[7]), current=bool(row[8])) for row in rows]
 
     def current_versions(self) -> dict[str, int]:
         """Each bot's current (latest) version."""

@@ -4,11 +4,13 @@ place where user errors become a one-line message and a non-zero exit."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
+import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from arena import __version__
@@ -17,7 +19,8 @@ from arena.games import GameError, default_registry, perft, random_game
 if TYPE_CHECKING:
     from arena.referee import BotSpec
 
-EXIT_USAGE = 2
+EXIT_FAILED = 1   #: a run that failed for a reason that is no bot's fault
+EXIT_USAGE = 2    #: a mistake in what was asked: a bad argument, config or store
 
 
 class UserError(Exception):
@@ -335,7 +338,7 @@ def _records_from_store(path, args: argparse.Namespace):
     which game it is, and which versions of the bots played it."""
     from arena.league import Store, StoreError
     try:
-        with Store(path) as store:   # the games of the bots' current versions, as the site
+        with Store(path, readonly=True) as store:   # the bots' current versions, as the site
             rows = list(store.versioned_records(current=True))
     except StoreError as exc:
         raise UserError(str(exc)) from None
@@ -605,14 +608,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be 1 or more, not {args.workers}")
     from arena.league.ray_executor import RayExecutorError
-    from arena.league.runner import BuildError
+    from arena.league.runner import RunError
     try:
-        summary = run_league(config, plugins, workers=args.workers, new_season=args.new_season)
-    except (StoreError, RayExecutorError, BuildError) as exc:
+        with _sigterm_as_interrupt():
+            summary = run_league(config, plugins, workers=args.workers, keep_going=args.keep_going,
+                                 new_season=args.new_season)
+    except (StoreError, RayExecutorError) as exc:
         raise UserError(str(exc)) from None
+    except RunError as exc:
+        print(f"arena run: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     from arena.league import Store
     from arena.league.leaderboard import with_versions
-    with Store(config.store) as store:
+    with Store(config.store, readonly=True) as store:
         games, versions = store.rated_games(args.all_versions)
         names = None if args.all_versions else [n for n in config.bot_names if n not in store.retired()]
         board = with_versions(build_leaderboard(games, config.rating, names, config.name), versions)
@@ -621,6 +629,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         index = _publish(config.store, config.publish, config.rating, config.name)
         print(f"published: {index}", file=sys.stderr)
     return 130 if summary.interrupted else 0
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops a run as Ctrl-C does: games stored, workers and bots closed."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _publish(store, out, rating=None, title=None):
@@ -644,7 +664,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     path = args.source
     store_path, rating, names, title = _league_source(path)
     try:
-        with Store(store_path) as store:
+        with Store(store_path, readonly=True) as store:
             meta = store.meta()
             if rating is None:
                 snapshot = json.loads(meta.get("config", "{}"))
@@ -668,14 +688,14 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def _open_store(source: str):
+def _open_store(source: str, readonly: bool = False):
     """The Store of a league store file or config, or a UserError."""
     from arena.league import Store, StoreError
     store_path = _league_source(source)[0]
     if not _is_store(store_path):
         raise UserError(f"{source} is not a league store or config")
     try:
-        return Store(store_path)
+        return Store(store_path, readonly=readonly)
     except StoreError as exc:
         raise UserError(str(exc)) from None
 
@@ -691,7 +711,7 @@ def _split_bot(text: str) -> tuple[str, int | None]:
 
 
 def cmd_versions(args: argparse.Namespace) -> int:
-    with _open_store(args.store) as store:
+    with _open_store(args.store, readonly=True) as store:
         infos = store.versions(args.bot)
     if args.bot is not None and not infos:
         raise UserError(f"{args.store} has no bot {args.bot!r}")
@@ -759,6 +779,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run a league from a YAML config, store it, print the leaderboard")
     p.add_argument("config", help="league config, e.g. tournaments/quickstart.yaml")
     p.add_argument("--workers", type=int, help="parallel games (default: the config's workers)")
+    p.add_argument("--keep-going", action="store_true",
+                   help="play even if a bot fails to start in the preflight (it loses its games)")
     p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
     p.add_argument("--new-season", action="store_true",
                    help="the league's settings changed: start a new season, old games stay as history")

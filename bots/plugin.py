@@ -10,20 +10,25 @@ from arena.plugins import BotDeclaration, BotOption, hookimpl
 _SEED = BotOption(
     None,
     "integer seed for this agent's own random generator (default: the seed the referee hands it)",
+    kind="integer", low=0, high=2**63 - 1,
 )
 
 _WEIGHTS = BotOption(
     None,
     "learned weights (`arena train ultimate`): a mapping, JSON text or a JSON file's path "
     "(default: the paper's weights, section 2.3.2)",
-    file=True,
+    file=True, kind="json",
 )
 
 _EMULATE = BotOption(
     "none",
     "'published-code' reproduces the defects of the authors' agent.py behind Table 1 "
     "(or name them: min-node, seat0, reflex-wins, depth, adjacent-pairs; docs/agents.md)",
+    kind="text",
 )
+
+_MAX_DEPTH = 81     # a game of 81 cells has no deeper line
+_MAX_MS = 86_400_000   # a day: no move needs longer
 
 REFERENCE_BOTS = (
     BotDeclaration(
@@ -40,7 +45,8 @@ REFERENCE_BOTS = (
         target="bots.tictactoe_agents:Novice",
         options={
             "optimal_percent": BotOption(
-                40.0, "percent of decisions that take the best-ranked move (paper: 40)"
+                40.0, "percent of decisions that take the best-ranked move (paper: 40)",
+                kind="number", low=0, high=100,
             ),
             "seed": _SEED,
         },
@@ -59,7 +65,8 @@ REFERENCE_BOTS = (
         target="bots.tictactoe_agents:Negamax",
         options={
             "pruning": BotOption(
-                True, "alpha-beta pruning (false reproduces the paper's plain minimax count)"
+                True, "alpha-beta pruning (false reproduces the paper's plain minimax count)",
+                kind="boolean",
             )
         },
     ),
@@ -93,10 +100,12 @@ REFERENCE_BOTS = (
             "depth": BotOption(
                 2,
                 "search depth d of section 2.2.4: d drops after the opponent's move (d=1 is 2 plies)",
+                kind="integer", low=1, high=_MAX_DEPTH,
             ),
             "top": BotOption(
                 3,
                 "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all",
+                kind="integer", low=0, high=81,
             ),
             "weights": _WEIGHTS,
             "emulate": _EMULATE,
@@ -112,10 +121,12 @@ REFERENCE_BOTS = (
             "depth": BotOption(
                 2,
                 "search depth d of section 2.2.4: d drops after the opponent's move (d=1 is 2 plies)",
+                kind="integer", low=1, high=_MAX_DEPTH,
             ),
             "top": BotOption(
                 3,
                 "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all",
+                kind="integer", low=0, high=81,
             ),
             "weights": _WEIGHTS,
             "emulate": _EMULATE,
@@ -135,8 +146,10 @@ REFERENCE_BOTS = (
         description="paper 001, 2.2.7 Expectimax Agent: opponent nodes average all successors, agent nodes max of top 3",
         target="bots.ultimate_agents:Expectimax",
         options={
-            "depth": BotOption(1, "search depth d (section 2.2.4 semantics; Table 1 uses 1 and 2)"),
-            "top": BotOption(3, "successors kept at agent nodes, best by Eval; 0 keeps them all"),
+            "depth": BotOption(1, "search depth d (section 2.2.4 semantics; Table 1 uses 1 and 2)",
+                               kind="integer", low=1, high=_MAX_DEPTH),
+            "top": BotOption(3, "successors kept at agent nodes, best by Eval; 0 keeps them all",
+                             kind="integer", low=0, high=81),
             "weights": _WEIGHTS,
             "emulate": _EMULATE,
             "seed": _SEED,
@@ -148,18 +161,20 @@ REFERENCE_BOTS = (
         description="paper 000 (meta-tic-tac-toe, TD-learned minimax): alpha-beta, six basis functions, 3 ply",
         target="bots.meta_agents:MetaMinimax",
         options={
-            "depth": BotOption(3, "plies searched (the paper's experiments use 3)"),
+            "depth": BotOption(3, "plies searched (the paper's experiments use 3)",
+                               kind="integer", low=1, high=_MAX_DEPTH),
             "constants": BotOption(
                 None, "c1..c6 as 'c1=3,c2=2,...' or JSON (default: the paper's 3, 2, .5, .5, .5, .5)"
             ),
             "weights": BotOption(
                 None,
                 "path of a file holding the constants as JSON or a Python dict (the paper's td.txt)",
-                file=True,
+                file=True, kind="text",
             ),
             "time_ms": BotOption(
                 None,
                 "own time limit per move in ms (default: none; the referee's limit always applies)",
+                kind="number", low=0, high=_MAX_MS,
             ),
             "seed": _SEED,
         },
@@ -171,9 +186,11 @@ REFERENCE_BOTS = (
         target="bots.nineboard_agents:NineBoardNegamax",
         options={
             "time_ms": BotOption(
-                500.0, "thinking time per move in ms (capped at half the referee's allowance)"
+                500.0, "thinking time per move in ms (capped at half the referee's allowance)",
+                kind="number", low=0, high=_MAX_MS,
             ),
-            "max_depth": BotOption(0, "deepest iteration in plies; 0 = until the time runs out"),
+            "max_depth": BotOption(0, "deepest iteration in plies; 0 = until the time runs out",
+                                   kind="integer", low=0, high=81),
         },
     ),
     BotDeclaration(
@@ -185,13 +202,16 @@ REFERENCE_BOTS = (
             "time_ms": BotOption(
                 1000.0,
                 "thinking time per move in ms; 0 = no own limit (then set iterations); always capped at half the referee's allowance",
+                kind="number", low=0, high=_MAX_MS,
             ),
             "iterations": BotOption(
                 0,
                 "most simulations per move; 0 = no cap (use it with time_ms=0 for reproducible play)",
+                kind="integer", low=0, high=10**9,
             ),
-            "c": BotOption(0.9, "UCB1 exploration constant"),
-            "reuse": BotOption(True, "keep the subtree of the position reached for the next move"),
+            "c": BotOption(0.9, "UCB1 exploration constant", kind="number", low=0, high=100),
+            "reuse": BotOption(True, "keep the subtree of the position reached for the next move",
+                               kind="boolean"),
             "seed": _SEED,
         },
     ),

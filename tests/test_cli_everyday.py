@@ -39,7 +39,7 @@ def league(tmp_path_factory):
     """A played league of two random bots and one that cannot start: (config, store, run)."""
     config = write_league(tmp_path_factory.mktemp("everyday") / "everyday.yaml",
                           ["{name: r1, bot: uttt-random}", "{name: r2, bot: random}", BROKEN])
-    run = arena("run", str(config))
+    run = arena("run", str(config), "--keep-going")   # the broken bot plays and loses its games
     assert run.returncode == 0, run.stderr
     return config, config.with_name("everyday.sqlite"), run
 
@@ -147,7 +147,8 @@ def test_a_bot_that_cannot_start_shows_why(tmp_path):
 def test_piped_progress_is_a_line_now_and_then_with_eta_and_faults(league):
     _config, _store, run = league
     lines = run.stderr.splitlines()
-    assert lines[0] == "0 of 6 games already stored; playing 6"
+    assert lines[0].startswith("arena: WARNING: bot 'broken' cannot start")   # the preflight
+    assert lines[1] == "0 of 6 games already stored; playing 6"
     status = [line for line in lines if line.startswith("[")]
     assert status[-1].startswith("[6/6] 100%,") and "ETA" in status[-1] and "4 faults" in status[-1]
     faults = [line for line in lines if line.startswith("fault:")]
@@ -170,7 +171,7 @@ def test_on_a_terminal_progress_is_one_redrawn_line(tmp_path):
                                                   "{name: r2, bot: random}", BROKEN],
                           games_per_pairing=6)
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([*ARENA, "run", str(config)], cwd=ROOT, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([*ARENA, "run", str(config), "--keep-going"], cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=follower)
     os.close(follower)
     seen = b""
@@ -190,12 +191,13 @@ def test_on_a_terminal_progress_is_one_redrawn_line(tmp_path):
     text = seen.decode().replace("\r\n", "\n")
     lines = text.split("\n")
     assert "\r[" in text                                         # redrawn in place
-    assert lines[0] == "0 of 18 games already stored; playing 18"
-    assert sum(1 for line in lines if "can't open file" in line) == 1
+    assert lines[0].startswith("arena: WARNING: bot 'broken' cannot start")   # the preflight
+    assert lines[1] == "0 of 18 games already stored; playing 18"
+    assert sum(1 for line in lines[1:] if "can't open file" in line) == 1   # its first fault
     final = lines[-3].split("\r")[-1]                            # the line left on screen
     assert final.startswith("[18/18] 100%,") and "ETA" in final and "12 faults" in final
     assert lines[-2].startswith("finished: 18 games played")
-    assert len(lines) <= 5                                       # not a line per game
+    assert len(lines) <= 6                                       # not a line per game
 
 
 # --- leaderboard ---------------------------------------------------------------------------------

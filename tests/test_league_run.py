@@ -153,6 +153,48 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path):
      ["bad.yaml:4", "plays tictactoe"]),
 ])
 def test_bad_config_is_one_clear_line_and_runs_nothing(tmp_path, text, needles):
+    _one_line_exit_2(tmp_path, text, needles)
+
+
+TWO = "name: x\ngame: ultimate\nbots:\n  - {name: a, bot: random}\n"
+BOMB = "".join([f"a0: &a0 [{', '.join('x' * 9)}]\n"] + [
+    f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 10)])
+
+
+@pytest.mark.parametrize(("text", "needles"), [
+    # option values are checked against each bot's declared kinds and ranges
+    (TWO + "  - {name: b, bot: uttt-minimax, options: {depth: deep}}\n",
+     ["bad.yaml:5", "bots[1].options.depth", "must be an integer from 1", "'deep'"]),
+    (TWO + "  - {name: b, bot: uttt-minimax, options: {depth: -3}}\n",
+     ["bad.yaml:5", "bots[1].options.depth", "got -3"]),
+    (TWO + "  - {name: b, bot: mcts, options: {time_ms: fast}}\n",
+     ["bots[1].options.time_ms", "must be a number", "'fast'"]),
+    (TWO + "  - {name: b, bot: mcts, options: {seed: abc}}\n",
+     ["bots[1].options.seed", "must be an integer", "'abc'"]),
+    (TWO + "  - {name: b, bot: uttt-minimax, options: {weights: '{bad json'}}\n",
+     ["bots[1].options.weights", "not valid JSON"]),
+    # numbers are finite and bounded
+    (TWO + "  - {name: b, bot: random}\ngames_per_pairing: 100000000000\n",
+     ["bad.yaml:6", "games_per_pairing", "<= 1000000"]),
+    (TWO + "  - {name: b, bot: random}\ntime_control: {move_ms: 100000000000000000000000}\n",
+     ["time_control.move_ms", "<= 86400000"]),
+    (TWO + "  - {name: b, bot: random}\ntime_control: {load_grace: .nan}\n",
+     ["time_control.load_grace", "got nan"]),
+    (TWO + "  - {name: b, bot: random}\nrating: {mu: .inf}\n", ["rating.mu", "got inf"]),
+    (TWO + "  - {name: b, bot: random}\nrating: {tau: .nan}\n", ["rating.tau", "got nan"]),
+    # the YAML itself: an alias bomb and deep nesting
+    (TWO + "  - {name: b, bot: random}\n" + BOMB, ["bad.yaml:", "aliases", "expanded"]),
+    (TWO + "  - {name: b, bot: random}\nrules: " + "[" * 5000 + "]" * 5000 + "\n",
+     ["bad.yaml:6", "nested more than 64 levels"]),
+    # a store that cannot be made
+    (TWO + "  - {name: b, bot: random}\nstore: bad.yaml/league.sqlite\n",
+     ["bad.yaml:6", "store", "is a file, not a directory"]),
+])
+def test_bad_values_are_one_clear_line_and_run_nothing(tmp_path, text, needles):
+    _one_line_exit_2(tmp_path, text, needles)
+
+
+def _one_line_exit_2(tmp_path, text, needles):
     path = tmp_path / "bad.yaml"
     path.write_text(text)
     out = arena("run", str(path))
@@ -202,7 +244,11 @@ def test_a_weights_file_option_is_read_from_the_configs_directory_inside_the_san
         + json.dumps(WEIGHTS) + "}}\n"
         "games_per_pairing: 2\nworkers: 1\nseed: 3\nstore: weights.sqlite\n"
         "time_control: {move_ms: 2000, startup_ms: 10000}\n")
-    out = arena("run", str(path), cwd="/")          # paths follow the config, not the cwd
+    refused = arena("run", str(path), cwd="/")      # the preflight finds the broken file
+    assert refused.returncode == 1, refused.stderr
+    assert "bot 'broken' cannot start" in refused.stderr and "weights must be a mapping" in refused.stderr
+    assert stored(tmp_path / "weights.sqlite") == {}
+    out = arena("run", str(path), "--keep-going", cwd="/")   # paths follow the config, not the cwd
     assert out.returncode == 0, out.stderr
     records = [json.loads(record) for _, record in stored(tmp_path / "weights.sqlite").values()]
     for r in records:

@@ -35,6 +35,37 @@ def test_reference_bots_are_declared_exactly_as_the_classes_define_them():
         assert {k: o.default for k, o in decl.options.items()} == {k: v[0] for k, v in cls.options.items()}
 
 
+def test_every_reference_option_declares_what_it_takes_and_its_default_fits():
+    # the config checks values against these, so a default that did not fit would make
+    # the bot's own default a config error; the agent's parser must take what passes
+    import bots
+    classes = {cls.name: cls for cls in bots.all_agents()}
+    for decl in load_plugins().bots.all():
+        for key, option in decl.options.items():
+            assert option.kind is not None or key == "constants", (decl.name, key)
+            assert option.problem(option.default) is None, (decl.name, key)
+            if option.kind in ("integer", "number") and option.low is not None:
+                parse = classes[decl.name].option_types.get(key, lambda v: v)
+                parse(option.low)          # the smallest allowed value reaches the agent intact
+
+
+def test_option_values_are_checked_against_their_declared_kind_and_range():
+    from arena.plugins import BotOption
+    depth = BotOption(2, kind="integer", low=1, high=81)
+    assert depth.problem(3) is None
+    assert depth.problem("deep") == "must be an integer from 1 to 81, got 'deep'"
+    assert depth.problem(-3) == "must be an integer from 1 to 81, got -3"
+    assert depth.problem(True) is not None and depth.problem(2.5) is not None
+    time_ms = BotOption(None, kind="number", low=0)
+    assert time_ms.problem(None) is None and time_ms.problem(12.5) is None
+    assert time_ms.problem(float("nan")) == "must be a number >= 0 (or null), got nan"
+    weights = BotOption(None, kind="json", file=True)
+    assert weights.problem({"a": 1}) is None and weights.problem("w.json") is None
+    assert weights.problem('{"a": 1}') is None
+    assert "not valid JSON" in weights.problem("{bad json")
+    assert BotOption(True, kind="boolean").problem("yes") == "must be true or false, got 'yes'"
+
+
 def _plugin(name, **functions):
     module = types.ModuleType(name)
     for key, fn in functions.items():

@@ -131,8 +131,8 @@ def test_ray_section_defaults_and_checks(tmp_path):
     bad = [({"files": "nfs"}, "ray.files: must be one of 'shared', 'runtime_env', got 'nfs'"),
            ({"address": "head"}, "ray.address: must be auto, HOST:PORT or ray://HOST:PORT"),
            ({"address": "http://head:8265"}, "ray.address: must be auto, HOST:PORT"),
-           ({"max_retries": -1}, "ray.max_retries: must be an integer >= 0, got -1"),
-           ({"cpus_per_game": 0}, "ray.cpus_per_game: must be a number > 0, got 0")]
+           ({"max_retries": -1}, "ray.max_retries: must be an integer >= 0 and <= 100, got -1"),
+           ({"cpus_per_game": 0}, "ray.cpus_per_game: must be a number > 0 and <= 4096, got 0")]
     for section, message in bad:
         with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("[", r"\[")):
             league(tmp_path, "cfg", executor="ray", ray=section)

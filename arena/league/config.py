@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import math
 import os
 import re
 import shlex
@@ -34,6 +35,13 @@ RAY_FILES = ("shared", "runtime_env")
 RAY_ADDRESS_RE = re.compile(r"auto|(ray://)?([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}")
 
 KeyPath = tuple[str | int, ...]
+
+DAY_MS = 86_400_000        #: no time setting may exceed a day
+MAX_GAMES = 1_000_000      #: games in one league, all pairings together
+MAX_WORKERS = 4096         #: the run also caps local workers at 4 per CPU, with a warning
+MAX_YAML_DEPTH = 64        #: nesting of mappings and lists in a config file
+MAX_YAML_NODES = 100_000   #: values in a config file once its aliases are expanded
+BIG = 1_000_000            #: bound of the sandbox limits and the rating constants
 
 
 class ConfigError(ValueError):
@@ -74,12 +82,12 @@ def format_path(path: KeyPath) -> str:
 class TimeControl:
     """How much time a bot gets (enforced by the referee)."""
 
-    move_ms: int = field(default=1000, metadata={"min": 1})
-    startup_ms: int = field(default=5000, metadata={"min": 1})
-    bank_ms: int = field(default=0, metadata={"min": 0})
-    increment_ms: int = field(default=0, metadata={"min": 0})
-    overhead_ms: int = field(default=50, metadata={"min": 0})
-    load_grace: float = field(default=10.0, metadata={"min": 0})
+    move_ms: int = field(default=1000, metadata={"min": 1, "max": DAY_MS})
+    startup_ms: int = field(default=5000, metadata={"min": 1, "max": DAY_MS})
+    bank_ms: int = field(default=0, metadata={"min": 0, "max": DAY_MS})
+    increment_ms: int = field(default=0, metadata={"min": 0, "max": DAY_MS})
+    overhead_ms: int = field(default=50, metadata={"min": 0, "max": DAY_MS})
+    load_grace: float = field(default=10.0, metadata={"min": 0, "max": 1000})
 
 
 @dataclass(frozen=True)
@@ -87,7 +95,7 @@ class TimeoutPolicy:
     """What a missed deadline costs: the game (forfeit), or a strike and a random move."""
 
     mode: str = field(default="forfeit", metadata={"choices": TIMEOUT_MODES})
-    strikes: int = field(default=3, metadata={"min": 1})
+    strikes: int = field(default=3, metadata={"min": 1, "max": 1000})
 
 
 @dataclass(frozen=True)
@@ -95,22 +103,22 @@ class SandboxConfig:
     """Isolation and resource limits for every bot process."""
 
     mode: str = field(default="auto", metadata={"choices": SANDBOX_MODES})
-    memory_mb: int = field(default=1024, metadata={"min": 1})
-    cpu_seconds: int = field(default=600, metadata={"min": 1})
-    file_size_mb: int = field(default=16, metadata={"min": 1})
-    open_files: int = field(default=256, metadata={"min": 3})
-    processes: int = field(default=64, metadata={"min": 1})
-    scratch_mb: int = field(default=64, metadata={"min": 1})
+    memory_mb: int = field(default=1024, metadata={"min": 1, "max": BIG})
+    cpu_seconds: int = field(default=600, metadata={"min": 1, "max": BIG})
+    file_size_mb: int = field(default=16, metadata={"min": 1, "max": BIG})
+    open_files: int = field(default=256, metadata={"min": 3, "max": BIG})
+    processes: int = field(default=64, metadata={"min": 1, "max": BIG})
+    scratch_mb: int = field(default=64, metadata={"min": 1, "max": BIG})
 
 
 @dataclass(frozen=True)
 class RatingConfig:
     """TrueSkill constants and how faults are rated."""
 
-    mu: float = 25.0
-    sigma: float = field(default=25.0 / 3, metadata={"above": 0})
-    beta: float = field(default=25.0 / 6, metadata={"above": 0})
-    tau: float = field(default=25.0 / 300, metadata={"min": 0})
+    mu: float = field(default=25.0, metadata={"min": -BIG, "max": BIG})
+    sigma: float = field(default=25.0 / 3, metadata={"above": 0, "max": BIG})
+    beta: float = field(default=25.0 / 6, metadata={"above": 0, "max": BIG})
+    tau: float = field(default=25.0 / 300, metadata={"min": 0, "max": BIG})
     draw_probability: float = field(default=0.1, metadata={"above": 0, "below": 1})
     faults_count_as_losses: bool = True
 
@@ -127,9 +135,9 @@ class RayConfig:
     #: "runtime_env" (copied with the run through Ray's runtime environment)
     files: str = field(default="shared", metadata={"choices": RAY_FILES})
     #: times Ray plays a game again whose worker process or node died
-    max_retries: int = field(default=3, metadata={"min": 0})
+    max_retries: int = field(default=3, metadata={"min": 0, "max": 100})
     #: Ray CPUs each game reserves: a node plays (its CPUs / cpus_per_game) games at once
-    cpus_per_game: float = field(default=1.0, metadata={"above": 0})
+    cpus_per_game: float = field(default=1.0, metadata={"above": 0, "max": 4096})
 
 
 @dataclass(frozen=True)
@@ -248,7 +256,43 @@ def config_from_dict(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str
 
 # --- YAML with line numbers -----------------------------------------------------------------
 
+def _check_shape(text: str, source: str) -> None:
+    """Refuse deep nesting and alias bombs from the event stream (flat, cheap), before
+    anything recursive or anything that expands aliases sees the document."""
+    depth, nodes = 0, 0
+    sizes: dict[str, int] = {}     # values under each anchor, aliases expanded
+    opened: list[tuple[str | None, int]] = []
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            line = event.start_mark.line + 1 if event.start_mark is not None else None
+            if isinstance(event, yaml.AliasEvent):
+                nodes += sizes.get(event.anchor or "", 1)
+            elif isinstance(event, yaml.ScalarEvent):
+                nodes += 1
+                if event.anchor:
+                    sizes[event.anchor] = 1
+            elif isinstance(event, yaml.CollectionStartEvent):
+                nodes += 1
+                depth += 1
+                opened.append((event.anchor, nodes))
+                if depth > MAX_YAML_DEPTH:
+                    raise ConfigError(source, line, (), f"nested more than {MAX_YAML_DEPTH} "
+                                                       "levels deep; a league config needs a few")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+                anchor, first = opened.pop()
+                if anchor:
+                    sizes[anchor] = nodes - first + 1
+            if nodes > MAX_YAML_NODES:
+                raise ConfigError(source, line, (), f"more than {MAX_YAML_NODES:,} values once "
+                                                   "its aliases (*name) are expanded; a league "
+                                                   "config needs far fewer")
+    except yaml.YAMLError:
+        return    # reported with its line by the parse that follows
+
+
 def _parse_yaml(text: str, source: str) -> tuple[Any, dict[KeyPath, int]]:
+    _check_shape(text, source)
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
@@ -350,7 +394,8 @@ class _Reader:
                 self.fail(path, f"must be non-empty text, got {_describe(value)}")
             return value
         number_ok = isinstance(value, (int, float)) if base is float else isinstance(value, int)
-        if isinstance(value, bool) or not number_ok:
+        if (isinstance(value, bool) or not number_ok
+                or (isinstance(value, float) and not math.isfinite(value))):
             self.fail(path, f"must be {_bounds(base, rules)}, got {_describe(value)}")
         if (("min" in rules and value < rules["min"]) or ("max" in rules and value > rules["max"])
                 or ("above" in rules and value <= rules["above"])
@@ -397,10 +442,18 @@ def _build(reader: _Reader, data: Any, base: Path, known_bots: BotCheck | None,
                                f"{', '.join(games.names())}")
     rules = _rules(reader, top.get("rules"), games, game)
 
-    gpp = reader.value(top.get("games_per_pairing", 2), ("games_per_pairing",), int, {"min": 2})
+    gpp = reader.value(top.get("games_per_pairing", 2), ("games_per_pairing",), int,
+                       {"min": 2, "max": MAX_GAMES})
     if gpp % 2:
         reader.fail(("games_per_pairing",), f"must be an even integer >= 2 (games come in "
                                             f"seat-swapped pairs), got {gpp!r}")
+    if isinstance(top["bots"], list):
+        count = len(top["bots"])
+        total = count * (count - 1) // 2 * gpp
+        if total > MAX_GAMES:
+            reader.fail(("games_per_pairing",), f"{count} bots and {gpp} games per pairing make "
+                                                f"{total:,} games; a league has at most "
+                                                f"{MAX_GAMES:,}")
 
     timeout_policy = _section(reader, top.get("timeout_policy"), ("timeout_policy",), TimeoutPolicy)
     if (timeout_policy.mode == "forfeit" and isinstance(top.get("timeout_policy"), Mapping)
@@ -424,11 +477,14 @@ def _build(reader: _Reader, data: Any, base: Path, known_bots: BotCheck | None,
     store = _path(reader, top.get("store", f"results/{name}.sqlite"), ("store",), base)
     if store.exists() and store.is_dir():
         reader.fail(("store",), f"must be a file path, but {str(store)!r} is a directory")
+    above = next(p for p in store.parents if p.exists())   # what must hold the missing dirs
+    if not above.is_dir():
+        reader.fail(("store",), f"cannot be made: {str(above)!r} is a file, not a directory")
     publish = None if top.get("publish") is None else _path(reader, top["publish"], ("publish",),
                                                            base)
 
     bots = _bots(reader, top["bots"], base, game, known_bots, store)
-    seed = reader.value(top.get("seed", 0), ("seed",), int, {"min": 0})
+    seed = reader.value(top.get("seed", 0), ("seed",), int, {"min": 0, "max": 2**63 - 1})
     openings, order = _openings(reader, top.get("openings", "none"), games, game, rules, seed,
                                 base, bots)
 
@@ -440,7 +496,7 @@ def _build(reader: _Reader, data: Any, base: Path, known_bots: BotCheck | None,
         sandbox=_section(reader, top.get("sandbox"), ("sandbox",), SandboxConfig),
         rating=_section(reader, top.get("rating"), ("rating",), RatingConfig),
         workers=reader.value(top.get("workers", os.cpu_count() or 1), ("workers",), int,
-                             {"min": 1}),
+                             {"min": 1, "max": MAX_WORKERS}),
         executor=executor, ray=ray, store=store,
         seed=seed, publish=publish, base_dir=base, source=source,
     )

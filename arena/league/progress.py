@@ -112,6 +112,10 @@ class Progress:
             self._line(self.status())
             self._written_at, self._written_done = now, self.done
 
+    def warn(self, message: str) -> None:
+        """A warning line, kept apart from the updating line."""
+        self._line(f"arena: WARNING: {message}")
+
     def finish(self, message: str) -> None:
         if self.tty and self._width:
             self.stream.write("\n")    # the last progress line stays on screen

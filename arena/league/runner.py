@@ -3,7 +3,9 @@ game the moment it ends, so a stop (Ctrl-C, kill -9) loses at most the games in 
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
+import os
 import pickle
 import signal
 import subprocess
@@ -18,15 +20,31 @@ from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.openings import repeat_warning
 from arena.plugins import Plugins, bot_spec, load_plugins
 from arena.record import GameRecord, Termination
-from arena.referee import BotPool, BotSpec, MatchSettings, TimeControl, TimeoutPolicy, play_game
+from arena.referee import (
+    BotPool,
+    BotSpec,
+    MatchSettings,
+    TimeControl,
+    TimeoutPolicy,
+    play_game,
+)
 from arena.referee.botspec import ARENA_PACKAGE_DIR, command_spec
-from arena.sandbox import Limits, Sandbox
+from arena.sandbox import Limits, Sandbox, SandboxError
 
 from .config import BotConfig, BotProblem, LeagueConfig, load_config
+from .preflight import preflight
 from .progress import Progress
 from .schedule import Fixture, league_openings, schedule
-from .store import Store, VersionNote
+from .store import Store, StoreError, VersionNote
 from .versions import bot_manifest
+
+#: local workers beyond this many per CPU are not used: they only slow every game down
+WORKERS_PER_CPU = 4
+
+
+class RunError(RuntimeError):
+    """A run that cannot go on for a reason that is no bot's fault (the host, the config,
+    the store or the referee); str() is one line naming the cause."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +88,9 @@ def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
             if key not in decl.options:
                 allowed = ", ".join(decl.options) or "none"
                 return BotProblem(f"bot {name!r} has no option {key!r} (options: {allowed})", option=key)
+            wrong = decl.options[key].problem(options[key])
+            if wrong is not None:
+                return BotProblem(wrong, option=key)
             path = decl.options[key].file_path(options[key], base_dir)
             if base_dir is not None and path is not None and not path.is_file():
                 return BotProblem(f"no file {str(path)!r} (a path is taken from the config's "
@@ -140,18 +161,55 @@ def _play_chunk(chunk: list[Fixture]) -> Iterator[tuple[Fixture, GameRecord]]:
         pool.close()
 
 
-def _worker_main(job: GameJob, tasks, results) -> None:
+def cause(exc: BaseException) -> str:
+    """An error that is no bot's fault, in one line: its own message, and its type
+    unless the message is one of ours."""
+    text = " ".join(str(exc).split()) or "(no message)"
+    if isinstance(exc, (SandboxError, StoreError, RunError)):
+        return text
+    return f"{type(exc).__name__}: {text}"
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int, signum: int = signal.SIGTERM) -> None:
+    """Have the kernel send signum to this process when `parent` dies (however it dies);
+    exit at once if it is already gone."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
+    if os.getppid() != parent:     # it died before the line above
+        os._exit(1)
+
+
+def _stop_on_sigterm(signum: int, frame: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)   # once: let the clean-up finish
+    raise SystemExit(128 + signum)
+
+
+def _worker_main(job: GameJob, tasks, results, parent: int) -> None:
     """A worker process: play the pieces it takes from `tasks`, send each game back at once
     (pickled here, in this thread: a queue's feeder thread would contend with the referee
-    for the interpreter lock during the next game)."""
+    for the interpreter lock during the next game). An error that is not a bot's fault is
+    sent back as ("error", cause) and ends the worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
-    _setup(job)
-    while True:
-        chunk = tasks.get()
-        if chunk is None:
-            return
-        for item in _play_chunk(chunk):
-            results.send_bytes(pickle.dumps(item, pickle.HIGHEST_PROTOCOL))
+    # SIGTERM, from the coordinator or from the kernel when the coordinator dies, closes
+    # this worker's bots (and their scratch dirs) on the way out
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    die_with_parent(parent)
+    try:
+        _setup(job)
+        while True:
+            chunk = tasks.get()
+            if chunk is None:
+                return
+            for item in _play_chunk(chunk):
+                results.send_bytes(pickle.dumps(("game", item), pickle.HIGHEST_PROTOCOL))
+    except (SystemExit, BrokenPipeError):
+        return     # stopped, or the coordinator is gone: nobody to tell
+    except BaseException as exc:  # noqa: BLE001 - any error here is reported, not a bot's
+        results.send_bytes(pickle.dumps(("error", cause(exc)), pickle.HIGHEST_PROTOCOL))
 
 
 def chunks(fixtures: list[Fixture], workers: int) -> list[list[Fixture]]:
@@ -175,15 +233,23 @@ def chunks(fixtures: list[Fixture], workers: int) -> list[list[Fixture]]:
 
 def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterator[tuple[Fixture, GameRecord]]:
     """Records of the fixtures as each game finishes: in this process for one worker,
-    else in `workers` processes (multiprocess) that stream each record back at once."""
+    else in `workers` processes (multiprocess) that stream each record back at once.
+    An error that is no bot's fault stops the play as a RunError."""
     if not fixtures:
         return
     if workers <= 1:
-        _setup(job)
-        for chunk in chunks(fixtures, 1):
-            yield from _play_chunk(chunk)
+        try:
+            _setup(job)
+            for chunk in chunks(fixtures, 1):
+                yield from _play_chunk(chunk)
+        except Exception as exc:
+            raise RunError(cause(exc)) from exc
         return
     yield from _play_in_processes(job, chunks(fixtures, workers), workers, len(fixtures))
+
+
+#: seconds stopped workers get to close their bots before they are killed
+STOP_GRACE_S = 1.5
 
 
 def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,
@@ -191,52 +257,69 @@ def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,
     import multiprocess
     from multiprocess.connection import wait
     tasks = multiprocess.Queue()
+    # never wait at exit for the queue's feeder to push pieces nobody will take
+    tasks.cancel_join_thread()
     for chunk in work:
         tasks.put(chunk)
     procs, readers = [], []
-    for _ in range(min(workers, len(work))):
-        reader, writer = multiprocess.Pipe(duplex=False)
-        proc = multiprocess.Process(target=_worker_main, args=(job, tasks, writer), daemon=True)
-        tasks.put(None)
-        proc.start()
-        writer.close()   # the worker holds the only writer: its death reads as EOF here
-        procs.append(proc)
-        readers.append(reader)
-    received = 0
     try:
+        for _ in range(min(workers, len(work))):
+            reader, writer = multiprocess.Pipe(duplex=False)
+            proc = multiprocess.Process(target=_worker_main, args=(job, tasks, writer, os.getpid()),
+                                        daemon=True)
+            tasks.put(None)
+            proc.start()
+            procs.append(proc)
+            writer.close()   # the worker holds the only writer: its death reads as EOF here
+            readers.append(reader)
+        received = 0
         while received < total:
-            ready = wait(readers, timeout=0.5)
             if not readers:
                 return  # every worker is gone; what they had not finished is played next run
-            for reader in ready:
+            for reader in wait(readers, timeout=0.5):
                 try:
-                    item = pickle.loads(reader.recv_bytes())
+                    kind, item = pickle.loads(reader.recv_bytes())
                 except EOFError:      # that worker is gone (it finished, or it died)
                     readers.remove(reader)
                     continue
+                if kind == "error":
+                    raise RunError(item)
                 received += 1
                 yield item
     except BaseException:
-        for proc in procs:
-            proc.terminate()  # the worker's bots die with it
+        _stop(procs, terminate=True)
         raise
-    finally:
-        for proc in procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.kill()
+    _stop(procs, terminate=False)
+
+
+def _stop(procs: list, terminate: bool) -> None:
+    """End the workers: SIGTERM (each closes its bots) unless they are ending by
+    themselves, then SIGKILL for any still there after a grace."""
+    for proc in procs:
+        if terminate and proc.is_alive():
+            proc.terminate()
+    deadline = time.monotonic() + (STOP_GRACE_S if terminate else 30.0)
+    for proc in procs:
+        proc.join(timeout=max(0.0, deadline - time.monotonic()))
+    for proc in procs:
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
 
 
 def _executor(config: LeagueConfig):
     """The function that plays fixtures for `config.executor`: local processes or Ray tasks."""
     if config.executor == "ray":
-        from .ray_executor import import_ray, play_fixtures_ray   # only when asked: Ray is optional
+        from .ray_executor import (  # only when asked: Ray is optional
+            import_ray,
+            play_fixtures_ray,
+        )
         import_ray()   # a missing Ray is said before anything starts
         return lambda job, fixtures, workers: play_fixtures_ray(job, fixtures, config.ray, workers)
     return play_fixtures
 
 
-class BuildError(RuntimeError):
+class BuildError(RunError):
     """A bot's build command failed: the run stops with its output."""
 
 
@@ -269,16 +352,23 @@ def bot_versions(config: LeagueConfig, plugins: Plugins, store: Store) -> list[V
 
 
 def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: int | None = None,
-               progress: Progress | None = None, new_season: bool = False,
-               out: TextIO | None = None) -> RunSummary:
+               progress: Progress | None = None, keep_going: bool = False,
+               new_season: bool = False, out: TextIO | None = None) -> RunSummary:
     """Play every fixture the store lacks for the bots' current versions; each game is
-    committed as it finishes. What changed (bots, season) is said on `out` (stderr)."""
+    committed as it finishes.
+
+    Bots with a `build` are built first (BuildError if one fails). The store is claimed
+    (a second run on it is refused), every bot fingerprinted (what changed is said on
+    `out`, stderr), then every bot is started once (preflight): a bot that cannot start
+    stops the run unless keep_going. Raises RunError (and StoreError on opening) for what
+    is no bot's fault."""
     out = out or sys.stderr
     plugins = plugins or load_plugins()
     play = _executor(config)
     build_bots(config, out)
     started = time.monotonic()
     with Store(config.store) as store:
+        store.claim()
         known = bool(store.current_versions())
         season = store.season
         store.bind(config, league_openings(config, plugins.games).identity(), new_season=new_season)
@@ -297,19 +387,31 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         todo = store.missing(fixtures)
         progress = progress or Progress(len(fixtures), len(fixtures) - len(todo))
         progress.already = len(fixtures) - len(todo)
-        progress.start()
+        workers = _bounded_workers(config, workers or config.workers, progress)
         job = make_job(config, plugins)
         played = 0
         interrupted = False
         try:
-            for fixture, record in play(job, todo, workers or config.workers):
-                if record.termination is Termination.ABORTED:
-                    continue
-                store.add_game(fixture, record)
-                played += 1
-                progress.update(record)
+            # bots start where games are played: here, not on a Ray cluster's nodes
+            if todo and (config.ray is None or config.ray.address is None):
+                playing = tuple(bot for bot in config.bots if bot.name not in retired)
+                _preflight(dataclasses.replace(config, bots=playing), job, plugins, keep_going,
+                           progress)
+            progress.start()
+            games = play(job, todo, workers)
+            try:
+                for fixture, record in games:
+                    if record.termination is Termination.ABORTED:
+                        continue
+                    store.add_game(fixture, record)
+                    played += 1
+                    progress.update(record)
+            finally:
+                games.close()   # stops the workers now, whatever ended the loop
         except KeyboardInterrupt:
             interrupted = True
+        except StoreError as exc:   # disk full, read-only: what is stored stays stored
+            raise RunError(str(exc)) from None
         summary = RunSummary(total=len(fixtures), already=len(fixtures) - len(todo), played=played,
                              interrupted=interrupted, seconds=time.monotonic() - started)
         stored = len(fixtures) - len(store.missing(fixtures))   # of this league's fixtures
@@ -328,5 +430,37 @@ def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
                            for g in store.records(current=True, keys=keys)])
 
 
-__all__ = ["BuildError", "GameJob", "RunSummary", "bot_versions", "build_bots", "known_bots_check",
-           "load_league", "make_job", "play_fixtures", "run_league"]
+def _bounded_workers(config: LeagueConfig, workers: int, progress: Progress) -> int:
+    """Local workers capped at WORKERS_PER_CPU per CPU, with a warning: more only add
+    load, and load must never become a bot's fault."""
+    limit = WORKERS_PER_CPU * (os.cpu_count() or 1)
+    if config.executor != "local" or workers <= limit:
+        return workers
+    progress.warn(f"workers: {workers} is more than {WORKERS_PER_CPU} per CPU on this machine; "
+                  f"playing with {limit}")
+    return limit
+
+
+def _preflight(config: LeagueConfig, job: GameJob, plugins: Plugins, keep_going: bool,
+               progress: Progress) -> None:
+    """Start every bot once before any game; RunError when the host cannot, or (unless
+    keep_going) when a bot cannot."""
+    try:
+        sandbox = Sandbox(limits=job.limits, mode=job.sandbox_mode)
+        game = plugins.games.create(job.game, **job.rules)
+        problems = preflight(game, [job.bots[name] for name in config.bot_names], sandbox,
+                             job.settings, config.seed)
+    except Exception as exc:
+        raise RunError(f"cannot start bots: {cause(exc)}") from exc
+    if problems and not keep_going:
+        others = [p.bot for p in problems[1:]]
+        also = f" (also: {', '.join(others)})" if others else ""
+        raise RunError(f"{problems[0]}{also}; nothing was played (--keep-going plays anyway, "
+                       "the bot losing its games)")
+    for problem in problems:
+        progress.warn(f"{problem}; playing anyway (--keep-going)")
+
+
+__all__ = ["BuildError", "GameJob", "RunError", "RunSummary", "bot_versions", "build_bots", "cause",
+           "die_with_parent", "known_bots_check", "load_league", "make_job", "play_fixtures",
+           "repeated_games", "run_league"]

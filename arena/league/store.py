@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fcntl
 import json
 import os
 import sqlite3
 import threading
+import urllib.parse
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -100,24 +102,46 @@ class StoredGame(NamedTuple):
 
 
 class Store:
-    """A league's SQLite results file; safe to share between threads of one process."""
+    """A league's SQLite results file; safe to share between threads of one process.
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    Opened for writing (the default) the file is checked first (`PRAGMA quick_check`):
+    a damaged store is refused, never written to. readonly=True opens it without
+    writing anything, so a store on a read-only mount can still be read.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], readonly: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.readonly = readonly
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,   # busy_timeout
-                                   isolation_level=None, check_same_thread=False)
         self._season = 1
         self._current: dict[str, int] = {}   #: bot -> the version add_game stores games for
+        self._claim: int | None = None   # fd holding this run's flock, see claim()
+        self._db = self._open_readonly() if readonly else self._open_for_writing()
+        self._season = int(self._meta().get("season", "1"))
+
+    def _open_for_writing(self) -> sqlite3.Connection:
+        folder = self.path.parent
         try:
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = NORMAL")
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot make its directory: {exc.strerror}") from None
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise StoreError(f"{self.path}: its directory {str(folder)!r} is not writable")
+        try:
+            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,   # busy_timeout
+                                 isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the store ({exc})") from None
+        self._db = db
+        try:
+            self._check_intact()
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
             with self._transaction():
-                self._db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-                row = self._db.execute("SELECT version FROM schema_version").fetchone()
+                db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+                row = db.execute("SELECT version FROM schema_version").fetchone()
                 if row is not None and row[0] == 1:
-                    _migrate_from_1(self._db)
+                    _migrate_from_1(db)
                 elif row is not None and row[0] != SCHEMA_VERSION:
                     raise StoreError(f"{self.path}: store schema version {row[0]}, this arena "
                                      f"reads version {SCHEMA_VERSION}")
@@ -125,29 +149,95 @@ class Store:
                     self._db.execute(statement)
                 if row is None:
                     self._db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-                self._season = int(self._meta().get("season", "1"))
         except sqlite3.DatabaseError as exc:
-            self._db.close()
+            db.close()
             raise StoreError(f"{self.path}: not a usable arena store ({exc})") from None
         except StoreError:
-            self._db.close()
+            db.close()
             raise
+        return db
+
+    def _open_readonly(self) -> sqlite3.Connection:
+        if not self.path.is_file():
+            raise StoreError(f"{self.path}: no such store file")
+        uri = "file:" + urllib.parse.quote(str(self.path.absolute()))
+        # read-write but query_only tidies the WAL files away on close; mode=ro still
+        # needs the WAL index (-shm) beside the file; where that cannot be made (a
+        # read-only mount) nobody can be writing, so immutable is safe
+        for options in ("?mode=rw", "?mode=ro", "?mode=ro&immutable=1"):
+            db = None
+            try:
+                db = sqlite3.connect(uri + options, uri=True, check_same_thread=False)
+                db.execute("PRAGMA query_only = ON")
+                row = db.execute("SELECT version FROM schema_version").fetchone()
+            except sqlite3.OperationalError as exc:
+                if db is not None:
+                    db.close()
+                if "no such table" in str(exc):
+                    raise StoreError(f"{self.path}: not an arena store (no schema)") from None
+                problem = str(exc)
+                continue
+            except sqlite3.DatabaseError as exc:
+                if db is not None:
+                    db.close()
+                raise StoreError(f"{self.path}: not a usable arena store ({exc})") from None
+            if row is not None and row[0] == 1:   # from before versions: migrated in memory
+                memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+                db.backup(memory)
+                db.close()
+                _migrate_from_1(memory)
+                return memory
+            if row is None or row[0] != SCHEMA_VERSION:
+                db.close()
+                raise StoreError(f"{self.path}: store schema version {row and row[0]}, this "
+                                 f"arena reads version {SCHEMA_VERSION}")
+            return db
+        raise StoreError(f"{self.path}: cannot open the store to read ({problem})")
+
+    def _check_intact(self) -> None:
+        """Refuse a damaged file before anything is written to it."""
+        rows = [row[0] for row in self._db.execute("PRAGMA quick_check(3)").fetchall()]
+        if rows != ["ok"]:
+            found = [" ".join(line.split()) for row in rows for line in str(row).splitlines()
+                     if line.strip() and not line.startswith("***")]
+            raise StoreError(f"{self.path}: the store is damaged ({'; '.join(found)}); nothing "
+                             "was written to it: restore it from a backup or use another file")
+
+    def claim(self) -> None:
+        """Hold the store for one run: a second claim (another `arena run`) is refused
+        until this store is closed or its process dies."""
+        fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise StoreError(f"{self.path}: another `arena run` is playing into this store; "
+                             "wait for it to finish, or give this league another store") from None
+        # closed only after the database: closing any fd of the file would drop
+        # SQLite's own (POSIX) locks
+        self._claim = fd
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
         """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on an error; holds the store's lock."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
             try:
-                yield
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.OperationalError as exc:   # disk full, read-only, locked too long
+                raise StoreError(f"{self.path}: cannot write to the store ({exc})") from None
 
     def close(self) -> None:
-        """Close the file; the store is unusable afterwards."""
+        """Close the file (and give up a claim); the store is unusable afterwards."""
         self._db.close()
+        if self._claim is not None:
+            os.close(self._claim)
+            self._claim = None
 
     def __enter__(self) -> Store:
         return self
@@ -326,11 +416,15 @@ class Store:
             record.winner, record.termination.value, record.faulted, record.reason,
             record.to_json(), _now(), *versions, self._season)
         with self._lock:
-            cursor = self._db.execute(
-                "INSERT INTO games (fixture_key, fixture_index, round, seed, seat0, seat1, winner,"
-                " termination, faulted, reason, record, finished_at, v0, v1, season)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (fixture_key, v0, v1, season) DO NOTHING", row)
+            try:
+                cursor = self._db.execute(
+                    "INSERT INTO games (fixture_key, fixture_index, round, seed, seat0, seat1,"
+                    " winner, termination, faulted, reason, record, finished_at, v0, v1, season)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (fixture_key, v0, v1, season) DO NOTHING", row)
+            except sqlite3.Error as exc:    # disk full, read-only, I/O error: nothing half-written
+                raise StoreError(f"{self.path}: cannot store game {fixture.key!r} ({exc}); the "
+                                 "games stored before it are intact") from None
             return cursor.rowcount == 1
 
     def _versions_of(self, seats: tuple[str, str]) -> tuple[int, int]:

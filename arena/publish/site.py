@@ -40,7 +40,7 @@ def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
     out = Path(out_dir).absolute()
     _check_output(out)
     try:
-        with Store(store_file) as store:
+        with Store(store_file, readonly=True) as store:
             data = load_league(store, rating, title)
     except StoreError as exc:
         raise PublishError(str(exc)) from None

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
@@ -167,7 +170,25 @@ class Sandbox:
         env: Mapping[str, str] | None = None,
         cwd_files: Mapping[str, bytes] | None = None,
     ) -> SandboxedProcess:
-        """Start `argv` in a new sandbox; raises SandboxError if it cannot be started."""
+        """Start `argv` in a new sandbox; raises SandboxError if it cannot be started.
+
+        A Ctrl-C or SIGTERM arriving meanwhile takes effect once the launch is done (the
+        bot is then closed at once): raised between fork and exec it would leave a
+        launcher behind that never learnt whose death to follow."""
+        with _signals_held() as held:
+            proc = self._start(argv, readable=readable, env=env, cwd_files=cwd_files)
+            if held:
+                proc.close()
+        return proc
+
+    def _start(
+        self,
+        argv: Sequence[str],
+        *,
+        readable: Sequence[str | Path] = (),
+        env: Mapping[str, str] | None = None,
+        cwd_files: Mapping[str, bytes] | None = None,
+    ) -> SandboxedProcess:
         if isinstance(argv, (str, bytes)) or not argv or not all(isinstance(a, str) for a in argv):
             raise SandboxError(
                 f"argv must be a non-empty list of str, got {argv!r}; hint: ['./bot', '--fast']"
@@ -319,6 +340,26 @@ class Sandbox:
                     f"lacks {need}; hint: chmod {need} {blocker!r}"
                     + (", or install bubblewrap (mode 'bwrap' shows only what it binds)" if parents else "")
                 )
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[list[int]]:
+    """SIGINT and SIGTERM recorded, not handled, inside the block (main thread only: other
+    threads never run signal handlers); delivered again when it ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield []
+        return
+    held: list[int] = []
+    previous = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous[signum] = signal.signal(signum, lambda got, frame: held.append(got))
+    try:
+        yield held
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        for got in dict.fromkeys(held):
+            signal.raise_signal(got)
 
 
 def _check_files(cwd_files: Mapping[str, bytes] | None) -> dict[str, bytes]:

@@ -1,0 +1,145 @@
+"""Before a league plays: start each distinct bot once, under the league's sandbox and
+limits, and see it through its start-up, so a bot that cannot start stops the run
+at once instead of losing every one of its games as a startup_failure."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from arena.games import Game, State
+from arena.protocol import get_dialect
+from arena.record import GameRecord, Termination
+from arena.referee import BotSpec, MatchSettings, play_game
+from arena.sandbox import Sandbox, SandboxedProcess
+
+#: faults that say a bot cannot start at all (a timeout only counts for a dialect
+#: without a handshake, whose start-up is its first move)
+CANNOT_START = (Termination.STARTUP_FAILURE, Termination.CRASH, Termination.RESOURCE_LIMIT)
+STDERR_CHARS = 300  #: how much of a failing bot's stderr the one-line message quotes
+
+
+@dataclass(frozen=True)
+class StartProblem:
+    """A bot that could not start: its name, what went wrong and the end of its stderr."""
+
+    bot: str
+    reason: str
+    stderr: str
+
+    def __str__(self) -> str:
+        tail = " | ".join(line.strip() for line in self.stderr.strip().splitlines()[-3:]
+                          if line.strip())
+        if len(tail) > STDERR_CHARS:
+            tail = "..." + tail[-STDERR_CHARS:]
+        return f"bot {self.bot!r} cannot start: {self.reason}" + (f"; its stderr: {tail}"
+                                                                   if tail else "")
+
+
+class _Tracking:
+    """The league's sandbox, keeping the processes it starts so a stop can kill them."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+        self.started: list[SandboxedProcess] = []
+        self.stopping = False
+        self._lock = threading.Lock()
+
+    def start(self, *args: Any, **kwargs: Any) -> SandboxedProcess:
+        proc = self.sandbox.start(*args, **kwargs)
+        with self._lock:
+            self.started.append(proc)
+            if self.stopping:
+                proc.kill_tree()
+        return proc
+
+    def stop(self) -> None:
+        """Kill every bot started (its check then ends, closing it) and any yet to start."""
+        with self._lock:
+            self.stopping = True
+            for proc in self.started:
+                proc.kill_tree()
+
+
+class _Started(Exception):
+    """Raised by the stand-in opponent once the bot has shown it is up."""
+
+
+def _stand_in(state: State, last_move: int | None) -> int:
+    raise _Started()
+
+
+def check_start(game: Game, spec: BotSpec, sandbox: Sandbox, settings: MatchSettings,
+                seed: int = 0) -> StartProblem | None:
+    """Start one bot as a game would and take it through its handshake (for a dialect
+    without one, through its first move); None when it is up, else why not."""
+    handshake = get_dialect(spec.dialect).expects_ready
+    stand_in = BotSpec(name="preflight" if spec.name != "preflight" else "preflight-", argv=())
+    # with a handshake the bot sits in seat 1, so the stand-in, to move first, ends the
+    # game as soon as the handshake is done; without one the bot must make a move
+    seats, local = ((stand_in, spec), 0) if handshake else ((spec, stand_in), 1)
+    try:
+        record = play_game(game, seats, seed, sandbox, settings, local={local: _stand_in})
+    except _Started:
+        return None
+    return _problem(record, 1 - local, handshake)
+
+
+def _problem(record: GameRecord, seat: int, handshake: bool) -> StartProblem | None:
+    if record.faulted != seat:
+        return None
+    late = record.termination is Termination.TIMEOUT and not handshake
+    if record.termination not in CANNOT_START and not late:
+        return None
+    return StartProblem(record.bots[seat].name, record.reason.split(": ", 1)[-1],
+                        record.stderr_tails[seat])
+
+
+def preflight(game: Game, specs: list[BotSpec], sandbox: Sandbox, settings: MatchSettings,
+              seed: int = 0) -> list[StartProblem]:
+    """check_start for every distinct bot (two names for one command count once), all
+    at the same time; the problems in the order of specs."""
+    distinct: dict[tuple, BotSpec] = {}
+    for spec in specs:
+        distinct.setdefault((spec.argv, spec.dialect, spec.readable,
+                             tuple(sorted(spec.env.items()))), spec)
+    found: dict[str, StartProblem | BaseException | None] = {}
+    tracking = _Tracking(sandbox)
+    # an Event per check, not Thread.join: a join that Ctrl-C interrupted may later
+    # return at once while the thread still runs (CPython 3.11)
+    ended = {spec.name: threading.Event() for spec in distinct.values()}
+
+    def check(spec: BotSpec) -> None:
+        try:
+            found[spec.name] = check_start(game, spec, tracking, settings, seed)  # type: ignore[arg-type]
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
+            found[spec.name] = exc
+        finally:
+            ended[spec.name].set()
+
+    threads = {spec.name: threading.Thread(target=check, args=(spec,), daemon=True,
+                                           name=f"preflight {spec.name}")
+               for spec in distinct.values()}
+    try:
+        for thread in threads.values():
+            thread.start()
+        for name in threads:
+            ended[name].wait()
+    except BaseException:      # Ctrl-C: kill the bots, so each check ends now, and wait for that
+        tracking.stop()
+        for name, thread in threads.items():
+            if thread.ident is not None:    # it was started
+                ended[name].wait()
+        raise
+    problems = []
+    for spec in distinct.values():
+        outcome = found.get(spec.name)
+        if isinstance(outcome, BaseException):
+            raise outcome
+        if outcome is not None:
+            problems.append(outcome)
+    return problems
+
+
+__all__ = ["CANNOT_START", "StartProblem", "check_start", "preflight"]

@@ -1,0 +1,323 @@
+"""A league run that fails says so, leaves nothing behind and never hangs: the arena
+command on real configs, real workers and sandboxed bots, real SQLite files, killed,
+interrupted, starved of disk and raced by a second run."""
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_league_run import RANDOMS, arena, count, stored, write_config
+
+ROOT = Path(__file__).resolve().parent.parent
+CAN_MOUNT = os.geteuid() == 0 and shutil.which("unshare") is not None
+
+
+def run_env(tmp_path: Path, **extra) -> dict[str, str]:
+    """The environment of a run whose bots' scratch dirs live in tmp_path/scratch."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir(exist_ok=True)
+    return {**os.environ, "TMPDIR": str(scratch), **extra}
+
+
+def ours(tmp_path: Path) -> list[int]:
+    """Live processes that belong to this test's run: their command line or working
+    directory names tmp_path (workers name the config, sandboxes the scratch dirs)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            cwd = ""
+        if state != "Z" and (str(tmp_path) in cmdline or cwd.startswith(str(tmp_path))):
+            found.append(int(entry.name))
+    return found
+
+
+def wait_until(check, seconds: float = 120.0) -> bool:
+    """Poll check() until it is true; False if it never became true (a hang guard)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return bool(check())
+
+
+def assert_nothing_left(tmp_path: Path) -> None:
+    assert wait_until(lambda: not ours(tmp_path), 60), f"left running: {ours(tmp_path)}"
+    scratch = tmp_path / "scratch"
+    assert wait_until(lambda: not any(scratch.glob("arena-bot-*")), 30), \
+        f"left behind: {list(scratch.iterdir())}"
+
+
+def kill_ours(tmp_path: Path) -> None:
+    """Never leave a failed test's processes to the next test."""
+    for pid in ours(tmp_path):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def start_run(config: Path, tmp_path: Path, *args: str) -> subprocess.Popen:
+    """`arena run` in the background; its stderr goes to tmp_path/stderr (a pipe would
+    stay open as long as any worker lives, and reading it would hang)."""
+    with open(tmp_path / "stderr", "w") as err:
+        return subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), *args],
+                                stdout=subprocess.DEVNULL, stderr=err, env=run_env(tmp_path))
+
+
+def finish(proc: subprocess.Popen, tmp_path: Path) -> str:
+    """Wait for a signalled run to exit (a hang guard, not a timing); its stderr."""
+    proc.wait(timeout=120)
+    return (tmp_path / "stderr").read_text()
+
+
+def bot_script(tmp_path: Path, name: str, text: str) -> str:
+    """A command bot in a directory of its own; returns its command."""
+    folder = tmp_path / "bots" / name
+    folder.mkdir(parents=True)
+    (folder / f"{name}.py").write_text(text)
+    return f"python3 bots/{name}/{name}.py"
+
+
+# --- 3. a run that fails says so -------------------------------------------------------------
+
+def test_a_sandbox_the_host_lacks_stops_the_run_in_one_line(tmp_path):
+    # bwrap asked for, not on PATH: said once, exit 1, nothing played (it said "finished: 0
+    # games played" and exit 0, every worker's traceback swallowed)
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in ("prlimit", "setpriv", "sh"):
+        (tools / name).symlink_to(shutil.which(name))
+    config = write_config(tmp_path / "nobwrap.yaml", RANDOMS[:2], workers=2,
+                          sandbox="{mode: bwrap}")
+    out = arena("run", str(config), env={**os.environ, "PATH": str(tools)})
+    assert out.returncode == 1, out.stderr
+    assert out.stderr.strip().splitlines() == [out.stderr.strip()], out.stderr
+    assert "bwrap was not found" in out.stderr and "Traceback" not in out.stderr
+    assert count(tmp_path / "nobwrap.sqlite") == 0
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_error_in_a_worker_stops_the_run_and_is_no_bots_loss(tmp_path, monkeypatch, workers):
+    # the referee or host failing mid-run (here: as a huge move_ms once made every worker
+    # fail) stops the run naming the cause; nothing is stored as a loss for it
+    import io
+
+    from arena.league import runner
+    from arena.league.progress import Progress
+
+    config = runner.load_league(str(write_config(tmp_path / f"w{workers}.yaml", RANDOMS[:3],
+                                                 games_per_pairing=4, workers=workers)))
+    real_play_game, calls = runner.play_game, tmp_path / "calls"
+
+    def play_game(*args, **kwargs):     # forked workers inherit this too
+        with open(calls, "a") as f:
+            f.write("x")
+        if len(calls.read_text()) >= 3:
+            raise OverflowError("timestamp out of range for platform time_t")
+        return real_play_game(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "play_game", play_game)
+    with pytest.raises(runner.RunError, match="^OverflowError: timestamp out of range"):
+        runner.run_league(config, progress=Progress(0, stream=io.StringIO()))
+    games = stored(config.store)
+    assert len(games) <= 2
+    assert all(json.loads(record)["termination"] == "normal" for _, record in games.values())
+
+
+DIES = "import sys\nprint('cannot find model.bin: No such file', file=sys.stderr)\nsys.exit(3)\n"
+
+
+def test_the_preflight_stops_a_bot_that_cannot_start_before_any_game(tmp_path):
+    command = bot_script(tmp_path, "dies", DIES)
+    path = tmp_path / "pre.yaml"
+    path.write_text("name: pre\ngame: ultimate\nbots:\n  - {name: ok, bot: random}\n"
+                    f"  - {{name: broken, command: {command}}}\n"
+                    "games_per_pairing: 4\nworkers: 2\nstore: pre.sqlite\n")
+    out = arena("run", str(path))
+    assert out.returncode == 1, out.stderr
+    line = out.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line, out.stderr
+    assert "bot 'broken' cannot start" in line and "cannot find model.bin" in line
+    assert "--keep-going" in line
+    assert count(tmp_path / "pre.sqlite") == 0          # not 4 stored startup_failure losses
+    kept = arena("run", str(path), "--keep-going")      # the user's choice: it loses its games
+    assert kept.returncode == 0, kept.stderr
+    assert "WARNING: bot 'broken' cannot start" in kept.stderr
+    with sqlite3.connect(tmp_path / "pre.sqlite") as db:
+        assert db.execute("SELECT termination, count(*) FROM games GROUP BY 1").fetchall() == [
+            ("startup_failure", 4)]
+
+
+def test_a_sandbox_limit_no_bot_can_start_under_is_said_before_play(tmp_path):
+    config = write_config(tmp_path / "mem.yaml", RANDOMS[:2], sandbox="{memory_mb: 1}")
+    out = arena("run", str(config))
+    assert out.returncode == 1, out.stderr
+    assert "cannot start" in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert count(tmp_path / "mem.sqlite") == 0
+
+
+# --- 4. nothing is left behind, nothing hangs --------------------------------------------------
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_killing_the_run_ends_its_workers_and_sandboxes(tmp_path, signum):
+    # only the coordinator is signalled (not its process group): its workers and their
+    # bots must follow it (they stayed alive forever, blocked on their result pipe)
+    config = write_config(tmp_path / "kill.yaml", RANDOMS, games_per_pairing=20, workers=2)
+    db = tmp_path / "kill.sqlite"
+    proc = start_run(config, tmp_path)
+    try:
+        assert wait_until(lambda: db.exists() and count(db) >= 4), "no games were played"
+        os.kill(proc.pid, signum)
+        err = finish(proc, tmp_path)
+        if signum == signal.SIGTERM:        # like Ctrl-C: a clean stop
+            assert proc.returncode == 130, err
+            assert "stopped:" in err and "Traceback" not in err
+        assert_nothing_left(tmp_path)
+    finally:
+        proc.kill()
+        kill_ours(tmp_path)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+SLOW_START = "import time\ntime.sleep(600)\n"
+
+
+def test_ctrl_c_during_the_preflight_stops_at_once(tmp_path):
+    # a bot still starting up must not keep the run waiting for its handshake
+    command = bot_script(tmp_path, "slow", SLOW_START)
+    path = tmp_path / "slow.yaml"
+    path.write_text("name: slow\ngame: ultimate\nbots:\n  - {name: ok, bot: random}\n"
+                    f"  - {{name: slow, command: {command}}}\n"
+                    "time_control: {startup_ms: 3600000}\nworkers: 2\nstore: slow.sqlite\n")
+    proc = start_run(path, tmp_path)
+    try:
+        assert wait_until(lambda: any((tmp_path / "scratch").glob("arena-bot-*")))
+        assert wait_until(lambda: len(list((tmp_path / "scratch").glob("arena-bot-*"))) >= 2)
+        proc.send_signal(signal.SIGINT)
+        err = finish(proc, tmp_path)        # a hang guard: the bot sleeps 600 s
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err
+        assert_nothing_left(tmp_path)
+    finally:
+        proc.kill()
+        kill_ours(tmp_path)
+
+
+def test_a_second_run_on_the_same_store_is_refused(tmp_path):
+    config = write_config(tmp_path / "two.yaml", RANDOMS, games_per_pairing=20, workers=2)
+    db = tmp_path / "two.sqlite"
+    first = start_run(config, tmp_path)
+    try:
+        assert wait_until(lambda: db.exists() and count(db) >= 1)
+        second = arena("run", str(config))
+        assert second.returncode == 2, second.stderr
+        assert "another `arena run` is playing into this store" in second.stderr
+        assert len(second.stderr.strip().splitlines()) == 1, second.stderr
+        first.send_signal(signal.SIGINT)
+        finish(first, tmp_path)
+    finally:
+        first.kill()
+        kill_ours(tmp_path)
+    assert first.returncode == 130
+    # and once the first is gone, the store is free again: it resumes
+    games = stored(db)
+    again = arena("run", str(config))
+    assert again.returncode == 0, again.stderr
+    assert f"{len(games)} of 120 games already stored" in again.stderr
+
+
+def test_workers_beyond_four_per_cpu_are_capped_with_a_warning(tmp_path):
+    many = 4 * (os.cpu_count() or 1) + 1
+    config = write_config(tmp_path / "wide.yaml", RANDOMS[:2], workers=many)
+    out = arena("run", str(config))
+    assert out.returncode == 0, out.stderr
+    assert f"WARNING: workers: {many} is more than 4 per CPU" in out.stderr
+    assert count(tmp_path / "wide.sqlite") == 2
+
+
+def in_mount_namespace(script: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    """Run a shell script in a mount namespace of its own (its mounts vanish with it)."""
+    return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-ec", script],
+                          check=False, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.skipif(not CAN_MOUNT, reason="needs root and unshare to mount a small tmpfs")
+def test_a_full_disk_is_one_line_and_keeps_every_stored_game(tmp_path):
+    # it raised a traceback, then hung until killed
+    disk, kept = tmp_path / "disk", tmp_path / "kept"
+    disk.mkdir()
+    kept.mkdir()
+    config = write_config(tmp_path / "full.yaml", RANDOMS[:3], games_per_pairing=40, workers=2,
+                          store="disk/full.sqlite")
+    config.write_text(config.read_text().replace("store: full.sqlite\n", ""))
+    done = in_mount_namespace(
+        f"mount -t tmpfs -o size=160k tmpfs {disk}\n"
+        f"set +e; {sys.executable} -m arena run {config} 2> {tmp_path}/err; echo $? > {tmp_path}/rc\n"
+        f"cp {disk}/* {kept}/")
+    assert done.returncode == 0, done.stderr
+    err = (tmp_path / "err").read_text()
+    assert (tmp_path / "rc").read_text().strip() == "1", err
+    errors = [line for line in err.splitlines() if not line.startswith(("[", "0 of"))]
+    assert len(errors) == 1 and "database or disk is full" in errors[0], err
+    reported = [line for line in err.splitlines() if line.startswith("[")]
+    with sqlite3.connect(kept / "full.sqlite") as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert db.execute("SELECT count(*) FROM games").fetchone()[0] == len(reported) > 0
+
+
+@pytest.mark.skipif(not CAN_MOUNT, reason="needs root and unshare for a read-only bind mount")
+def test_a_store_on_a_read_only_mount_is_read_but_never_run_into(tmp_path):
+    league = tmp_path / "league"
+    league.mkdir()
+    config = write_config(league / "ro.yaml", RANDOMS[:2])
+    assert arena("run", str(config)).returncode == 0
+    arena_cmd = f"{sys.executable} -m arena"
+    done = in_mount_namespace(
+        f"mount --bind {league} {league}\nmount -o remount,bind,ro {league}\n"
+        f"{arena_cmd} leaderboard {league}/ro.sqlite --format csv\n"
+        f"{arena_cmd} leaderboard {config} --format csv\n"
+        f"{arena_cmd} publish {league}/ro.sqlite --out {tmp_path}/site\n"
+        f"set +e; {arena_cmd} run {config} 2> {tmp_path}/err; echo $? > {tmp_path}/rc\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("r1,") == 2 and (tmp_path / "site" / "index.html").exists()
+    err = (tmp_path / "err").read_text()
+    assert (tmp_path / "rc").read_text().strip() == "2", err
+    assert len(err.strip().splitlines()) == 1 and "is not writable" in err, err
+
+
+# --- 6. a damaged store is never written to ------------------------------------------------------
+
+def test_a_damaged_store_is_refused_and_left_as_it_was(tmp_path):
+    config = write_config(tmp_path / "bad.yaml", RANDOMS[:3], games_per_pairing=6)
+    db = tmp_path / "bad.sqlite"
+    assert arena("run", str(config)).returncode == 0
+    size = db.stat().st_size
+    assert size > 64 * 1024 and not Path(f"{db}-wal").exists()
+    with open(db, "r+b") as f:                 # 8 KiB of garbage in the middle
+        f.seek(size // 2 // 4096 * 4096)
+        f.write(bytes((i * 131 + 7) % 256 for i in range(8192)))
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    write_config(config, RANDOMS, games_per_pairing=6)     # more games to play into it
+    out = arena("run", str(config))
+    assert out.returncode == 2, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "damaged" in out.stderr, out.stderr
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before

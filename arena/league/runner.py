@@ -346,8 +346,10 @@ def build_bots(config: LeagueConfig, out: TextIO | None = None) -> None:
 def bot_versions(config: LeagueConfig, plugins: Plugins, store: Store) -> list[VersionNote]:
     """Fingerprint every bot of the league and record its version in the store: what changed."""
     cache = store.hash_cache()
+    before = dict(cache)
     manifests = {bot.name: bot_manifest(bot, config, plugins, cache) for bot in config.bots}
-    store.save_hash_cache(cache)
+    if cache != before:   # a warm run writes nothing
+        store.save_hash_cache(cache)
     return store.sync_versions(manifests)
 
 

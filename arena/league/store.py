@@ -65,11 +65,11 @@ CREATE TABLE IF NOT EXISTS versions (
     manifest    TEXT,                 -- JSON: what the fingerprint hashes (arena.league.versions)
     first_seen  TEXT NOT NULL,
     PRIMARY KEY (bot, version)
-);
-CREATE TABLE IF NOT EXISTS retired (bot TEXT PRIMARY KEY, at TEXT NOT NULL);
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS retired (bot TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS file_hashes (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL
-)
+) WITHOUT ROWID
 """
 
 #: settings that make a league what it is: changed, the old games are another league's

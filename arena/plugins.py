@@ -262,18 +262,26 @@ def _call_one(impl, hook: str, kwargs: dict, errors: list[str], versions: dict[s
 
 
 def _code_path(target: str) -> str | None:
-    """The package directory or module file of a 'module:Class' target's top-level name,
-    found without importing it."""
-    top = target.split(":", 1)[0].split(".", 1)[0]
-    try:
-        spec = importlib.util.find_spec(top)
-    except (ImportError, ValueError):
-        return None
-    if spec is None:
-        return None
-    if spec.submodule_search_locations:
-        return str(next(iter(spec.submodule_search_locations)))
-    return spec.origin
+    """The package directory or module file of a 'module:Class' target's top-level name.
+
+    Found from the target module itself where it exists (importing its parent packages, not
+    the module): the top-level name alone would take a `bots/` directory in the working
+    directory (a namespace package) for an installed `bots` package."""
+    module = target.split(":", 1)[0]
+    for name in (module, module.split(".", 1)[0]):
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is None or spec.origin is None:
+            continue
+        path = Path(spec.origin)
+        if spec.submodule_search_locations:     # a package: its __init__.py's directory
+            path = path.parent
+        for _ in range(name.count(".")):        # up to the top-level package
+            path = path.parent
+        return str(path)
+    return None
 
 
 def module_dir(target: str) -> str | None:

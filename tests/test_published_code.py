@@ -300,11 +300,16 @@ def test_a_league_with_column258_ignored_plays_and_records_it(tmp_path):
     assert len(records) == 2
     assert all(r["rule_options"]["column258"] == "ignored" for r in records)
     assert all(r["termination"] == "normal" for r in records), records
-    # an emulate part the agent does not have: its bot cannot start and loses; the league goes on
+    # an emulate part the agent does not have: its bot cannot start, which the preflight says
+    # before any game; with --keep-going it loses its games and the league goes on
     config.write_text(config.read_text().replace("emulate: published-code", "emulate: min-node")
                       .replace("store: l.sqlite", "store: bad.sqlite"))
-    subprocess.run([sys.executable, "-m", "arena", "run", str(config)], capture_output=True, text=True,
-                   timeout=120, check=False)
+    refused = subprocess.run([sys.executable, "-m", "arena", "run", str(config)], capture_output=True,
+                             text=True, timeout=120, check=False)
+    assert refused.returncode == 1 and "bot 'b' cannot start" in refused.stderr, refused.stderr
+    assert "min-node" in refused.stderr
+    subprocess.run([sys.executable, "-m", "arena", "run", str(config), "--keep-going"],
+                   capture_output=True, text=True, timeout=120, check=False)
     db = sqlite3.connect(tmp_path / "bad.sqlite")
     bad = [json.loads(r) for (r,) in db.execute("SELECT record FROM games")]
     db.close()

@@ -4,6 +4,7 @@ see every version, forget and retire, build a C bot, open a store from before ve
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -294,3 +295,27 @@ def test_the_site_lists_each_bots_versions_and_replays_say_which_version_played(
     replay = arena("replay", "results/versions.sqlite", "--fixture", "mybot|other|0|0", cwd=tmp_path)
     assert replay.returncode == 0, replay.stderr
     assert "(fixture mybot|other|0|0), played by mybot v2 and other v1" in replay.stdout.splitlines()[0]
+
+
+def test_the_hash_cache_keeps_only_the_files_bots_still_have(tmp_path):
+    league(tmp_path)
+    (tmp_path / "mine" / "notes.txt").write_text("a file the bot reads")
+    assert arena("run", "league.yaml", cwd=tmp_path).returncode == 0
+    store = tmp_path / "results" / "versions.sqlite"
+    with sqlite3.connect(store) as db:
+        paths = {p for (p,) in db.execute("SELECT path FROM file_hashes")}
+    # files hashed a moment ago may change again within the same mtime tick: not cached yet
+    assert not any(p.endswith("notes.txt") for p in paths)
+    old = 1_000_000_000
+    for path in (tmp_path / "mine").iterdir():
+        os.utime(path, (old, old))
+    assert arena("run", "league.yaml", cwd=tmp_path).returncode == 0
+    with sqlite3.connect(store) as db:
+        paths = {p for (p,) in db.execute("SELECT path FROM file_hashes")}
+    assert str(tmp_path / "mine" / "notes.txt") in paths
+    (tmp_path / "mine" / "notes.txt").unlink()
+    out = arena("run", "league.yaml", cwd=tmp_path)
+    assert "mybot: files changed (notes.txt)" in out.stderr
+    with sqlite3.connect(store) as db:
+        paths = {p for (p,) in db.execute("SELECT path FROM file_hashes")}
+    assert not any(p.endswith("notes.txt") for p in paths)

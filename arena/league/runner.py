@@ -36,7 +36,7 @@ from .preflight import preflight
 from .progress import Progress
 from .schedule import Fixture, league_openings, schedule
 from .store import Store, StoreError, VersionNote
-from .versions import bot_manifest
+from .versions import RunCache, bot_manifest
 
 #: local workers beyond this many per CPU are not used: they only slow every game down
 WORKERS_PER_CPU = 4
@@ -345,10 +345,10 @@ def build_bots(config: LeagueConfig, out: TextIO | None = None) -> None:
 
 def bot_versions(config: LeagueConfig, plugins: Plugins, store: Store) -> list[VersionNote]:
     """Fingerprint every bot of the league and record its version in the store: what changed."""
-    cache = store.hash_cache()
-    before = dict(cache)
+    stored = store.hash_cache()
+    cache = RunCache(stored)
     manifests = {bot.name: bot_manifest(bot, config, plugins, cache) for bot in config.bots}
-    if cache != before:   # a warm run writes nothing
+    if dict(cache) != stored:   # a warm run writes nothing
         store.save_hash_cache(cache)
     return store.sync_versions(manifests)
 

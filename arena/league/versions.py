@@ -37,6 +37,7 @@ def file_hash(path: Path, cache: HashCache) -> str:
     key = str(path)
     hit = cache.get(key)
     if hit is not None and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
+        cache[key] = hit   # still in use (see RunCache)
         return hit[2]
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
@@ -48,6 +49,18 @@ def file_hash(path: Path, cache: HashCache) -> str:
     else:
         cache.pop(key, None)
     return value
+
+
+class RunCache(dict):
+    """A run's hash cache: reads fall back to the stored one, and it holds only the files
+    this run looked at, so saving it drops the files no bot has any more."""
+
+    def __init__(self, stored: Mapping[str, tuple[int, int, str]]) -> None:
+        super().__init__()
+        self.stored = stored
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return super().get(key) or self.stored.get(key, default)
 
 
 def _files(root: Path, skip: frozenset[Path]) -> Iterable[Path]:
@@ -159,5 +172,5 @@ def _digest(value: Mapping[str, Any] | Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-__all__ = ["EXCLUDED_NAMES", "HashCache", "Manifest", "bot_manifest", "changes", "file_hash",
+__all__ = ["EXCLUDED_NAMES", "HashCache", "Manifest", "RunCache", "bot_manifest", "changes", "file_hash",
            "fingerprint", "tree_hashes"]

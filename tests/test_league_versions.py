@@ -176,6 +176,8 @@ def test_forget_asks_and_retire_keeps_history(tmp_path):
     assert "0 of 2 games already stored; playing 2" in out.stderr   # mybot v3 vs novice only
     assert set(board(tmp_path)) == {"mybot", "novice"}
     assert "other@1" in board(tmp_path, "--all-versions")
+    assert arena("publish", "league.yaml", "--out", "site", cwd=tmp_path).returncode == 0
+    assert sorted(p.name for p in (tmp_path / "site" / "bots").iterdir()) == ["mybot.html", "novice.html"]
     back = arena("retire", "league.yaml", "other", "--undo", cwd=tmp_path)
     assert back.returncode == 0
     assert "playing 2" in arena("run", "league.yaml", cwd=tmp_path).stderr

@@ -163,7 +163,9 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     games = [game for game, _v0, _v1 in rows]
     name = meta.get("name", "")
     title = title or name or "League"
-    board = build_leaderboard(games, settings, bots_from_meta(meta), title)
+    names = bots_from_meta(meta)
+    retired = store.retired()   # history only: not in the standings
+    board = build_leaderboard(games, settings, names and [n for n in names if n not in retired], title)
     slugs = slugify([row.bot for row in board.rows])
     bots = [BotInfo(i, row.bot, slug, row) for i, (row, slug) in enumerate(zip(board.rows, slugs))]
     try:

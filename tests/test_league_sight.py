@@ -115,3 +115,23 @@ def test_a_registered_bot_reads_its_package_or_its_module_file_never_the_directo
     assert code_paths("lonebot:Bot")[0] == str(tmp_path / "lonebot.py")
     assert all(Path(p).is_file() for p in code_paths("lonebot:Bot"))
     assert code_paths("packbot.agent:Bot") == (str(tmp_path / "packbot"),)
+
+
+def test_a_bot_program_lying_in_the_temp_dir_reads_only_itself(tmp_path):
+    # its directory is every process's temp dir and the root of every bot's scratch dir: the
+    # bot is shown its own file only, rather than refused (`arena match "arena:python3
+    # /tmp/spin.py" ...` could not start)
+    import tempfile
+    import uuid
+    program = Path(tempfile.gettempdir()) / f"arena-first-{uuid.uuid4().hex}.py"
+    program.write_text((ROOT / "examples" / "first_move_bot.py").read_text())
+    try:
+        out = subprocess.run([sys.executable, "-m", "arena", "match", f"arena:python3 {program.name}",
+                              "uttt-random", "--game", "ultimate", "--games", "2", "--json"],
+                             cwd=program.parent, capture_output=True, text=True, timeout=120,
+                             check=False)
+    finally:
+        program.unlink()
+    assert out.returncode == 0, out.stderr
+    records = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    assert len(records) == 2 and all(r["termination"] == "normal" for r in records), out.stdout

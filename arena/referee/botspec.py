@@ -10,6 +10,7 @@ import py_compile
 import shlex
 import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -68,7 +69,7 @@ def command_spec(name: str, dialect: str, command: str, cwd: str | None = None,
         if looks_like_path and path.exists():
             resolved = path.resolve()
             argv.append(str(resolved))
-            dirs.append(str(resolved if resolved.is_dir() else resolved.parent))
+            dirs.append(str(_readable_for(resolved)))
         elif i == 0 and "/" in word:
             raise BotSpecError(f"{word!r} does not exist (in {dialect}:{command})")
         else:
@@ -78,6 +79,15 @@ def command_spec(name: str, dialect: str, command: str, cwd: str | None = None,
     byte_compile(ARENA_PACKAGE_DIR)   # the bot may use the Python SDK
     return BotSpec(name=name, argv=tuple(argv), dialect=dialect, readable=tuple(dict.fromkeys(dirs)),
                    spec=f"{dialect}:{command}")
+
+
+def _readable_for(path: Path) -> Path:
+    """What a bot may read for a file or directory its command names: the directory, or for a
+    file its directory, except the temp directory itself (shared by everything, and the root
+    of every bot's scratch dir), where only the file is shown."""
+    if path.is_dir() or path.parent == Path(tempfile.gettempdir()).resolve():
+        return path
+    return path.parent
 
 
 def resolve_bot(text: str, registered: Callable[[str], BotSpec | None] | None = None,

@@ -9,6 +9,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -321,3 +322,19 @@ def test_the_hash_cache_keeps_only_the_files_bots_still_have(tmp_path):
     with sqlite3.connect(store) as db:
         paths = {p for (p,) in db.execute("SELECT path FROM file_hashes")}
     assert not any(p.endswith("notes.txt") for p in paths)
+
+
+def test_a_program_in_the_temp_dir_itself_is_fingerprinted_by_its_own_file(tmp_path):
+    from arena.league import config_from_dict
+    from arena.league.versions import bot_manifest
+    program = Path(tempfile.gettempdir()) / f"arena-versions-{os.getpid()}.py"
+    program.write_text(FIRST_MOVE)
+    try:
+        config = config_from_dict({"name": "t", "game": "tictactoe", "store": str(tmp_path / "s.sqlite"),
+                                   "bots": [{"name": "a", "command": f"python3 {program}", "allow_shared_dir": True},
+                                            {"name": "b", "command": f"python3 {program}",
+                                             "allow_shared_dir": True}]})
+        manifest = bot_manifest(config.bots[0], config, None, {})
+        assert list(manifest["files"]) == [program.name]
+    finally:
+        program.unlink()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 import time
 from collections.abc import Iterable, Mapping, MutableMapping
 from pathlib import Path
@@ -118,7 +119,7 @@ def bot_manifest(bot: BotConfig, config: LeagueConfig, plugins: Any, cache: Hash
     else:
         manifest["command"] = bot.command
         manifest["dialect"] = bot.dialect
-    roots = ([bot.dir] if bot.dir is not None else []) + list(bot.readable)
+    roots = _own_roots(bot) + list(bot.readable)
     manifest["files"] = tree_hashes(roots, cache, skip)
     if bot.build is not None:
         manifest["build"] = bot.build
@@ -152,6 +153,18 @@ def changes(old: Manifest, new: Manifest) -> list[str]:
     if old.get("option_files") != new.get("option_files"):
         out.append("option files changed")
     return out or ["fingerprint changed"]
+
+
+def _own_roots(bot: BotConfig) -> list[Path]:
+    """The bot's own directory; for a program lying in the temp directory itself (which
+    holds everything else too, as the referee shows it) only the program's file."""
+    if bot.dir is None:
+        return []
+    if bot.dir.resolve() == Path(tempfile.gettempdir()).resolve():
+        return [Path(word) for word in bot.argv
+                if os.path.isabs(word) and Path(word).parent.resolve() == bot.dir.resolve()
+                and Path(word).is_file()][:1]
+    return [bot.dir]
 
 
 def _store_files(config: LeagueConfig) -> frozenset[Path]:

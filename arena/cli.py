@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from arena import __version__
-from arena.games import GameError, default_registry, perft, random_game
+from arena.games import GameError, perft, random_game
 
 if TYPE_CHECKING:
     from arena.referee import BotSpec
@@ -40,11 +40,11 @@ def _game(name: str, rule_options: Sequence[str] = ()):
         if not sep:
             raise UserError(f"--rule {item!r}: expected KEY=VALUE")
         options[key] = value
-    return default_registry().create(name, **options)
+    return _plugins().games.create(name, **options)
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    registry = default_registry()
+    registry = _plugins().games
     width = max(len(n) for n in registry.names())
     for name in registry.names():
         info = registry.get(name).info
@@ -87,18 +87,20 @@ def cmd_random_game(args: argparse.Namespace) -> int:
     return 0
 
 
-_PLUGINS = None
+_WARNED = False
 
 
 def _plugins():
-    """Plugins, loaded once per command; load failures are reported, not fatal."""
-    global _PLUGINS
-    if _PLUGINS is None:
-        from arena.plugins import load_plugins
-        _PLUGINS = load_plugins()
-        for error in _PLUGINS.errors:
+    """The plugins every part of arena shares, loaded once; load failures are reported
+    (once), not fatal."""
+    global _WARNED
+    from arena.plugins import loaded_plugins
+    plugins = loaded_plugins()
+    if not _WARNED:
+        _WARNED = True
+        for error in plugins.errors:
             print(f"arena: WARNING: {error}", file=sys.stderr)
-    return _PLUGINS
+    return plugins
 
 
 def _registered_bot(name: str):
@@ -190,8 +192,12 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     counts: dict[str, int] = {}
     for b in plugins.bots.all():
         counts[b.plugin] = counts.get(b.plugin, 0) + 1
+    games: dict[str, int] = {}
+    for game in plugins.games.names():
+        games[plugins.games.plugin(game)] = games.get(plugins.games.plugin(game), 0) + 1
     for name, version in sorted(plugins.versions.items()):
-        print(f"{name}  {version}  ({counts.get(name, 0)} bots)")
+        declared = f"{games[name]} games, " if games.get(name) else ""
+        print(f"{name}  {version}  ({declared}{counts.get(name, 0)} bots)")
     for error in plugins.errors:
         print(f"FAILED  {error}")
     return 1 if plugins.errors else 0
@@ -403,7 +409,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         record, which, played = _records_from_store(store_path, args)
     else:
         (record, which), played = _record_from_lines(store_path, args), ""
-    game = default_registry().create(record.game, **record.rule_options)
+    game = _plugins().games.create(record.game, **record.rule_options)
     state = game.initial_state()
     names = [b.name for b in record.bots]
     print(f"{game.name}: {names[0]} (x) vs {names[1]} (o), seed {record.seed} ({which}){played}")
@@ -496,13 +502,16 @@ class _Resigned(Exception):
 def _move_hint(game, state) -> str:
     """What the prompt asks for: the form of a move and, when few, the legal ones."""
     legal = state.legal_moves()
-    if game.info.move_count == 81:
-        target = getattr(state, "target", -1)
+    grid = state.grid()
+    if game.info.move_count == 81 and grid is not None and grid.regions:
+        target = grid.target
         if target >= 0:
             return (f"board {target}: type '{target} SQUARE', free squares "
                     f"{' '.join(str(m % 9) for m in legal)}")
         return "any open board: BOARD SQUARE, each 0-8, or a cell 0-80"
-    return f"a free cell: {' '.join(map(game.move_text, legal))}"
+    # a cell when moves name the board's squares (tic-tac-toe), else a move (a column, ...)
+    what = "a free cell" if grid is not None and len(grid.marks) == game.info.move_count else "a move"
+    return f"{what}: {' '.join(map(game.move_text, legal))}"
 
 
 def _parse_human_move(game, text: str) -> int:
@@ -607,12 +616,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be 1 or more, not {args.workers}")
+    if args.standings is not None and args.standings < 0:
+        raise UserError(f"--standings must be 0 (never) or more games, not {args.standings}")
     from arena.league.ray_executor import RayExecutorError
     from arena.league.runner import RunError
     try:
         with _sigterm_as_interrupt():
             summary = run_league(config, plugins, workers=args.workers, keep_going=args.keep_going,
-                                 new_season=args.new_season)
+                                 standings=args.standings, new_season=args.new_season)
     except (StoreError, RayExecutorError) as exc:
         raise UserError(str(exc)) from None
     except RunError as exc:
@@ -782,6 +793,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-going", action="store_true",
                    help="play even if a bot fails to start in the preflight (it loses its games)")
     p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
+    p.add_argument("--standings", type=int, metavar="N",
+                   help="show the top of the table (Elo +-95%%) every N games and at the end, "
+                        "on stderr; 0: never (default: whole rounds, about 10 times a run)")
     p.add_argument("--new-season", action="store_true",
                    help="the league's settings changed: start a new season, old games stay as history")
     p.add_argument("--all-versions", action="store_true",

@@ -1,7 +1,10 @@
 """Plugins: pluggy hooks through which packages declare bots and games.
 
-A plugin is a module (found through the `arena` entry-point group) with
-functions marked @hookimpl. It only *declares*: a bot's name, game, options and
+A plugin is a module with functions marked @hookimpl. arena's own games and
+reference bots are default plugins, imported by name (no installation metadata
+needed); third-party plugins are found through the `arena` entry-point group.
+Every consumer (CLI, SDK, referee, league workers, publisher) asks
+loaded_plugins() for the one registry they all share. It only *declares*: a bot's name, game, options and
 how to start it. Bot code runs only in the bot's sandboxed process.
 
     from arena.plugins import BotDeclaration, hookimpl
@@ -15,6 +18,8 @@ how to start it. Bot code runs only in the bot's sandboxed process.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib
 import importlib.metadata
 import importlib.util
 import json
@@ -28,10 +33,17 @@ from typing import Any
 
 import pluggy
 
-from arena.games import GameRegistry, default_registry
+from arena import __version__
+from arena.games import GameRegistry
 
 PROJECT = "arena"
 ENTRY_POINT_GROUP = "arena"
+
+#: plugins that ship inside bot-arena: (plugin name, module), registered before any entry point
+DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
+    ("builtin-games", "arena.games.plugin"),
+    ("reference-bots", "bots.plugin"),
+)
 
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
@@ -214,15 +226,25 @@ def make_plugin_manager() -> pluggy.PluginManager:
 
 
 def load_plugins(extra: tuple[object, ...] = (), entry_points: bool = True) -> Plugins:
-    """Load every entry-point plugin (and extra plugin objects); a failing plugin is
-    reported in .errors, named, and the others still load."""
+    """Load the default plugins, every entry-point plugin (and extra plugin objects); a
+    failing plugin is reported in .errors, named, and the others still load."""
     pm = make_plugin_manager()
     errors: list[str] = []
     versions: dict[str, str] = {}
     candidates: list[tuple[str, object | None, str]] = []
+    for name, module in DEFAULT_PLUGINS:
+        try:
+            candidates.append((name, importlib.import_module(module), "built in"))
+            versions[name] = f"bot-arena {__version__} (built in)"
+        except Exception as exc:  # reported like any plugin's failure, never fatal
+            errors.append(f"default plugin {name!r} ({module}) failed to import: "
+                          f"{type(exc).__name__}: {exc}")
+    defaults = {name for name, _ in DEFAULT_PLUGINS}
     if entry_points:
         for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
             dist = ep.dist.name if ep.dist else "?"
+            if ep.name in defaults:  # an older install still advertising a built-in plugin
+                continue
             try:
                 candidates.append((ep.name, ep.load(), dist))
                 versions[ep.name] = f"{dist} {ep.dist.version}" if ep.dist else "?"
@@ -242,16 +264,29 @@ def load_plugins(extra: tuple[object, ...] = (), entry_points: bool = True) -> P
                 pm.unregister(obj)
             versions.pop(name, None)
             errors.append(f"plugin {name!r} is invalid: {exc}")
-    games = default_registry()
+    games = GameRegistry()
     bots = BotRegistry(games)
     order = {name: i for i, (name, _, _) in enumerate(candidates)}  # first come, first named
     for impl in sorted(pm.hook.arena_register_games.get_hookimpls(), key=lambda i: order[i.plugin_name]):
+        games.current_plugin = impl.plugin_name
         _call_one(impl, "arena_register_games", {"registry": games}, errors, versions)
+    games.current_plugin = ""
     for impl in sorted(pm.hook.arena_register_bots.get_hookimpls(), key=lambda i: order[i.plugin_name]):
         bots.current_plugin = impl.plugin_name
         _call_one(impl, "arena_register_bots", {"registry": bots}, errors, versions)
     bots.current_plugin = ""
     return Plugins(manager=pm, bots=bots, games=games, errors=errors, versions=versions)
+
+
+@functools.cache
+def loaded_plugins() -> Plugins:
+    """The plugins of this process, loaded once: the registry every consumer shares."""
+    return load_plugins()
+
+
+def game_registry() -> GameRegistry:
+    """Every game the loaded plugins declare, built-in ones first."""
+    return loaded_plugins().games
 
 
 def _call_one(impl, hook: str, kwargs: dict, errors: list[str], versions: dict[str, str]) -> None:
@@ -350,6 +385,6 @@ def _is_module_file_dir(target: str, where: str) -> bool:
 
 def registered_bot_spec(name: str, plugins: Plugins | None = None):
     """BotSpec for a registered bot name with its default options, or None."""
-    plugins = plugins or load_plugins()
+    plugins = plugins or loaded_plugins()
     decl = plugins.bots.get(name)
     return None if decl is None else bot_spec(decl)

@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TextIO
 
-from arena.games import Game, State, default_registry
+from arena.games import Game, GameRegistry, State, default_registry
 
 PROTOCOL_VERSION = 1
 
@@ -53,7 +53,7 @@ def run(factory: AgentFactory, options: dict[str, Any] | None = None,
     """
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
-    make_game = games or (lambda name, rules: default_registry().create(name, **rules))
+    make_game = games or create_game
     options = options or {}
     game: Game | None = None
     agent: Any = None
@@ -87,6 +87,17 @@ def run(factory: AgentFactory, options: dict[str, Any] | None = None,
         else:
             print(f"arena.sdk: ignoring unknown message {raw.strip()[:80]!r}", file=sys.stderr)
     return 0
+
+
+def create_game(name: str, rules: dict[str, str]) -> Game:
+    """The game a handshake names, from the registry every arena consumer shares. A
+    built-in game is made without loading the plugins (a bot starts for every game, and
+    loading them costs it pluggy and an entry-point scan); a plugin game loads them."""
+    registry: GameRegistry = default_registry()
+    if name not in registry.names():
+        from arena.plugins import game_registry
+        registry = game_registry()
+    return registry.create(name, **rules)
 
 
 def _send(stdout: TextIO, line: str) -> None:

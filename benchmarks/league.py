@@ -93,9 +93,13 @@ def ray_costs(workers: int, tasks: int = 2000) -> dict[str, float]:
 
 
 def _pieces(config: LeagueConfig, workers: int) -> str:
-    """How the run was cut: each piece starts its two bots once."""
-    count = len(chunks(schedule(config), workers))
-    return f"{count} pieces, {2 * count} bot starts"
+    """How the run was cut: a Ray piece starts its two bots once; a local worker takes a
+    pair at a time and keeps the bots it started."""
+    if config.executor == "ray":
+        count = len(chunks(schedule(config), workers))
+        return f"{count} pieces, {2 * count} bot starts"
+    count = len(chunks(schedule(config), workers, most_pairs=1))
+    return f"{count} pieces of a pair, <= {len(config.bots) * workers} bot starts"
 
 
 def _nothing() -> None:

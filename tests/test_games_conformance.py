@@ -126,3 +126,27 @@ def test_unknown_rule_option_names_the_allowed_ones():
         REGISTRY.create("ultimate", tie="boards")
     with pytest.raises(GameError, match="'none', 'boards'"):
         REGISTRY.create("ultimate", tiebreak="coin")
+
+
+@pytest.mark.parametrize("name", REGISTRY.names())
+def test_the_grid_shows_every_mark_where_the_move_put_it(name):
+    """State.grid() is what the site and the dialects draw: marks row-major, and for the
+    nine-board games each small board's status and the board to play next."""
+    game = REGISTRY.create(name)
+    for seed in range(20):
+        state = game.initial_state()
+        for move in random_game(game, random.Random(seed)):
+            mover, state = state.to_move, state.play(move)
+            grid = state.grid()
+            assert len(grid.marks) == grid.rows * grid.columns == game.info.move_count
+            if grid.regions:
+                board, square = divmod(move, 9)
+                row, column = 3 * (board // 3) + square // 3, 3 * (board % 3) + square % 3
+                assert grid.target == state.target
+                assert grid.regions == "".join(
+                    "x" if state.xwon >> b & 1 else "o" if state.owon >> b & 1
+                    else "-" if state.closed >> b & 1 else "." for b in range(9))
+            else:
+                row, column = divmod(move, 3)
+            assert grid.mark(row, column) == "xo"[mover]
+            assert grid.marks.count(".") == sum(state.cell(c) < 0 for c in range(game.info.move_count))

@@ -226,7 +226,8 @@ def test_missing_required_keys_and_rules_for_a_game_without_options(league_dir):
     message = error_of(write(league_dir, "name: q\nbots: []\n"))
     assert message.endswith(":1: required key 'game' is missing; allowed keys: name, game, rules, "
                             "bots, games_per_pairing, time_control, timeout_policy, sandbox, "
-                            "rating, workers, executor, ray, store, seed, publish, openings")
+                            "rating, workers, executor, ray, store, seed, publish, openings, "
+                            "schedule, candidates")
     text = BASE.replace("game: ultimate", "game: meta")
     message = error_of(write(league_dir, text))
     assert ":3: rules: game 'meta' has no rule options" in message

@@ -204,3 +204,40 @@ def test_a_python_bots_code_is_byte_compiled_before_it_starts(tmp_path, monkeypa
         byte_compile(str(locked))   # best effort: no error where it cannot write
     finally:
         locked.chmod(0o755)
+
+
+def test_built_in_games_and_bots_are_default_plugins_needing_no_installation_metadata():
+    plugins = load_plugins(entry_points=False)
+    assert plugins.errors == []
+    assert plugins.games.names() == default_registry().names()
+    assert {d.plugin for d in plugins.bots.all()} == {"reference-bots"} and len(plugins.bots.all()) == 15
+    assert set(plugins.versions) == {"builtin-games", "reference-bots"}
+
+
+def test_a_plugin_game_that_clashes_or_is_no_game_is_named_and_the_rest_load():
+    from arena.games.tictactoe import TicTacToe
+
+    class Impostor(TicTacToe):
+        pass
+
+    class Renamed(TicTacToe):
+        info = TicTacToe.info._replace(name="tictactoe-again")
+
+    def clash(registry):
+        registry.add(Impostor)
+
+    def not_a_game(registry):
+        registry.add("chess")
+
+    def fine(registry):
+        registry.add(Renamed)
+
+    plugins = load_plugins(extra=(_plugin("clash_plugin", arena_register_games=clash),
+                                  _plugin("junk_plugin", arena_register_games=not_a_game),
+                                  _plugin("fine_plugin", arena_register_games=fine)))
+    errors = "\n".join(plugins.errors)
+    assert "'clash_plugin'" in errors and "'tictactoe' is already registered by 'builtin-games'" in errors
+    assert "'junk_plugin'" in errors and "not a Game class" in errors
+    assert plugins.games.get("tictactoe") is TicTacToe
+    assert plugins.games.plugin("tictactoe-again") == "fine_plugin"
+    assert plugins.games.names()[:4] == default_registry().names()

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.games import default_registry
+from arena.games import Game, GameInfo, GameRegistry, Grid, State, default_registry
+from arena.games.tictactoe import TicTacToe
 from arena.league import RatingConfig, Store, StoredGame, build_leaderboard
 from arena.publish import PublishError, load_league, publish_site
 from arena.publish import data as site_data
@@ -157,6 +158,7 @@ def test_replay_data_matches_the_rules_move_by_move(site, league):
         record = game.record
         assert [names[i] for i in shown["bots"]] == [b.name for b in record.bots]
         assert shown["cells"] == 81 and shown["error"] is None
+        assert shown["grid"] == [9, 9] and "marks" not in shown   # the moves draw the board
         assert shown["over"] == (record.termination is Termination.NORMAL)
         state = rules.initial_state()
         assert shown["start"] == -1 and shown["status"]["0"] == "." * 9
@@ -187,6 +189,7 @@ def test_a_3x3_game_replays_without_boards_or_targets(tmp_path):
     assert len(chunk) == 6
     for shown, game in zip(chunk, games):
         assert shown["cells"] == 9 and shown["status"] == {} and shown["start"] == -1
+        assert shown["grid"] == [3, 3] and "marks" not in shown
         assert [m[0] for m in shown["moves"]] == [int(m.move) for m in game.record.moves]
         assert shown["over"] is True
 
@@ -278,3 +281,99 @@ def test_a_league_without_games_yet_publishes_its_bots(tmp_path):
     assert read_data(site, "games/all/1")["rows"] == []
     assert not (site / "data" / "moves").exists()
     assert "never faulted" in (site / "bots" / "ann.html").read_text()
+
+
+class _Pile(State):
+    """A game with no grid: take 1 or 2 from a pile; taking the last one wins."""
+
+    def __init__(self, left: int = 5, to_move: int = 0, last: int | None = None) -> None:
+        self.left, self.to_move, self.last = left, to_move, last
+
+    def legal_moves(self):
+        return tuple(m for m in (1, 2) if m <= self.left)
+
+    def play(self, move):
+        return _Pile(self.left - move, 1 - self.to_move, self.to_move)
+
+    def is_terminal(self):
+        return self.left == 0
+
+    @property
+    def winner(self):
+        return self.last if self.left == 0 else None
+
+    def encode(self):
+        return f"{self.left} {self.to_move}"
+
+    def render(self):
+        return f"{self.left} left"
+
+
+class _PileGame(Game):
+    info = GameInfo(name="pile", summary="take 1 or 2", rules="-", max_length=5, move_count=3)
+
+    def initial_state(self):
+        return _Pile()
+
+    def parse_state(self, text):
+        left, to_move = map(int, text.split())
+        return _Pile(left, to_move)
+
+
+class _Drop(TicTacToe):
+    """Tic-tac-toe whose grid is drawn upside down: the moves no longer name its squares."""
+
+    info = TicTacToe.info._replace(name="upside-down")
+
+    def initial_state(self):
+        return _Flipped(super().initial_state())
+
+    def parse_state(self, text):
+        return _Flipped(super().parse_state(text))
+
+
+class _Flipped(State):
+    def __init__(self, inner):
+        self.inner, self.to_move = inner, inner.to_move
+
+    def legal_moves(self):
+        return self.inner.legal_moves()
+
+    def play(self, move):
+        return _Flipped(self.inner.play(move))
+
+    def is_terminal(self):
+        return self.inner.is_terminal()
+
+    @property
+    def winner(self):
+        return self.inner.winner
+
+    def encode(self):
+        return self.inner.encode()
+
+    def render(self):
+        return self.inner.render()
+
+    def grid(self):
+        marks = self.inner.grid().marks
+        return Grid(3, 3, marks[6:] + marks[3:6] + marks[:3])
+
+
+def _replay(games: GameRegistry, name: str, moves: list[str]) -> dict:
+    record = GameRecord(game=name, rule_options={}, seed=1, bots=[BotEntry("a"), BotEntry("b")],
+                        moves=[MoveRecord(i % 2, m, 1.0) for i, m in enumerate(moves)])
+    return Replayer(games).replay(1, StoredGame("a|b|0|0", 0, record), {"a": 0, "b": 1})
+
+
+def test_a_plugin_game_without_a_grid_gets_a_move_list_replay():
+    shown = _replay(GameRegistry((_PileGame,)), "pile", ["2", "1", "2"])
+    assert shown["error"] is None and shown["over"] and shown["winner"] is None
+    assert [m[0] for m in shown["moves"]] == [2, 1, 2]
+    assert "grid" not in shown and "marks" not in shown and shown["status"] == {}
+
+
+def test_a_grid_the_moves_do_not_name_is_sent_as_marks_after_each_ply():
+    shown = _replay(GameRegistry((_Drop,)), "upside-down", ["0", "4", "8"])
+    assert shown["grid"] == [3, 3] and shown["error"] is None
+    assert shown["marks"] == ["." * 9, "......x..", "....o.x..", "..x.o.x.."]

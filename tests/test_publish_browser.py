@@ -308,3 +308,55 @@ def test_a_bot_page_pages_through_many_faults(driver, tictactoe):
     wait(driver, lambda d: texts(d, "#fault-pager .where") == ["page 1 of 2"], "no page 1")
     assert [int(t.split()[1]) for t in texts(driver, "#faults .fault-head a")] == newest
     no_console_errors(driver)
+
+
+def test_elo_columns_los_matrix_and_a_match_page_down_to_a_replay(driver, league):
+    import math
+
+    from arena.league.pairs import between
+    from arena.stats import summarize
+    site, games = league
+    board = build_leaderboard(games, RatingConfig(), bot_names(20, hostile=True))
+    open_page(driver, site, "index.html")
+    elo = texts(driver, "#leaderboard tbody td:nth-child(7)")
+    errors = texts(driver, "#leaderboard tbody td:nth-child(8)")
+    los = texts(driver, "#leaderboard tbody td:nth-child(9)")
+    assert elo == [f"{row.elo:+.0f}" for row in board.rows]
+    assert errors == [f"{row.elo_error:.0f}" for row in board.rows]
+    assert [text.endswith("~") for text in los] == [row.significant is False for row in board.rows]
+    css(driver, "#leaderboard th[data-key=elo] button")[0].click()     # sorts like the others
+    assert names_in_table(driver)[0] == max(board.rows, key=lambda row: row.elo).bot
+    screenshot(driver, "leaderboard-by-elo", max_height=1400)
+
+    open_page(driver, site, "crosstable.html")
+    fit = board.elo_fit
+    cells = css(driver, "#los tbody tr")[0].find_elements("css selector", "td[data-los]")
+    top, second = board.rows[0].bot, board.rows[1].bot
+    assert abs(float(cells[0].get_attribute("data-los")) - fit.los(top, second)) < 1e-4
+    assert len(css(driver, "#los tbody tr")) == 20
+    screenshot(driver, "crosstable-los", max_height=1800)
+
+    link = css(driver, "#crosstable tbody tr:first-child td[data-rate] a")[0]
+    link.click()
+    wait(driver, lambda d: "matches/" in d.current_url, "the match page opens")
+    heading = texts(driver, "h1 a")
+    a, b = heading
+    stats = summarize(between(board.matches, a, b))
+    assert texts(driver, "#pentanomial tbody td.num") == [str(n) for n in stats.pentanomial]
+    shown = dict(zip(texts(driver, "#match-stats dt"), texts(driver, "#match-stats dd")))
+    assert shown["Games"] == str(stats.games)
+    assert shown["Pairs"] == str(stats.pairs)
+    plus = "" if math.isinf(stats.elo_error) else f" ± {stats.elo_error:.0f}"   # a 100% score
+    high = "+∞" if math.isinf(stats.elo_high) else f"{stats.elo_high:+.0f}"
+    assert shown["Elo difference 95% interval"] == (f"{stats.elo:+.0f}{plus} "
+                                                    f"{stats.elo_low:+.0f} to {high}")
+    numbers = [int(n) for n in texts(driver, "#match-games tbody td:first-child")]
+    played = [no for no, g in enumerate(games, 1) if {x.name for x in g.record.bots} == {a, b}]
+    assert numbers == played
+    screenshot(driver, "match")
+    no_console_errors(driver)
+    css(driver, "#match-games tbody tr:first-child a")[0].click()
+    wait(driver, lambda d: "replay.html#g=" in d.current_url, "the replay opens")
+    wait(driver, lambda d: css(d, "#replay:not([hidden])"), "the replay is drawn")
+    assert f"#g={played[0]}" in driver.current_url
+    no_console_errors(driver)

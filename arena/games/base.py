@@ -52,6 +52,26 @@ class GameInfo(NamedTuple):
     options: tuple[RuleOption, ...] = ()
 
 
+class Grid(NamedTuple):
+    """A position drawn as a rows x columns board: what the site's replay viewer and the
+    dialects that send a board need, without knowing the game. Optional: a State
+    offers it by overriding State.grid()."""
+
+    rows: int
+    columns: int
+    #: one letter per square, row-major: 'x' (seat 0), 'o' (seat 1), '.' empty
+    marks: str
+    #: for a board made of 3x3 sub-boards of 3x3 squares (the nine-board games), one
+    #: letter per sub-board, row-major: '.' open, 'x' / 'o' won, '-' full; else ""
+    regions: str = ""
+    #: the sub-board the next move must be played in, -1 for any (or no sub-boards)
+    target: int = -1
+
+    def mark(self, row: int, column: int) -> str:
+        """The letter of one square."""
+        return self.marks[row * self.columns + column]
+
+
 class State(abc.ABC):
     """A position. Immutable: play() returns a new state."""
 
@@ -83,6 +103,11 @@ class State(abc.ABC):
     @abc.abstractmethod
     def render(self) -> str:
         """A board drawing for people."""
+
+    def grid(self) -> Grid | None:
+        """The position as a board of marks, or None for a game that has no grid: its
+        replays then show the move list only."""
+        return None
 
     def returns(self) -> tuple[float, float]:
         """Score per seat at the end: 1 win, 0.5 draw, 0 loss."""

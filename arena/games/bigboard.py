@@ -9,10 +9,12 @@ touches one int and every rule question is a table lookup from grid.py.
 
 from __future__ import annotations
 
+import functools
+import operator
 import random
 from typing import Callable, ClassVar, NamedTuple
 
-from .base import (Game, GameError, GameInfo, IllegalMoveError, InvalidStateError,
+from .base import (Game, GameError, GameInfo, Grid, IllegalMoveError, InvalidStateError,
                    RuleOption, State)
 from .grid import FULL, HAS_LINE, HAS_LINE_NO_258, POPCOUNT, SQUARES
 
@@ -142,6 +144,12 @@ class BigBoardState(State):
         v = self.boards[cell // 9] >> (cell % 9)
         return 0 if v & 1 else 1 if v >> 9 & 1 else -1
 
+    def grid(self) -> Grid:
+        """The 9x9 board row-major, with each small board's status and the target board."""
+        cells = "".join([_board_text(v) for v in self.boards])
+        return Grid(9, 9, "".join(_ROW_MAJOR(cells)), _regions(self.xwon, self.owon, self.closed),
+                    self.target)
+
     def boards_won(self) -> tuple[int, int]:
         """How many small boards each seat has won."""
         return POPCOUNT[self.xwon], POPCOUNT[self.owon]
@@ -185,6 +193,18 @@ class BigBoardState(State):
 
 
 _BOARD_TEXT: dict[int, str] = {}
+
+
+#: the cells in row-major order over the whole 9x9 board
+_ROW_MAJOR = operator.itemgetter(*[9 * (3 * (r // 3) + c // 3) + 3 * (r % 3) + c % 3
+                                   for r in range(9) for c in range(9)])
+
+
+@functools.lru_cache(maxsize=4096)
+def _regions(xwon: int, owon: int, closed: int) -> str:
+    """One letter per small board: 'x' / 'o' won, '-' full, '.' open."""
+    return "".join("x" if xwon >> b & 1 else "o" if owon >> b & 1 else "-" if closed >> b & 1
+                   else "." for b in range(9))
 
 
 def _board_text(v: int) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from .base import Game, GameError
+from .base import Game, GameError, GameInfo
 from .bigboard import Meta, NineBoard, Ultimate
 from .tictactoe import TicTacToe
 
@@ -21,15 +21,27 @@ class GameRegistry:
 
     def __init__(self, games: tuple[type[Game], ...] = ()) -> None:
         self._games: dict[str, type[Game]] = {}
+        self._plugins: dict[str, str] = {}
+        self.current_plugin = ""    #: set by the plugin loader while a plugin registers
         for game in games:
             self.add(game)
 
     def add(self, game: type[Game]) -> None:
         """Register a game class; its info.name must be new."""
-        name = game.info.name
+        info = getattr(game, "info", None)
+        if not (isinstance(game, type) and issubclass(game, Game) and isinstance(info, GameInfo)):
+            raise GameError(f"{game!r} is not a Game class with a GameInfo `info`")
+        name = info.name
         if name in self._games and self._games[name] is not game:
-            raise GameError(f"a game named {name!r} is already registered")
+            by = self._plugins.get(name)
+            raise GameError(f"a game named {name!r} is already registered"
+                            + (f" by {by!r}" if by else ""))
         self._games[name] = game
+        self._plugins[name] = self.current_plugin
+
+    def plugin(self, name: str) -> str:
+        """The plugin that registered a game ("" when none did)."""
+        return self._plugins.get(name, "")
 
     def names(self) -> list[str]:
         """Registered game names, in registration order."""

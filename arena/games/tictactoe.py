@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Game, GameInfo, IllegalMoveError, InvalidStateError, State
+from .base import Game, GameInfo, Grid, IllegalMoveError, InvalidStateError, State
 from .grid import FULL, HAS_LINE, POPCOUNT, SQUARES
 
 _MARKS = ".xo"
@@ -45,6 +45,9 @@ class TicTacToeState(State):
         """Who holds square: 0 (x), 1 (o) or -1 (empty)."""
         x, o = self.masks
         return 0 if x >> square & 1 else 1 if o >> square & 1 else -1
+
+    def grid(self) -> Grid:
+        return Grid(3, 3, "".join(_MARKS[self.cell(s) + 1] for s in range(9)))
 
     def encode(self) -> str:
         return "".join(_MARKS[self.cell(s) + 1] for s in range(9)) + " " + "xo"[self.to_move]

@@ -31,6 +31,8 @@ EXECUTORS = ("local", "ray")
 TIMEOUT_MODES = ("forfeit", "strikes")
 #: how bots' files reach Ray nodes: the same paths everywhere, or shipped with the run
 RAY_FILES = ("shared", "runtime_env")
+#: who plays whom: every two bots, or each candidate against every bot of the pool
+SCHEDULES = ("round-robin", "gauntlet")
 #: a Ray address: auto, HOST:PORT or ray://HOST:PORT (HOST may be [IPv6])
 RAY_ADDRESS_RE = re.compile(r"auto|(ray://)?([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}")
 
@@ -190,6 +192,10 @@ class LeagueConfig:
     openings: str = "none"
     #: a book's order: sequential, or random (shuffled by the seed)
     openings_order: str = "sequential"
+    #: round-robin (every two bots meet) or gauntlet (candidates meet every other bot)
+    schedule: str = "round-robin"
+    #: with schedule gauntlet: the bots under test, who play the pool but not each other
+    candidates: tuple[str, ...] = ()
     #: directory relative paths were resolved against (the config file's directory)
     base_dir: Path = Path(".")
     #: the file this came from, None when built from a dict
@@ -222,7 +228,7 @@ def _jsonable(value: Any) -> Any:
 
 TOP_KEYS = ("name", "game", "rules", "bots", "games_per_pairing", "time_control", "timeout_policy",
             "sandbox", "rating", "workers", "executor", "ray", "store", "seed", "publish",
-            "openings")
+            "openings", "schedule", "candidates")
 OPENINGS_KEYS = ("spec", "order")
 BOT_KEYS = ("name", "bot", "options", "command", "dialect", "dir", "readable", "allow_shared_dir",
             "build")
@@ -488,8 +494,11 @@ def _build(reader: _Reader, data: Any, base: Path, known_bots: BotCheck | None,
     openings, order = _openings(reader, top.get("openings", "none"), games, game, rules, seed,
                                 base, bots)
 
+    schedule, candidates = _schedule(reader, top, bots)
+
     return LeagueConfig(
         name=name, game=game, rules=rules, bots=bots, openings=openings, openings_order=order,
+        schedule=schedule, candidates=candidates,
         games_per_pairing=gpp,
         time_control=_section(reader, top.get("time_control"), ("time_control",), TimeControl),
         timeout_policy=timeout_policy,
@@ -531,6 +540,42 @@ def _openings(reader: _Reader, raw: Any, games: GameRegistry, game: str, rules: 
                                   "whose bots cannot start from an opening (docs/protocol.md); "
                                   "use none")
     return ("none" if openings.is_none else spec.strip()), order
+
+
+def _schedule(reader: _Reader, top: Mapping[str, Any],
+              bots: tuple[BotConfig, ...]) -> tuple[str, tuple[str, ...]]:
+    """schedule and candidates: a gauntlet names its candidates (bots of the league, not all
+    of them); candidates mean nothing without a gauntlet."""
+    schedule = reader.value(top.get("schedule", "round-robin"), ("schedule",), str,
+                            {"choices": SCHEDULES})
+    raw = top.get("candidates")
+    if schedule != "gauntlet":
+        if "candidates" in top:
+            reader.fail(("candidates",), f"only allowed with schedule: gauntlet (schedule is "
+                                         f"{schedule!r})")
+        return schedule, ()
+    if raw is None:
+        reader.fail(("schedule",), "a gauntlet needs candidates: a list of the bots under "
+                                   "test, e.g. candidates: [my-bot]")
+    if not isinstance(raw, list) or not raw:
+        reader.fail(("candidates",), f"must be a list of bot names (the bots under test), "
+                                     f"got {_describe(raw)}")
+    names = [bot.name for bot in bots]
+    seen: list[str] = []
+    for i, item in enumerate(raw):
+        name = reader.value(item, ("candidates", i), str, {})
+        if name not in names:
+            close = difflib.get_close_matches(name, names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            reader.fail(("candidates", i), f"unknown bot {name!r}{hint}; candidates are names "
+                                           f"from bots: {', '.join(names)}")
+        if name in seen:
+            reader.fail(("candidates", i), f"{name!r} is listed twice")
+        seen.append(name)
+    if len(seen) == len(names):
+        reader.fail(("candidates",), "every bot is a candidate, so nobody is left in the pool "
+                                     "to play; leave at least one bot out (or use round-robin)")
+    return schedule, tuple(seen)
 
 
 def _path(reader: _Reader, raw: Any, path: KeyPath, base: Path) -> Path:

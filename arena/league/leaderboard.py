@@ -10,10 +10,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.record import Termination
-from arena.stats import fit_elo
+from arena.stats import EloFit, MatchResults, fit_elo
 
 from .config import RatingConfig
-from .pairs import match_results
+from .pairs import Pairing, match_results
 from .ratings import GameRow, HistoryPoint, compute_ratings, exposed, points
 
 FORMATS = ("table", "md", "csv", "json")
@@ -85,6 +85,9 @@ class Leaderboard:
     history: Mapping[str, tuple[HistoryPoint, ...]] = field(default_factory=dict)
     title: str = ""
     elo_anchor: str | None = None     #: the bot rated Elo 0, or None: the mean is 0
+    #: every pairing's results (names sorted), pairs and all, as the Elo fit read them
+    matches: Mapping[Pairing, MatchResults] = field(default_factory=dict)
+    elo_fit: EloFit | None = None     #: the fit behind the Elo columns (LOS of any two bots)
 
     def cell(self, bot: str, opponent: str) -> Cell:
         """Results of bot against opponent (an empty Cell if they never met)."""
@@ -142,8 +145,11 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
             mean_move_ms=sum(times) / len(times) if times else None))
     crosstable = {name: {other: Cell(*cross[name][other]) for other in order if other in cross[name]}
                   for name in order}
-    return Leaderboard(rows=_with_elo(rows, games, settings, elo_anchor), crosstable=crosstable,
-                       history=rating.history, title=title, elo_anchor=elo_anchor)
+    table = match_results(games, settings.faults_count_as_losses)
+    fit = fit_elo(table.values(), [row.bot for row in rows], elo_anchor)
+    return Leaderboard(rows=_with_elo(rows, fit), crosstable=crosstable,
+                       history=rating.history, title=title, elo_anchor=elo_anchor,
+                       matches=table, elo_fit=fit)
 
 
 def with_versions(board: Leaderboard, versions: Mapping[str, tuple[int, str | None]]) -> Leaderboard:
@@ -153,11 +159,8 @@ def with_versions(board: Leaderboard, versions: Mapping[str, tuple[int, str | No
     return replace(board, rows=rows)
 
 
-def _with_elo(rows: Sequence[Row], games: Sequence[GameRow], settings: RatingConfig,
-              anchor: str | None) -> tuple[Row, ...]:
+def _with_elo(rows: Sequence[Row], fit: EloFit) -> tuple[Row, ...]:
     """The rows with their Elo (Bradley-Terry fit of all games) and LOS over the next row."""
-    table = match_results(games, settings.faults_count_as_losses)
-    fit = fit_elo(table.values(), [row.bot for row in rows], anchor)
     rated = fit.ratings
     out = []
     for row, below in zip(rows, [*rows[1:], None]):
@@ -264,6 +267,22 @@ def _render_table(board: Leaderboard, wide: bool = False) -> str:
     else:
         lines += _compact_cross(board)
     return "\n".join(lines) + "\n"
+
+
+_TOP_HEADERS = ("rank", "bot", "Elo", "+-95%", "LOS>next", "score", "games", "W", "D", "L",
+                "exposed")
+
+
+def render_top(board: Leaderboard, rows: int = 10) -> list[str]:
+    """The first rows of the table with Elo and its interval, as lines: the live standings
+    of a run (arena run), with the same columns and marks as the full table."""
+    shown = board.rows[:rows]
+    body = [[str(r.rank), r.bot, *_elo_cells(r), f"{r.score:g}", str(r.games), str(r.wins),
+             str(r.draws), str(r.losses), f"{r.exposed:.2f}"] for r in shown]
+    left = {i for i, h in enumerate(_TOP_HEADERS) if h in _LEFT}
+    more = len(board.rows) - len(shown)
+    tail = [f"... and {more} more"] if more > 0 else []
+    return _aligned(_TOP_HEADERS, body, left) + tail
 
 
 def _legend() -> list[str]:

@@ -5,6 +5,10 @@ into a pipe or file a line with the same numbers is written every tenth of the g
 every PIPE_EVERY_S seconds, whichever comes first. A fault is always written on a line of
 its own with the reason and the last line of the bot's stderr (usually why it failed), the
 first of each kind for each bot only, so a broken bot cannot flood the output either.
+
+With standings, every `standings_every` stored games (and after the last game) the top of
+the league table is shown: on a terminal redrawn in place above the progress line, into
+a pipe written as a block headed by the game count.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ PIPE_EVERY_S = 30.0      #: at least one line this often when not on a terminal
 PIPE_LINES = 10          #: about this many count lines for a whole run when not on a terminal
 REDRAW_S = 0.1           #: the terminal line is redrawn at most this often
 MAX_FAULT_LINES = 20     #: at most this many fault lines in a run; the rest are counted
+STANDINGS_BLOCKS = 10    #: about this many standings blocks in a run, by default
 
 
 def _clock(seconds: float) -> str:
@@ -51,6 +56,13 @@ def stderr_cause(record: GameRecord) -> str:
     return lines[-1][:200] if lines else ""
 
 
+def standings_every(pairings: int, todo: int, blocks: int = STANDINGS_BLOCKS) -> int:
+    """Games between two standings blocks: whole rounds (a game of every pairing), enough of
+    them that a run shows about `blocks` blocks."""
+    pairings = max(1, pairings)
+    return pairings * max(1, -(-todo // (blocks * pairings)))
+
+
 class Progress:
     """Counts finished games and shows done/total, rate, ETA and faults."""
 
@@ -69,6 +81,10 @@ class Progress:
         self._written_at = self.started
         self._written_done = 0
         self._shown: set[tuple[str, str]] = set()   # (bot, termination) already given a line
+        #: the top of the table as lines, and every how many stored games to show it (0: never)
+        self.standings: Callable[[], list[str]] | None = None
+        self.standings_every = 0
+        self._block = 0            # lines of the standings block drawn above the progress line
 
     @property
     def todo(self) -> int:
@@ -103,6 +119,10 @@ class Progress:
                            + f" (further {kind[1]} faults of {name} are only counted)")
         now = self.clock()
         last = self.done == self.todo
+        stored = self.already + self.done
+        if self.standings is not None and self.standings_every > 0 and (
+                last or stored % self.standings_every == 0):
+            self._show_standings(self.standings())
         if self.tty:
             if last or now - self._drawn_at >= REDRAW_S:
                 self._redraw(f"{self.status()} | {describe(record)}")
@@ -111,6 +131,24 @@ class Progress:
               or now - self._written_at >= PIPE_EVERY_S):
             self._line(self.status())
             self._written_at, self._written_done = now, self.done
+
+    def _show_standings(self, table: list[str]) -> None:
+        """The standings: redrawn in place on a terminal, a block of lines into a pipe."""
+        head = f"standings after {self.already + self.done} of {self.total} games:"
+        if not self.tty:
+            self.stream.write("\n".join([head, *table]) + "\n")
+            self.stream.flush()
+            return
+        columns = self._columns()
+        rows = shutil.get_terminal_size((columns, 24)).lines
+        lines = [line[:max(columns - 1, 20)] for line in [head, *table]][:max(rows - 2, 3)]
+        out = "\r\x1b[K"                       # off the progress line ...
+        if self._block:
+            out += f"\x1b[{self._block}A\x1b[J"  # ... up to the last block, cleared below
+        self.stream.write(out + "".join(line + "\n" for line in lines))
+        self._block, self._width = len(lines), 0
+        self._drawn_at = -1e9      # the progress line goes back under it at once
+        self.stream.flush()
 
     def warn(self, message: str) -> None:
         """A warning line, kept apart from the updating line."""
@@ -141,6 +179,7 @@ class Progress:
         if self.tty and self._width:
             self.stream.write("\r" + " " * self._width + "\r")
         self.stream.write(text + "\n")
+        self._block = 0     # a line under the standings: the next block is drawn below it
         if self.tty and self._width and self.done < self.todo:
             self.stream.write(self.status())
             self._width = len(self.status())

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.openings import repeat_warning
-from arena.plugins import Plugins, bot_spec, load_plugins
+from arena.plugins import Plugins, bot_spec, loaded_plugins
 from arena.record import GameRecord, Termination
 from arena.referee import (
     BotPool,
@@ -32,8 +32,9 @@ from arena.referee.botspec import ARENA_PACKAGE_DIR, command_spec
 from arena.sandbox import Limits, Sandbox, SandboxError
 
 from .config import BotConfig, BotProblem, LeagueConfig, load_config
+from .leaderboard import build_leaderboard, render_top
 from .preflight import preflight
-from .progress import Progress
+from .progress import Progress, standings_every
 from .schedule import Fixture, league_openings, schedule
 from .store import Store, StoreError, VersionNote
 from .versions import RunCache, bot_manifest
@@ -101,7 +102,7 @@ def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
 
 def load_league(path: str, plugins: Plugins | None = None) -> LeagueConfig:
     """A league config validated against the registered bots and games."""
-    plugins = plugins or load_plugins()
+    plugins = plugins or loaded_plugins()
     return load_config(path, known_bots_check(plugins, Path(path).resolve().parent),
                        games=plugins.games)
 
@@ -147,18 +148,19 @@ def _setup(job: GameJob) -> None:
     _WORKER["sandbox"] = Sandbox(limits=job.limits, mode=job.sandbox_mode)
 
 
-def _play_chunk(chunk: list[Fixture]) -> Iterator[tuple[Fixture, GameRecord]]:
-    """Play fixtures of one pairing in a row, reusing the bots' processes between them;
+#: bot processes a local worker keeps idle between games at most: every bot of a league
+#: this size stays started, as pairings come interleaved; larger leagues start bots more often
+MAX_IDLE_BOTS = 24
+
+
+def _play_chunk(chunk: list[Fixture], pool: BotPool) -> Iterator[tuple[Fixture, GameRecord]]:
+    """Play fixtures in a row, reusing bots' processes from the pool between them;
     each game's record as soon as it ends."""
     job: GameJob = _WORKER["job"]
-    pool = BotPool()
-    try:
-        for fixture in chunk:
-            seats = (job.bots[fixture.seat0], job.bots[fixture.seat1])
-            yield fixture, play_game(_WORKER["game"], seats, fixture.seed, _WORKER["sandbox"],
-                                     job.settings, pool=pool, opening=fixture.opening)
-    finally:
-        pool.close()
+    for fixture in chunk:
+        seats = (job.bots[fixture.seat0], job.bots[fixture.seat1])
+        yield fixture, play_game(_WORKER["game"], seats, fixture.seed, _WORKER["sandbox"],
+                                 job.settings, pool=pool, opening=fixture.opening)
 
 
 def cause(exc: BaseException) -> str:
@@ -192,60 +194,82 @@ def _worker_main(job: GameJob, tasks, results, parent: int) -> None:
     """A worker process: play the pieces it takes from `tasks`, send each game back at once
     (pickled here, in this thread: a queue's feeder thread would contend with the referee
     for the interpreter lock during the next game). An error that is not a bot's fault is
-    sent back as ("error", cause) and ends the worker."""
+    sent back as ("error", cause) and ends the worker. Its bots' processes outlive a piece:
+    pieces come interleaved, and the next piece of a pairing usually comes soon."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     # SIGTERM, from the coordinator or from the kernel when the coordinator dies, closes
     # this worker's bots (and their scratch dirs) on the way out
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     die_with_parent(parent)
+    pool = BotPool(max_idle=MAX_IDLE_BOTS)
     try:
         _setup(job)
         while True:
             chunk = tasks.get()
             if chunk is None:
                 return
-            for item in _play_chunk(chunk):
+            for item in _play_chunk(chunk, pool):
                 results.send_bytes(pickle.dumps(("game", item), pickle.HIGHEST_PROTOCOL))
     except (SystemExit, BrokenPipeError):
         return     # stopped, or the coordinator is gone: nobody to tell
     except BaseException as exc:  # noqa: BLE001 - any error here is reported, not a bot's
         results.send_bytes(pickle.dumps(("error", cause(exc)), pickle.HIGHEST_PROTOCOL))
+    finally:
+        pool.close()
 
 
-def chunks(fixtures: list[Fixture], workers: int) -> list[list[Fixture]]:
-    """Fixtures cut into pieces a worker plays in a row, reusing the two bots' processes.
+def chunks(fixtures: list[Fixture], workers: int, most_pairs: int | None = None) -> list[list[Fixture]]:
+    """Fixtures cut into pieces a worker plays in a row, handed out interleaved.
 
-    A piece is a whole pairing: every piece starts its two bots once, and a bot start
-    (sandbox, interpreter, imports) costs as much as a short game. Only when there are
-    too few pairings to give every worker two pieces are pairings split, evenly. Pieces
-    come in the order of their first fixture.
+    A piece holds games of one pairing, at most most_pairs seat-swapped pairs of them;
+    without most_pairs a piece is a whole pairing (its two bots start once), and only
+    when there are too few pairings to give every worker two pieces are pairings split,
+    evenly. Pieces come round by round: every pairing's i-th piece before any pairing's
+    (i+1)-th, so a run stopped early has played about as much of every pairing (with
+    most_pairs=1, pair k of every pairing before pair k+1 of any).
     """
     by_pairing: dict[str, list[Fixture]] = {}
     for fixture in fixtures:
         by_pairing.setdefault(fixture.pairing, []).append(fixture)
     splits = 1 if workers <= 1 or not by_pairing else -(-2 * workers // len(by_pairing))
-    out = []
+    out: list[tuple[int, list[Fixture]]] = []     # (piece number in its pairing, piece)
     for games in by_pairing.values():
+        if most_pairs is not None:
+            pairs: dict[int, list[Fixture]] = {}
+            for fixture in games:
+                pairs.setdefault(fixture.round // 2, []).append(fixture)
+            blocks = list(pairs.values())
+            grouped = [[f for pair in blocks[i:i + most_pairs] for f in pair]
+                       for i in range(0, len(blocks), most_pairs)]
+            # numbered by pair, not by position: in a resumed run, pairs already played
+            # keep their turn rather than pushing the pairing's next pairs ahead
+            out.extend((piece[0].round // 2 // most_pairs, piece) for piece in grouped)
+            continue
         size = -(-len(games) // min(splits, len(games)))
-        out.extend(games[i:i + size] for i in range(0, len(games), size))
-    return sorted(out, key=lambda c: c[0].index)
+        out.extend(enumerate(games[i:i + size] for i in range(0, len(games), size)))
+    return [piece for _n, piece in sorted(out, key=lambda p: (p[0], p[1][0].index))]
 
 
 def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterator[tuple[Fixture, GameRecord]]:
     """Records of the fixtures as each game finishes: in this process for one worker,
     else in `workers` processes (multiprocess) that stream each record back at once.
+    Pieces are single pairs, interleaved (chunks): each worker keeps its bots started.
     An error that is no bot's fault stops the play as a RunError."""
     if not fixtures:
         return
+    work = chunks(fixtures, workers, most_pairs=1)
     if workers <= 1:
+        pool = BotPool(max_idle=MAX_IDLE_BOTS)
         try:
             _setup(job)
-            for chunk in chunks(fixtures, 1):
-                yield from _play_chunk(chunk)
+            for chunk in work:
+                yield from _play_chunk(chunk, pool)
         except Exception as exc:
             raise RunError(cause(exc)) from exc
+        finally:
+            pool.close()
         return
-    yield from _play_in_processes(job, chunks(fixtures, workers), workers, len(fixtures))
+    yield from _play_in_processes(job, work, workers, len(fixtures))
 
 
 #: seconds stopped workers get to close their bots before they are killed
@@ -355,7 +379,8 @@ def bot_versions(config: LeagueConfig, plugins: Plugins, store: Store) -> list[V
 
 def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: int | None = None,
                progress: Progress | None = None, keep_going: bool = False,
-               new_season: bool = False, out: TextIO | None = None) -> RunSummary:
+               standings: int | None = None, new_season: bool = False,
+               out: TextIO | None = None) -> RunSummary:
     """Play every fixture the store lacks for the bots' current versions; each game is
     committed as it finishes.
 
@@ -363,9 +388,10 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     (a second run on it is refused), every bot fingerprinted (what changed is said on
     `out`, stderr), then every bot is started once (preflight): a bot that cannot start
     stops the run unless keep_going. Raises RunError (and StoreError on opening) for what
-    is no bot's fault."""
+    is no bot's fault. standings: show the top of the table every that many stored games
+    and at the end (0: never; None: whole rounds, about ten times a run)."""
     out = out or sys.stderr
-    plugins = plugins or load_plugins()
+    plugins = plugins or loaded_plugins()
     play = _executor(config)
     build_bots(config, out)
     started = time.monotonic()
@@ -389,6 +415,10 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         todo = store.missing(fixtures)
         progress = progress or Progress(len(fixtures), len(fixtures) - len(todo))
         progress.already = len(fixtures) - len(todo)
+        if standings != 0:
+            pairings = len({f.pairing for f in fixtures})
+            progress.standings = lambda: live_standings(store, config)
+            progress.standings_every = standings or standings_every(pairings, len(todo))
         workers = _bounded_workers(config, workers or config.workers, progress)
         job = make_job(config, plugins)
         played = 0
@@ -423,6 +453,14 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     progress.finish(f"{verb}: {played} games played in {summary.seconds:.1f} s; "
                     f"{stored} of {len(fixtures)} stored in {config.store}{warning}")
     return summary
+
+
+def live_standings(store: Store, config: LeagueConfig, rows: int = 10) -> list[str]:
+    """The top of the league's table now, from the store, as the final leaderboard reads it."""
+    retired = store.retired()
+    board = build_leaderboard(store.records(current=True), config.rating,
+                              [name for name in config.bot_names if name not in retired])
+    return render_top(board, rows)
 
 
 def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:

@@ -1,4 +1,5 @@
-"""Fixtures of a league: a double round robin with seat swaps, fixed by the league seed alone.
+"""Fixtures of a league: a double round robin (or a gauntlet) with seat swaps, fixed by the
+league seed alone.
 
 A fixture's identity (its key) and its seed depend only on the league seed, the two
 bot names and the pair number, never on the other bots or their order in the config:
@@ -55,8 +56,13 @@ OpeningOf = Callable[[int, int], tuple[int, ...]]
 
 
 def make_fixtures(bots: Sequence[str], games_per_pairing: int, seed: int,
-                  opening_of: OpeningOf | None = None) -> list[Fixture]:
+                  opening_of: OpeningOf | None = None,
+                  candidates: Sequence[str] = ()) -> list[Fixture]:
     """Every pair of bots plays games_per_pairing games: pairs of one seed, seats swapped.
+
+    With candidates (a gauntlet), only pairs of a candidate and a bot that is not one
+    meet: candidates play the pool, not each other, and the pool does not play itself.
+    A pairing's fixtures are the same in both schedules (keys, seeds, openings).
 
     Round r = 2k + swap holds one game of every pairing, so early games spread over
     all pairings; within a round pairings come in the order of their seeds (a
@@ -70,8 +76,11 @@ def make_fixtures(bots: Sequence[str], games_per_pairing: int, seed: int,
     if games_per_pairing < 2 or games_per_pairing % 2:
         raise ValueError(f"games_per_pairing must be even and >= 2, not {games_per_pairing}")
     unordered = []
+    testing = set(candidates)
     for i, a in enumerate(bots):
         for b in bots[i + 1:]:
+            if testing and (a in testing) == (b in testing):
+                continue
             first, second = sorted((a, b))
             for k in range(games_per_pairing // 2):
                 pair_seed = game_seed(seed, first, second, k)
@@ -90,12 +99,14 @@ def schedule(config: LeagueConfig, games: GameRegistry | None = None) -> list[Fi
     """The fixtures of a league config, in playing (and rating) order."""
     openings = league_openings(config, games)
     if openings.is_none:
-        return make_fixtures(config.bot_names, config.games_per_pairing, config.seed)
+        return make_fixtures(config.bot_names, config.games_per_pairing, config.seed,
+                             candidates=config.candidates)
     game = (games or default_registry()).create(config.game, **config.rules)
 
     def opening_of(k: int, pair_seed: int) -> tuple[int, ...]:
         return openings.opening(game, k, pair_seed)
-    return make_fixtures(config.bot_names, config.games_per_pairing, config.seed, opening_of)
+    return make_fixtures(config.bot_names, config.games_per_pairing, config.seed, opening_of,
+                         candidates=config.candidates)
 
 
 def league_openings(config: LeagueConfig, games: GameRegistry | None = None) -> Openings:

@@ -23,7 +23,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from arena.games import default_registry
 from arena.record import GameRecord, Termination
 
 from .config import LeagueConfig
@@ -82,9 +81,11 @@ def _same_rules(stored: str, current: str, game: str) -> bool:
     old, new = json.loads(stored), json.loads(current)
     if old == new:
         return True
-    if game not in default_registry().names():  # e.g. a plugin game no longer installed
+    from arena.plugins import game_registry
+    games = game_registry()
+    if game not in games.names():  # e.g. a plugin game no longer installed
         return False
-    defaults = {opt.name: opt.default for opt in default_registry().get(game).info.options}
+    defaults = {opt.name: opt.default for opt in games.get(game).info.options}
     return set(old) <= set(new) and all(
         old[k] == new[k] if k in old else k in defaults and new[k] == defaults[k] for k in new)
 

@@ -202,23 +202,16 @@ class TheAIGamesDialect(Dialect):
         ]
 
     def turn_lines(self, game: Game, turn: TurnInfo) -> list[str]:
-        state = turn.state
+        grid = turn.state.grid()
+        if grid is None or not grid.regions:
+            raise ProtocolError(f"the {self.name} dialect needs a board of 3x3 sub-boards")
         empty, none = (".", ".") if self.riddles else ("0", "0")
-        field = [empty] * 81
-        for cell in range(81):
-            holder = state.cell(cell)
-            if holder >= 0:
-                row, col = cell_to_row_col(game, cell)
-                field[9 * row + col] = self._id(holder)
+        ids = {".": empty, "x": self._id(0), "o": self._id(1)}
+        field = [ids[mark] for mark in grid.marks]
         playable = {m // 9 for m in turn.legal}
-        macro = []
-        for board in range(9):
-            if state.xwon >> board & 1:
-                macro.append(self._id(0))
-            elif state.owon >> board & 1:
-                macro.append(self._id(1))
-            else:
-                macro.append("-1" if board in playable else none)
+        macro = [self._id(0) if status == "x" else self._id(1) if status == "o"
+                 else "-1" if board in playable else none
+                 for board, status in enumerate(grid.regions)]
         lines = [f"update game round {turn.ply // 2 + 1}"]
         if not self.riddles:
             lines.append(f"update game move {turn.ply + 1}")

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.games import Game, GameError, default_registry
+from arena.games import Game, GameError, GameRegistry, Grid
 from arena.league import (Leaderboard, RatingConfig, Row, Store, StoredGame, build_leaderboard,
                           points)
 from arena.league.store import VersionInfo
@@ -311,8 +311,9 @@ def _paged(prefix: str, items: list[Any], size: int) -> Iterator[tuple[str, dict
 class Replayer:
     """Replays records through their game's rules, caching one Game per rule set."""
 
-    def __init__(self) -> None:
-        self._registry = default_registry()
+    def __init__(self, games: GameRegistry | None = None) -> None:
+        from arena.plugins import game_registry
+        self._registry = games or game_registry()
         self._games: dict[str, Game | None] = {}
 
     def game(self, record: GameRecord) -> Game | None:
@@ -332,6 +333,9 @@ class Replayer:
         first `opening` of them the opening the referee played;
         status: after move i (1-based), when it changed, one letter per small board:
         '.' open, 'x' / 'o' won, '-' full. status["0"] is the start.
+        grid: [rows, columns] when the game's states offer State.grid() (else the viewer
+        shows the move list only); marks: the board's marks after each ply (marks[0] the
+        start), sent only when the moves do not name the squares they mark.
         """
         record = stored.record
         game = self.game(record)
@@ -352,11 +356,15 @@ class Replayer:
         status: dict[str, str] = {}
         error = None if game is not None else f"unknown game {record.game!r}: moves not drawn"
         state = game.initial_state() if game is not None else None
-        big = state is not None and hasattr(state, "xwon")     # a 9x9 state: boards and targets
-        masks = _masks(state) if big else None
-        if big:
-            status["0"] = _status(state)
-        out["start"] = getattr(state, "target", -1)
+        grid = state.grid() if state is not None else None
+        big = grid is not None and bool(grid.regions)    # a board of sub-boards: their status
+        if grid is not None:
+            out["grid"] = [grid.rows, grid.columns]
+        if grid is not None and big:
+            status["0"] = grid.regions
+        out["start"] = grid.target if grid is not None else -1
+        boards = [grid.marks] if grid is not None else []   # marks after each ply
+        placed = True      # so far, every move marked the square it names: moves draw the board
         for ply, move in enumerate(record.moves, 1):
             cell, target = -1, -1
             if state is not None and error is None:
@@ -367,31 +375,42 @@ class Replayer:
                     error = f"move {ply} ({move.move[:20]!r}) cannot be replayed: {exc}"
                     cell = -1
                 else:
-                    if big:
-                        target = state.target  # type: ignore[attr-defined]
-                        now = _masks(state)
-                        if now != masks:
-                            status[str(ply)], masks = _status(state), now
+                    after = state.grid() if grid is not None else None
+                    if grid is not None and after is not None:
+                        target = after.target if big else -1
+                        if big and after.regions != grid.regions:
+                            status[str(ply)] = after.regions
+                        boards.append(after.marks)
+                        placed = placed and _places(grid.marks, after, cell, move.seat)
+                        grid = after
             moves.append([cell, move.seat, round(move.wall_ms, 1),
                           None if move.cpu_ms is None else round(move.cpu_ms, 1), target])
             if move.substituted:
                 subs[str(ply)] = move.substituted
             if error is not None:
                 break
+        if grid is not None and not placed:
+            out["marks"] = boards   # moves do not name squares (a drop, a capture): send the boards
         out.update(moves=moves, subs=subs, status=status, error=error,
                    over=bool(state is not None and error is None and state.is_terminal()))
         return out
 
 
-def _masks(state: Any) -> tuple[int, int, int]:
-    return state.xwon, state.owon, state.closed
+def _square(grid: Grid, cell: int) -> int:
+    """The row-major square a move numbered cell marks on a board that moves name squares of:
+    board*9 + square on a board of 3x3 sub-boards, else the square itself."""
+    if grid.regions:
+        board, square = divmod(cell, 9)
+        return 9 * (3 * (board // 3) + square // 3) + 3 * (board % 3) + square % 3
+    return cell
 
 
-def _status(state: Any) -> str:
-    """One letter per small board of a 9x9 state: '.' open, 'x' / 'o' won, '-' full."""
-    xwon, owon, closed = _masks(state)
-    return "".join("x" if xwon >> b & 1 else "o" if owon >> b & 1 else "-" if closed >> b & 1
-                   else "." for b in range(9))
+def _places(before: str, after: Grid, cell: int, seat: int) -> bool:
+    """Whether the board after a move is the board before with the move's square marked
+    by the mover, so that the viewer can draw it from the moves alone."""
+    square = _square(after, cell)
+    return (0 <= square < len(before) and before[square] == "."
+            and after.marks == before[:square] + "xo"[seat] + before[square + 1:])
 
 
 def move_chunks(data: LeagueData) -> Iterator[tuple[str, dict[str, Any]]]:

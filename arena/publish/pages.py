@@ -8,13 +8,19 @@ script fills from data files.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from html import escape
 from importlib import resources
 from string import Template
 
+from arena.league import Row, StoredGame
+from arena.league.pairs import between
+from arena.stats import summarize
+
 from .chart import Series, colour, rating_chart
-from .data import PAGE_FAULTS, TERMINATION_LABELS, BotInfo, Fault, LeagueData, Versus
+from .data import (PAGE_FAULTS, TERMINATION_LABELS, BotInfo, Fault, LeagueData, Versus,
+                   describe_result, fixture_text)
 
 OPEN_FAULTS = 3     #: faults whose stderr a bot page shows unfolded
 NAV = (("index.html", "leaderboard", "Leaderboard"), ("history.html", "history", "Rating history"),
@@ -93,6 +99,10 @@ LEADERBOARD_COLUMNS = (
     ("mu", "μ", "num", "TrueSkill mean"),
     ("sigma", "σ", "num", "TrueSkill uncertainty"),
     ("exposed", "μ − 3σ", "num", "exposed rating: what the table is ranked by"),
+    ("elo", "Elo", "num", "Elo from a fit of all games at once"),
+    ("elo_error", "±95%", "num", "half-width of the Elo's 95% interval"),
+    ("los", "LOS > next", "num", ("likelihood of superiority over the next bot down; "
+                                  "~ below 95%: their order is not significant")),
     ("games", "Games", "num", "rated games"),
     ("wins", "W", "num", "wins"),
     ("draws", "D", "num", "draws"),
@@ -124,6 +134,7 @@ def leaderboard_page(data: LeagueData) -> str:
             f'<td class="num" data-v="{r.mu}">{_num(r.mu)}</td>'
             f'<td class="num" data-v="{r.sigma}">{_num(r.sigma)}</td>'
             f'<td class="num strong" data-v="{r.exposed}">{_num(r.exposed)}</td>'
+            f'{_elo_cells(r)}'
             f'<td class="num" data-v="{r.games}">{r.games}</td>'
             f'<td class="num" data-v="{r.wins}">{r.wins}</td>'
             f'<td class="num" data-v="{r.draws}">{r.draws}</td>'
@@ -137,11 +148,37 @@ def leaderboard_page(data: LeagueData) -> str:
 {fault_total:,} faults · <a href="games.html">all games</a></p>
 <table class="data sortable" id="leaderboard">
 <caption>Ranked by exposed rating μ − 3σ (TrueSkill): a skill each bot very probably has.
-Click a column heading to sort; click again to reverse.</caption>
+Elo: a fit of all games at once ({e(_anchor_text(data))}), with the half-width of its 95%
+interval; LOS &gt; next: the chance a bot is stronger than the next one down, marked ~ below
+95% (their order is not significant). Click a column heading to sort; click again to
+reverse.</caption>
 <thead><tr>{head}</tr></thead>
 <tbody>{"".join(body)}</tbody>
 </table>"""
     return page(data, name="leaderboard", title="Leaderboard", content=content)
+
+
+def _anchor_text(data: LeagueData) -> str:
+    anchor = data.board.elo_anchor
+    return f"{anchor} at 0" if anchor else "mean 0"
+
+
+def _percent(p: float) -> str:
+    """A probability as 93.5%; never 100.0% or 0.0% for what is only nearly sure."""
+    return ">99.9%" if p >= 0.9995 else "<0.1%" if p < 0.0005 else f"{100 * p:.1f}%"
+
+
+def _elo_cells(r: Row) -> str:
+    """The leaderboard's Elo, ±95% and LOS > next cells (empty for a bot outside the fit)."""
+    if r.elo is None or r.elo_error is None:
+        return ('<td class="num" data-v="-1e9">–</td><td class="num" data-v="-1">–</td>'
+                '<td class="num" data-v="-1"></td>')
+    los = "" if r.los_next is None else _percent(r.los_next)
+    mark = (' <abbr class="nonsig" title="below 95%: this bot and the next may well be in '
+            'the other order">~</abbr>' if r.significant is False else "")
+    return (f'<td class="num" data-v="{r.elo}">{r.elo:+.0f}</td>'
+            f'<td class="num" data-v="{r.elo_error}">{r.elo_error:.0f}</td>'
+            f'<td class="num" data-v="{-1 if r.los_next is None else r.los_next}">{los}{mark}</td>')
 
 
 # --- rating history -------------------------------------------------------------------------
@@ -201,7 +238,8 @@ def crosstable_page(data: LeagueData) -> str:
             tip = (f"{bot.name} vs {other.name}: {cell.wins} W, {cell.draws} D, {cell.losses} L "
                    f"in {cell.games} games; score {rate:.0%}")
             cells.append(f'<td style="background:{bg};color:{fg}" title="{e(tip)}" '
-                         f'data-rate="{rate:.4f}">{round(rate * 100)}</td>')
+                         f'data-rate="{rate:.4f}"><a href="{match_href(bot, other)}" '
+                         f'style="color:{fg}">{round(rate * 100)}</a></td>')
         rows.append(f'<tr><th scope="row">{bot.row.rank}. {_bot_link(bot)}</th>'
                     f'{"".join(cells)}</tr>')
     scale = "".join(f'<span style="background:{heat(i / 10)[0]};color:{heat(i / 10)[1]}">'
@@ -212,11 +250,136 @@ def crosstable_page(data: LeagueData) -> str:
 a draw ½). Blue: the row bot scores more; red: less. Hover a cell for wins, draws, losses
 and games. Bots in rank order.</p>
 <div class="scale" aria-label="colour scale">row bot's score % {scale}</div>
+<div class="matrices">
+<section><h2>Score %</h2>
 <div class="scroll"><table class="heat" id="crosstable">
 <thead><tr><th class="corner">row vs column</th>{head}</tr></thead>
 <tbody>{"".join(rows)}</tbody>
-</table></div>"""
+</table></div></section>
+<section><h2>Likelihood of superiority %</h2>
+{_los_matrix(data, head)}</section>
+</div>
+<p class="lead">LOS: the chance that the row bot is stronger than the column bot, from the Elo fit
+of all games ({e(_anchor_text(data))}; docs/statistics.md). Bots that never met still get one,
+through the opponents they share. Between 5% and 95% (in italics) their order is not settled.
+Click a cell for the two bots' match: its game pairs, score, Elo and games.</p>"""
     return page(data, name="crosstable", title="Crosstable", content=content)
+
+
+def _los_matrix(data: LeagueData, head: str) -> str:
+    """The LOS of every row bot over every column bot, coloured like the crosstable."""
+    fit = data.board.elo_fit
+    rows = []
+    for bot in data.bots:
+        cells = []
+        for other in data.bots:
+            if other.id == bot.id:
+                cells.append('<td class="self"></td>')
+                continue
+            if fit is None or bot.name not in fit.ratings or other.name not in fit.ratings:
+                cells.append(f'<td class="none" title="{e(bot.name)} and {e(other.name)} are '
+                             f'not rated together">·</td>')
+                continue
+            los = fit.los(bot.name, other.name)
+            bg, fg = heat(los)
+            tip = f"P({bot.name} stronger than {other.name}) = {_percent(los)}"
+            text = f"{los * 100:.0f}"
+            body = (f'<a href="{match_href(bot, other)}" style="color:{fg}">{text}</a>'
+                    if other.id in data.versus[bot.id] else text)
+            sure = " sure" if los >= 0.95 or los <= 0.05 else ""
+            cells.append(f'<td class="los{sure}" style="background:{bg};color:{fg}" '
+                         f'title="{e(tip)}" data-los="{los:.4f}">{body}</td>')
+        rows.append(f'<tr><th scope="row">{bot.row.rank}. {_bot_link(bot)}</th>'
+                    f'{"".join(cells)}</tr>')
+    return (f'<div class="scroll"><table class="heat" id="los">'
+            f'<thead><tr><th class="corner">P(row stronger)</th>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def match_href(a: BotInfo, b: BotInfo, root: str = "") -> str:
+    """The page of two bots' match (the same page from either side)."""
+    first, second = (a, b) if a.id < b.id else (b, a)
+    return f"{root}matches/{e(first.slug)}~{e(second.slug)}.html"
+
+
+# --- one match ------------------------------------------------------------------------------
+
+PENTANOMIAL_LABELS = ("0 (LL)", "½ (LD)", "1 (WL or DD)", "1½ (WD)", "2 (WW)")
+
+
+def _elo_text(value: float) -> str:
+    return "+∞" if value == float("inf") else "−∞" if value == float("-inf") else f"{value:+.0f}"
+
+
+def match_page(data: LeagueData, a: BotInfo, b: BotInfo,
+               games: Sequence[tuple[int, StoredGame]]) -> str:
+    """matches/A~B.html (no slug holds ~): two bots' results as pairs (pentanomial), score,
+    Elo, LOS, and their games (game number, stored game), each a link to its replay.
+    Counts are from a's side (a ranks higher)."""
+    results = between(data.board.matches, a.name, b.name)
+    stats = summarize(results)
+    pent = "".join(f'<tr><td class="text">{label}</td><td class="num">{n}</td></tr>'
+                   for label, n in zip(PENTANOMIAL_LABELS, results.pairs.counts))
+    u = results.unpaired
+    unpaired = (f'<p id="unpaired">{u.games} game{"s" * (u.games != 1)} without its pair partner '
+                f'(not played yet, or not counted) count one by one: {u.wins} W, {u.draws} D, '
+                f'{u.losses} L of {e(a.name)}.</p>' if u.games else "")
+    numbers = "<p>These two have no counted games.</p>"
+    if (stats.score is not None and stats.score_low is not None and stats.score_high is not None
+            and stats.elo is not None and stats.elo_low is not None and stats.elo_high is not None):
+        error = stats.elo_error
+        plus = "" if error is None or math.isinf(error) else f" ± {error:.0f}"
+        numbers = f"""<dl class="stats" id="match-stats">
+<div><dt>Games</dt><dd>{stats.games}</dd></div>
+<div><dt>W / D / L <small>of {e(a.name)}</small></dt><dd>{stats.wins} / {stats.draws} / {stats.losses}</dd></div>
+<div><dt>Pairs</dt><dd>{stats.pairs}</dd></div>
+<div><dt>Score <small>95% interval</small></dt><dd>{100 * stats.score:.1f}% <small>{100 * stats.score_low:.1f}–{100 * stats.score_high:.1f}%</small></dd></div>
+<div><dt>Elo difference <small>95% interval</small></dt><dd>{_elo_text(stats.elo)}{plus} <small>{_elo_text(stats.elo_low)} to {_elo_text(stats.elo_high)}</small></dd></div>
+<div><dt>LOS <small>{e(a.name)} stronger</small></dt><dd>{_percent(stats.los or 0.0)}</dd></div>
+<div><dt>Draw rate</dt><dd>{100 * (stats.draw_rate or 0):.1f}%</dd></div>
+</dl>"""
+    fit = data.board.elo_fit
+    league_line = ""
+    if fit is not None and a.name in fit.ratings and b.name in fit.ratings:
+        league_line = (f'<p id="league-fit">In the league\'s Elo fit (all games, '
+                       f'{e(_anchor_text(data))}): {e(a.name)} {fit.ratings[a.name]:+.0f} ± '
+                       f'{fit.error(a.name):.0f}, {e(b.name)} {fit.ratings[b.name]:+.0f} ± '
+                       f'{fit.error(b.name):.0f}; {e(a.name)} is the stronger with probability '
+                       f'{_percent(fit.los(a.name, b.name))}.</p>')
+    content = f"""
+<p class="crumbs"><a href="../index.html">Leaderboard</a> › <a href="../crosstable.html">Crosstable</a> › match</p>
+<h1>{_bot_link(a, "../")} <span class="muted">vs</span> {_bot_link(b, "../")}</h1>
+<p class="lead">Every game these two played, counted from {e(a.name)}'s side. Games come in pairs
+that share a seed (and an opening) with the seats swapped; the pair is the unit of the statistics
+(the pentanomial model, docs/statistics.md), as a seed that favours one seat favours it in both
+games.</p>
+{numbers}
+{league_line}
+<h2>Pairs by {e(a.name)}'s points</h2>
+<table class="data" id="pentanomial">
+<thead><tr><th class="text">points of the pair</th><th class="num">pairs</th></tr></thead>
+<tbody>{pent}</tbody></table>
+{unpaired}
+<h2>Games</h2>
+<table class="data" id="match-games">
+<thead><tr><th class="num">Game</th><th class="text">Fixture</th><th class="text">Result</th>
+<th class="text">Ended by</th><th class="num">Moves</th><th class="text">Replay</th></tr></thead>
+<tbody>{_match_games(games)}</tbody></table>"""
+    return page(data, name="match", title=f"{a.name} vs {b.name}", content=content, root="../")
+
+
+def _match_games(games: Sequence[tuple[int, StoredGame]]) -> str:
+    rows = []
+    for no, stored in games:
+        record = stored.record
+        names = [bot.name for bot in record.bots]
+        label = TERMINATION_LABELS.get(record.termination.value, record.termination.value)
+        rows.append(
+            f'<tr><td class="num">{no}</td><td class="text">{e(fixture_text(stored.key, names))}</td>'
+            f'<td class="text">{e(describe_result(record, names))}</td>'
+            f'<td class="text">{e(label)}</td><td class="num">{len(record.moves)}</td>'
+            f'<td class="text"><a href="../replay.html#g={no}">replay</a></td></tr>')
+    return "".join(rows)
 
 
 # --- one bot --------------------------------------------------------------------------------
@@ -252,7 +415,8 @@ def _versus_rows(data: LeagueData, bot: BotInfo) -> str:
         rows.append(
             f'<tr><td class="num" data-v="{other.row.rank}">{other.row.rank}</td>'
             f'<td class="text" data-v="{e(other.name)}">{_bot_link(other, "../")}</td>'
-            f'<td class="num" data-v="{vs.as_x + vs.as_o}">{vs.as_x + vs.as_o}</td>'
+            f'<td class="num" data-v="{vs.as_x + vs.as_o}"><a href="{match_href(bot, other, "../")}" '
+            f'title="the match: pairs, score, Elo, games">{vs.as_x + vs.as_o}</a></td>'
             f'<td class="num" data-v="{vs.wins}">{vs.wins}</td>'
             f'<td class="num" data-v="{vs.draws}">{vs.draws}</td>'
             f'<td class="num" data-v="{vs.losses}">{vs.losses}</td>{rate_cell}'
@@ -426,3 +590,12 @@ def all_pages(data: LeagueData) -> Iterator[tuple[str, str]]:
     yield "replay.html", replay_page(data)
     for bot in data.bots:
         yield f"bots/{bot.slug}.html", bot_page(data, bot)
+    by_pairing: dict[frozenset[str], list[tuple[int, StoredGame]]] = {}
+    for no, stored in enumerate(data.games, 1):
+        by_pairing.setdefault(frozenset(b.name for b in stored.record.bots), []).append((no, stored))
+    for bot in data.bots:
+        for other in data.bots[bot.id + 1:]:
+            games = by_pairing.get(frozenset((bot.name, other.name)))
+            if games:     # they played (counted or not)
+                yield (f"matches/{bot.slug}~{other.slug}.html",
+                       match_page(data, bot, other, games))

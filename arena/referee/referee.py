@@ -45,13 +45,15 @@ class MatchSettings:
 
 
 class BotPool:
-    """Bot processes kept alive between the games of one pairing, so a league does not
-    pay a process start per game. Only dialects that can say "new game" are kept; a
-    bot that faulted is never kept. Close it when the pairing's games are done."""
+    """Bot processes kept alive between games, so a league does not pay a process start
+    per game. Only dialects that can say "new game" are kept; a bot that faulted is never
+    kept. With max_idle, the processes idle longest are closed beyond that many. Close the
+    pool when its games are done."""
 
-    def __init__(self, quit_grace_s: float = QUIT_GRACE_S) -> None:
-        self._idle: dict[tuple, BotChannel] = {}
+    def __init__(self, quit_grace_s: float = QUIT_GRACE_S, max_idle: int | None = None) -> None:
+        self._idle: dict[tuple, BotChannel] = {}     # in the order they were given back
         self.quit_grace_s = quit_grace_s
+        self.max_idle = max_idle
         self.reused = 0
 
     @staticmethod
@@ -74,6 +76,8 @@ class BotPool:
         if old is not None:
             old.proc.close()
         self._idle[self.key(spec)] = channel
+        while self.max_idle is not None and len(self._idle) > self.max_idle:
+            self._idle.pop(next(iter(self._idle))).proc.close()   # the least recently used
 
     def close(self) -> None:
         """Ask every kept bot to quit, then kill what is left."""

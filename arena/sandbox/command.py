@@ -68,11 +68,24 @@ def system_binds() -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(args), tuple(roots)
 
 
+#: packages a bot's arena SDK may import besides arena (pluggy: to load a plugin's game)
+SDK_PACKAGES = ("pluggy",)
+
+
+def _package_dir(name: str) -> str | None:
+    """Where an importable package lives, found without importing it."""
+    import importlib.util
+    spec = importlib.util.find_spec(name)
+    return next(iter(spec.submodule_search_locations or ()), None) if spec else None
+
+
 @functools.cache
 def python_dirs() -> tuple[str, ...]:
-    """Directories a Python bot needs: this interpreter and the arena package."""
+    """Directories a Python bot needs: this interpreter, the arena package and the packages
+    its SDK imports (inside the interpreter's prefix already, unless installed elsewhere)."""
     arena_dir = str(Path(__file__).resolve().parent.parent)
     candidates = {
+        *filter(None, map(_package_dir, SDK_PACKAGES)),
         sys.prefix,
         sys.base_prefix,
         sys.exec_prefix,

@@ -31,6 +31,7 @@
   function markSpan(seat) { return el("span", { className: "mark " + MARK[seat] }, MARK[seat].toUpperCase()); }
 
   function where(cell) {
+    if (game.marks) return "move " + cell;
     if (game.cells === 81) {
       return "board " + Math.floor(cell / 9) + ", square " + (cell % 9) + " (cell " + cell + ")";
     }
@@ -57,13 +58,26 @@
 
   /* --- building the page for one game ---------------------------------------------------- */
 
+  /* Three boards: nine 3x3 sub-boards (the nine-board games), a grid whose squares the moves
+   * name (tic-tac-toe, or a plugin's placement game), or a grid drawn from the marks the
+   * publisher sent for each ply (a plugin game whose moves do not name squares). A game
+   * without a grid shows the move list only. */
   function buildBoard() {
     boardNode.replaceChildren();
     cellNodes = [];
     boardNodes = [];
-    boardNode.classList.toggle("small", game.cells === 9);
-    boardNode.hidden = !(game.cells === 9 || game.cells === 81);
-    if (game.cells === 81) {
+    const grid = game.grid;
+    const nine = !!grid && game.cells === 81 && !game.marks;
+    boardNode.classList.toggle("small", !!grid && !nine);
+    boardNode.hidden = !grid;
+    const plain = !!grid && !nine;   // a plain grid, sized by its rows and columns
+    boardNode.classList.toggle("many", plain && grid[0] * grid[1] > 9);
+    boardNode.style.gridTemplateColumns = plain ? "repeat(" + grid[1] + ", minmax(0, 1fr))" : "";
+    boardNode.style.gridTemplateRows = plain ? "repeat(" + grid[0] + ", minmax(0, 1fr))" : "";
+    boardNode.style.aspectRatio = plain ? grid[1] + " / " + grid[0] : "";
+    boardNode.dataset.rows = grid ? String(grid[0]) : "";
+    boardNode.dataset.columns = grid ? String(grid[1]) : "";
+    if (nine) {
       for (let b = 0; b < 9; b++) {
         const sb = el("div", { className: "sb", dataset: { board: String(b) } });
         for (let s = 0; s < 9; s++) {
@@ -74,8 +88,8 @@
         boardNodes.push(sb);
         boardNode.append(sb);
       }
-    } else if (game.cells === 9) {
-      for (let c = 0; c < 9; c++) {
+    } else if (grid) {
+      for (let c = 0; c < grid[0] * grid[1]; c++) {
         const cell = el("div", { className: "cell", dataset: { cell: String(c), mark: "" } });
         cellNodes[c] = cell;
         boardNode.append(cell);
@@ -175,11 +189,21 @@
     const n = game.moves.length;
     step = Math.min(Math.max(k, 0), n);
     const marks = [];
-    for (let i = 0; i < step; i++) {
-      const mv = game.moves[i];
-      if (mv[0] >= 0) marks[mv[0]] = MARK[mv[1]];
+    let last = step > 0 ? game.moves[step - 1][0] : -1;
+    if (game.marks) {
+      const now = game.marks[Math.min(step, game.marks.length - 1)];
+      const before = step > 0 ? game.marks[Math.min(step - 1, game.marks.length - 1)] : now;
+      last = -1;
+      for (let c = 0; c < now.length; c++) {
+        if (now[c] !== ".") marks[c] = now[c];
+        if (now[c] !== before[c] && now[c] !== ".") last = c;  // the square the move filled
+      }
+    } else {
+      for (let i = 0; i < step; i++) {
+        const mv = game.moves[i];
+        if (mv[0] >= 0) marks[mv[0]] = MARK[mv[1]];
+      }
     }
-    const last = step > 0 ? game.moves[step - 1][0] : -1;
     cellNodes.forEach(function (node, c) {
       const mark = marks[c] || "";
       if (node.dataset.mark !== mark) {

@@ -1,0 +1,87 @@
+"""The site's statistics from a real league: a gauntlet run with the arena command, published
+with it, and its pages read back: Elo columns, the LOS matrix, one match page per pairing."""
+
+import html
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from arena.league import RatingConfig, Store, build_leaderboard
+from arena.league.pairs import between
+from arena.stats import summarize
+
+CONFIG = """\
+name: site
+game: tictactoe
+bots:
+  - {name: cand, bot: random}
+  - {name: ttt, bot: ttt-blind}
+  - {name: p1, bot: random}
+  - {name: p2, bot: random}
+schedule: gauntlet
+candidates: [cand, ttt]
+games_per_pairing: 6
+workers: 2
+seed: 4
+store: site.sqlite
+publish: out
+"""
+
+
+def arena(*args):
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+def cells(page: str, table: str) -> list[list[str]]:
+    """The text of each body row's cells of a table (tags stripped)."""
+    body = re.search(rf'<table[^>]*id="{table}".*?<tbody>(.*?)</tbody>', page, re.S).group(1)
+    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)).strip()
+             for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)]
+
+
+def test_a_published_gauntlet_has_elo_los_and_a_page_per_pairing_that_played(tmp_path: Path):
+    config = tmp_path / "site.yaml"
+    config.write_text(CONFIG)
+    out = arena("run", str(config), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    board_json = json.loads(out.stdout)
+    with Store(tmp_path / "site.sqlite") as store:
+        games = list(store.records())
+    board = build_leaderboard(games, RatingConfig(), ["cand", "ttt", "p1", "p2"])
+    site = tmp_path / "out"
+
+    index = (site / "index.html").read_text()
+    rows = cells(index, "leaderboard")
+    assert [r[1] for r in rows] == [row["bot"] for row in board_json["rows"]]
+    assert [r[6] for r in rows] == [f"{row['elo']:+.0f}" for row in board_json["rows"]]
+    assert [r[7] for r in rows] == [f"{row['elo_error']:.0f}" for row in board_json["rows"]]
+
+    cross = (site / "crosstable.html").read_text()
+    found = dict(re.findall(r'title="P\(([^ ]+ stronger than [^)]+)\) = [^"]*" data-los="([0-9.]+)"',
+                            cross))
+    assert len(found) == 4 * 3        # every ordered pair, met or not: the fit rates them all
+    assert abs(float(found["cand stronger than ttt"]) - board.elo_fit.los("cand", "ttt")) < 1e-4
+
+    pages = sorted(p.name for p in (site / "matches").iterdir())
+    assert len(pages) == 4            # candidates never met, nor did the pool
+    order = [row.bot for row in board.rows]
+    for name in pages:
+        a, b = name.removesuffix(".html").split("~")
+        assert order.index(a) < order.index(b)
+        page = (site / "matches" / name).read_text()
+        stats = summarize(between(board.matches, a, b))
+        assert [r[1] for r in cells(page, "pentanomial")] == [str(n) for n in stats.pentanomial]
+        assert stats.pairs == 3 and sum(stats.pentanomial) == 3
+        assert f"<dd>{stats.wins} / {stats.draws} / {stats.losses}</dd>" in page
+        numbers = [int(n) for n in re.findall(r'href="../replay.html#g=(\d+)"', page)]
+        assert numbers == [no for no, g in enumerate(games, 1)
+                           if {x.name for x in g.record.bots} == {a, b}]
+        assert len(numbers) == 6
+    assert not (site / "matches" / "cand~ttt.html").exists()
+    assert not (site / "matches" / "ttt~cand.html").exists()
+    bot_page = (site / "bots" / "cand.html").read_text()
+    assert bot_page.count('href="../matches/') == 2    # its two opponents' match pages

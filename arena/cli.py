@@ -459,25 +459,31 @@ def _league_source(source: str):
 
 
 def _records_from_store(path, args: argparse.Namespace):
-    """The record a replay asks for (--game N in league order, or --fixture KEY) from a store."""
+    """The record a replay asks for (--game N in league order, or --fixture KEY) from a store,
+    which game it is, and which versions of the bots played it."""
     from arena.league import Store, StoreError
     try:
-        with Store(path) as store:
-            games = list(store.records())
+        with Store(path, readonly=True) as store:   # the bots' current versions, as the site
+            rows = list(store.versioned_records(current=True))
     except StoreError as exc:
         raise UserError(str(exc)) from None
+    games = [game for game, _v0, _v1 in rows]
     if not games:
         raise UserError(f"{path} holds no games yet")
+
+    def found(i: int, which: str):
+        stored, v0, v1 = rows[i]
+        a, b = (bot.name for bot in stored.record.bots)
+        return stored.record, which, f", played by {a} v{v0} and {b} v{v1}"
     if args.fixture is not None:
-        for stored in games:
+        for i, stored in enumerate(games):
             if stored.key == args.fixture:
-                return stored.record, f"fixture {stored.key}"
+                return found(i, f"fixture {stored.key}")
         sample = ", ".join(g.key for g in games[:3])
         raise UserError(f"--fixture {args.fixture!r} is not in {path} (keys look like {sample})")
     if not 1 <= args.game <= len(games):
         raise UserError(f"--game must be 1..{len(games)} for {path} (games in league order)")
-    stored = games[args.game - 1]
-    return stored.record, f"game {args.game} of {len(games)}, fixture {stored.key}"
+    return found(args.game - 1, f"game {args.game} of {len(games)}, fixture {games[args.game - 1].key}")
 
 
 def _record_from_lines(path, args: argparse.Namespace):
@@ -519,13 +525,13 @@ def _pause(step: bool) -> bool:
 def cmd_replay(args: argparse.Namespace) -> int:
     store_path = _league_source(args.file)[0]
     if _is_store(store_path):
-        record, which = _records_from_store(store_path, args)
+        record, which, played = _records_from_store(store_path, args)
     else:
-        record, which = _record_from_lines(store_path, args)
+        (record, which), played = _record_from_lines(store_path, args), ""
     game = _plugins().games.create(record.game, **record.rule_options)
     state = game.initial_state()
     names = [b.name for b in record.bots]
-    print(f"{game.name}: {names[0]} (x) vs {names[1]} (o), seed {record.seed} ({which})")
+    print(f"{game.name}: {names[0]} (x) vs {names[1]} (o), seed {record.seed} ({which}){played}")
     if record.opening:
         print(f"opening: {','.join(record.opening_moves())} ({record.opening} plies played "
               "by the referee)")
@@ -743,15 +749,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         with _sigterm_as_interrupt():
             summary = run_league(config, plugins, workers=args.workers, keep_going=args.keep_going,
-                                 standings=args.standings)
+                                 standings=args.standings, new_season=args.new_season)
     except (StoreError, RayExecutorError) as exc:
         raise UserError(str(exc)) from None
     except RunError as exc:
         print(f"arena run: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     from arena.league import Store
+    from arena.league.leaderboard import with_versions
     with Store(config.store, readonly=True) as store:
-        board = build_leaderboard(store.records(), config.rating, config.bot_names, config.name)
+        games, versions = store.rated_games(args.all_versions)
+        names = None if args.all_versions else [n for n in config.bot_names if n not in store.retired()]
+        board = with_versions(build_leaderboard(games, config.rating, names, config.name), versions)
     print(render(board, args.format))
     if config.publish is not None and not summary.interrupted:
         index = _publish(config.store, config.publish, config.rating, config.name)
@@ -788,6 +797,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from arena.league import RatingConfig, Store, build_leaderboard, render
+    from arena.league.leaderboard import with_versions
     path = args.source
     store_path, rating, names, title = _league_source(path)
     try:
@@ -798,7 +808,11 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                 rating = RatingConfig(**snapshot.get("rating", {}))
                 names = [b["name"] for b in snapshot.get("bots", [])] or None
                 title = meta.get("name", str(path))
-            board = build_leaderboard(store.records(), rating, names, title or "", args.anchor)
+            games, versions = store.rated_games(args.all_versions)
+            retired = store.retired()
+            names = None if args.all_versions or names is None else [n for n in names if n not in retired]
+            board = with_versions(build_leaderboard(games, rating, names, title or "", args.anchor),
+                                  versions)
     except ValueError as exc:
         if args.anchor is None or "anchor" not in str(exc):
             raise UserError(f"{path} is not a league store or config: {exc}") from None
@@ -808,6 +822,76 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             raise
         raise UserError(f"{path} is not a league store or config: {exc}") from None
     print(render(board, args.format, wide=args.wide))
+    return 0
+
+
+def _open_store(source: str, readonly: bool = False):
+    """The Store of a league store file or config, or a UserError."""
+    from arena.league import Store, StoreError
+    store_path = _league_source(source)[0]
+    if not _is_store(store_path):
+        raise UserError(f"{source} is not a league store or config")
+    try:
+        return Store(store_path, readonly=readonly)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _split_bot(text: str) -> tuple[str, int | None]:
+    """BOT or BOT@VERSION."""
+    name, at, version = text.rpartition("@")
+    if not at:
+        return text, None
+    if not version.isdigit() or int(version) < 1:
+        raise UserError(f"{text!r}: a version is BOT@N with N a number from 1 (`arena versions`)")
+    return name, int(version)
+
+
+def cmd_versions(args: argparse.Namespace) -> int:
+    with _open_store(args.store, readonly=True) as store:
+        infos = store.versions(args.bot)
+    if args.bot is not None and not infos:
+        raise UserError(f"{args.store} has no bot {args.bot!r}")
+    if args.format == "json":
+        print(json.dumps([info._asdict() for info in infos], indent=2))
+        return 0
+    print(f"{'bot':<20} {'version':>7} {'fingerprint':<16} {'games':>6}  {'first seen':<25} "
+          f"{'last played':<25} state")
+    for info in infos:
+        state = ", ".join(w for w, on in (("current", info.current), ("retired", info.retired)) if on)
+        print(f"{info.bot:<20} {'v' + str(info.version):>7} {info.fingerprint or '(not yet)':<16} "
+              f"{info.games:>6}  {info.first_seen:<25} {info.last_played or '-':<25} {state}")
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    bot, version = _split_bot(args.bot)
+    with _open_store(args.store) as store:
+        infos = [i for i in store.versions(bot) if version is None or i.version == version]
+        if not infos:
+            raise UserError(f"{args.store} has no {args.bot!r} (`arena versions {args.store}` lists them)")
+        games = sum(i.games for i in infos)   # a game between two of its versions counts twice
+        what = f"{bot} v{version}" if version is not None else f"{bot} (every version)"
+        if not args.yes:
+            if not sys.stdin.isatty():
+                raise UserError(f"forget {what}: would delete its games; add --yes to confirm")
+            answer = input(f"forget {what} and its {games} games in {args.store}? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("nothing forgotten")
+                return 1
+        gone = store.forget(bot, version)
+    print(f"forgot {what}: {gone} games deleted")
+    return 0
+
+
+def cmd_retire(args: argparse.Namespace) -> int:
+    with _open_store(args.store) as store:
+        if not store.versions(args.bot):
+            raise UserError(f"{args.store} has no bot {args.bot!r} (`arena versions {args.store}` lists them)")
+        store.retire(args.bot, not args.undo)
+    print(f"{args.bot}: back in the league; the next run plays its games" if args.undo else
+          f"{args.bot}: retired; its games stay as history, it plays no new games and leaves "
+          f"the leaderboard (--all-versions shows it)")
     return 0
 
 
@@ -838,15 +922,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--standings", type=int, metavar="N",
                    help="show the top of the table (Elo +-95%%) every N games and at the end, "
                         "on stderr; 0: never (default: whole rounds, about 10 times a run)")
+    p.add_argument("--new-season", action="store_true",
+                   help="the league's settings changed: start a new season, old games stay as history")
+    p.add_argument("--all-versions", action="store_true",
+                   help="rate every version of every bot as its own row (NAME@VERSION)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("leaderboard", help="the leaderboard and crosstable of a league")
     p.add_argument("source", metavar="STORE_OR_CONFIG", help="a league store file or its config")
     p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
     p.add_argument("--anchor", metavar="BOT", help="the bot whose Elo is 0 (default: mean Elo 0)")
+    p.add_argument("--all-versions", action="store_true",
+                   help="rate every version of every bot as its own row (NAME@VERSION)")
     p.add_argument("--wide", action="store_true",
                    help="crosstable of win, draw, loss rates (default: a compact score table)")
     p.set_defaults(func=cmd_leaderboard)
+
+    p = sub.add_parser("versions", help="the versions of a league's bots: games, when, fingerprint")
+    p.add_argument("store", metavar="STORE_OR_CONFIG")
+    p.add_argument("bot", nargs="?", help="only this bot")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_versions)
+
+    p = sub.add_parser("forget", help="delete a bot's games from a store (one version, or all)")
+    p.add_argument("store", metavar="STORE_OR_CONFIG")
+    p.add_argument("bot", metavar="BOT[@VERSION]")
+    p.add_argument("--yes", action="store_true", help="do not ask")
+    p.set_defaults(func=cmd_forget)
+
+    p = sub.add_parser("retire", help="retire a bot: its games stay as history, it plays no more")
+    p.add_argument("store", metavar="STORE_OR_CONFIG")
+    p.add_argument("bot")
+    p.add_argument("--undo", action="store_true", help="bring a retired bot back")
+    p.set_defaults(func=cmd_retire)
 
     p = sub.add_parser("train", help="learn evaluation weights by TD learning, as the papers did",
                        add_help=False)

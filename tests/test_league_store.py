@@ -12,6 +12,7 @@ import pytest
 
 from arena.league import Store, StoreError, config_from_dict, make_fixtures
 from arena.record import BotEntry, GameRecord, MoveRecord, Termination
+from arena.league.store import SCHEMA_VERSION
 
 BOTS = ["alice", "bob", "carol"]
 
@@ -37,7 +38,7 @@ def test_a_new_store_is_a_wal_sqlite_file_with_a_schema_version(tmp_path):
     assert path.is_file()
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert db.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
     db.close()
 
 

@@ -160,6 +160,8 @@ class BotConfig:
     readable: tuple[Path, ...] = ()
     #: the user accepts that what the bot reads holds the store, this config or another bot
     allow_shared_dir: bool = False
+    #: a command run once before the league in the bot's directory (outside the sandbox)
+    build: str | None = None
 
     @property
     def spec(self) -> str:
@@ -228,7 +230,8 @@ TOP_KEYS = ("name", "game", "rules", "bots", "games_per_pairing", "time_control"
             "sandbox", "rating", "workers", "executor", "ray", "store", "seed", "publish",
             "openings", "schedule", "candidates")
 OPENINGS_KEYS = ("spec", "order")
-BOT_KEYS = ("name", "bot", "options", "command", "dialect", "dir", "readable", "allow_shared_dir")
+BOT_KEYS = ("name", "bot", "options", "command", "dialect", "dir", "readable", "allow_shared_dir",
+            "build")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -624,7 +627,7 @@ def _bot(reader: _Reader, raw: Any, path: KeyPath, base: Path, game: str,
         reader.fail(path, "give exactly one of 'bot' (a registered bot) or 'command' "
                           "(a program to run)")
     if "bot" in item:
-        for key in ("dialect", "dir"):
+        for key in ("dialect", "dir", "build"):
             if key in item:
                 reader.fail(path + (key,), "only allowed with 'command' (a registered bot "
                                            "knows how it is started)")
@@ -656,9 +659,14 @@ def _bot(reader: _Reader, raw: Any, path: KeyPath, base: Path, game: str,
         reader.fail(path + ("command",), f"cannot split into words ({exc}): check the quotes")
     if not words:
         reader.fail(path + ("command",), "must name a program to run, got an empty command")
+    build = None
+    if "build" in item:
+        build = reader.value(item["build"], path + ("build",), str, {})
+        if not build.strip():
+            reader.fail(path + ("build",), "must be a command to run, got an empty one")
     argv, files = _resolve_argv(words, base)
     program = words[0]
-    if "/" in program and not (base / program).is_file():
+    if build is None and "/" in program and not (base / program).is_file():
         reader.fail(path + ("command",), f"program {program!r} not found (relative paths are "
                                          f"relative to {str(base)!r})")
     if "/" not in program and files[0] is None and shutil.which(program) is None:
@@ -672,9 +680,14 @@ def _bot(reader: _Reader, raw: Any, path: KeyPath, base: Path, game: str,
     else:
         code = _own_code(words, base)
         bot_dir = code.parent if code is not None else None
+        if build is not None and code is None:   # the program is what the build makes
+            if "/" not in program:
+                reader.fail(path + ("build",), "needs 'dir' (the directory to build in) when "
+                                               "the command does not name the built program's path")
+            bot_dir = Path(os.path.normpath(base / program)).parent
     return BotConfig(name=name, command=command, argv=argv, dialect=dialect, dir=bot_dir,
                      readable=_readable(reader, item, path, base),
-                     allow_shared_dir=_allow_shared(reader, item, path))
+                     allow_shared_dir=_allow_shared(reader, item, path), build=build)
 
 
 # --- what a bot may read --------------------------------------------------------------------

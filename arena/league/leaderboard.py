@@ -42,6 +42,8 @@ class Row:
     elo: float | None = None          #: Bradley-Terry Elo over all games; None if not rated
     elo_error: float | None = None    #: half-width of its 95% interval
     los_next: float | None = None     #: P(stronger than the next row's bot), from the Elo fit
+    version: int | None = None        #: the bot's version in the store (arena versions)
+    fingerprint: str | None = None    #: that version's fingerprint
 
     @property
     def significant(self) -> bool | None:
@@ -148,6 +150,13 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
     return Leaderboard(rows=_with_elo(rows, fit), crosstable=crosstable,
                        history=rating.history, title=title, elo_anchor=elo_anchor,
                        matches=table, elo_fit=fit)
+
+
+def with_versions(board: Leaderboard, versions: Mapping[str, tuple[int, str | None]]) -> Leaderboard:
+    """The board with each row's version and fingerprint (by row name)."""
+    rows = tuple(replace(row, version=versions[row.bot][0], fingerprint=versions[row.bot][1])
+                 if row.bot in versions else row for row in board.rows)
+    return replace(board, rows=rows)
 
 
 def _with_elo(rows: Sequence[Row], fit: EloFit) -> tuple[Row, ...]:
@@ -339,13 +348,14 @@ def _render_csv(board: Leaderboard) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["rank", "bot", "score", "mu", "sigma", "exposed", "games", "wins", "draws",
                      "losses", "faults", *(f"faults_{kind}" for kind in FAULT_KINDS),
-                     "mean_move_ms", *_ELO_FIELDS])
+                     "mean_move_ms", *_ELO_FIELDS, "version", "fingerprint"])
     for row in board.rows:
         writer.writerow([row.rank, row.bot, row.score, round(row.mu, 4), round(row.sigma, 4),
                          round(row.exposed, 4), row.games, row.wins, row.draws, row.losses,
                          row.fault_count, *(row.faults.get(kind, 0) for kind in FAULT_KINDS),
                          "" if row.mean_move_ms is None else round(row.mean_move_ms, 3),
-                         *("" if v is None else v for v in _elo_values(row).values())])
+                         *("" if v is None else v for v in _elo_values(row).values()),
+                         "" if row.version is None else row.version, row.fingerprint or ""])
     return out.getvalue()
 
 
@@ -353,7 +363,7 @@ def _as_dict(board: Leaderboard) -> dict[str, Any]:
     rows = [{"rank": r.rank, "bot": r.bot, "score": r.score, "mu": r.mu, "sigma": r.sigma,
              "exposed": r.exposed, "games": r.games, "wins": r.wins, "draws": r.draws,
              "losses": r.losses, "faults": dict(r.faults), "mean_move_ms": r.mean_move_ms,
-             **_elo_values(r)}
+             **_elo_values(r), "version": r.version, "fingerprint": r.fingerprint}
             for r in board.rows]
     cross = {name: {other: {"wins": c.wins, "draws": c.draws, "losses": c.losses,
                             "games": c.games, "text": format_cell(c)}

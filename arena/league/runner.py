@@ -8,12 +8,13 @@ import dataclasses
 import os
 import pickle
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.openings import repeat_warning
@@ -35,7 +36,8 @@ from .leaderboard import build_leaderboard, render_top
 from .preflight import preflight
 from .progress import Progress, standings_every
 from .schedule import Fixture, league_openings, schedule
-from .store import Store, StoreError
+from .store import Store, StoreError, VersionNote
+from .versions import RunCache, bot_manifest
 
 #: local workers beyond this many per CPU are not used: they only slow every game down
 WORKERS_PER_CPU = 4
@@ -341,23 +343,75 @@ def _executor(config: LeagueConfig):
     return play_fixtures
 
 
+class BuildError(RunError):
+    """A bot's build command failed: the run stops with its output."""
+
+
+def build_bots(config: LeagueConfig, out: TextIO | None = None) -> None:
+    """Run each bot's `build:` command once, in its directory, outside the sandbox."""
+    out = out or sys.stderr
+    for bot in config.bots:
+        if bot.build is None:
+            continue
+        where = bot.dir or config.base_dir
+        print(f"building {bot.name}: {bot.build}  (in {where})", file=out, flush=True)
+        try:
+            done = subprocess.run(bot.build, shell=True, check=False, cwd=where,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, errors="replace")
+        except OSError as exc:
+            raise BuildError(f"{bot.name}: build {bot.build!r} could not start: {exc}") from None
+        if done.returncode != 0:
+            tail = "\n".join(done.stdout.rstrip().splitlines()[-30:])
+            raise BuildError(f"{bot.name}: build {bot.build!r} failed (exit {done.returncode}) in "
+                             f"{where}; no game was played:\n{tail}")
+
+
+def bot_versions(config: LeagueConfig, plugins: Plugins, store: Store) -> list[VersionNote]:
+    """Fingerprint every bot of the league and record its version in the store: what changed."""
+    stored = store.hash_cache()
+    cache = RunCache(stored)
+    manifests = {bot.name: bot_manifest(bot, config, plugins, cache) for bot in config.bots}
+    if dict(cache) != stored:   # a warm run writes nothing
+        store.save_hash_cache(cache)
+    return store.sync_versions(manifests)
+
+
 def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: int | None = None,
                progress: Progress | None = None, keep_going: bool = False,
-               standings: int | None = None) -> RunSummary:
-    """Play every fixture the store lacks; each game is committed as it finishes.
+               standings: int | None = None, new_season: bool = False,
+               out: TextIO | None = None) -> RunSummary:
+    """Play every fixture the store lacks for the bots' current versions; each game is
+    committed as it finishes.
 
-    The store is claimed first (a second run on it is refused), then every bot is
-    started once (preflight): a bot that cannot start stops the run unless keep_going.
-    Raises RunError (and StoreError on opening) for what is no bot's fault. standings:
-    show the top of the table every that many stored games and at the end (0: never;
-    None: whole rounds, about ten times a run)."""
+    Bots with a `build` are built first (BuildError if one fails). The store is claimed
+    (a second run on it is refused), every bot fingerprinted (what changed is said on
+    `out`, stderr), then every bot is started once (preflight): a bot that cannot start
+    stops the run unless keep_going. Raises RunError (and StoreError on opening) for what
+    is no bot's fault. standings: show the top of the table every that many stored games
+    and at the end (0: never; None: whole rounds, about ten times a run)."""
+    out = out or sys.stderr
     plugins = plugins or loaded_plugins()
     play = _executor(config)
-    fixtures = schedule(config, plugins.games)
+    build_bots(config, out)
     started = time.monotonic()
     with Store(config.store) as store:
         store.claim()
-        store.bind(config, league_openings(config, plugins.games).identity())
+        known = bool(store.current_versions())
+        season = store.season
+        store.bind(config, league_openings(config, plugins.games).identity(), new_season=new_season)
+        if store.season != season:
+            print(f"season {store.season} begins: the {store.count()} games of earlier seasons "
+                  f"stay in {config.store} as history", file=out)
+        for note in bot_versions(config, plugins, store):
+            if known and note.why != ["new bot"]:
+                print(f"{note}: its games are played again, the old ones stay as history"
+                      if note.version > 1 else str(note), file=out)
+        retired = store.retired() & set(config.bot_names)
+        for name in sorted(retired):
+            print(f"{name}: retired, plays no new games (arena retire --undo brings it back)", file=out)
+        fixtures = [f for f in schedule(config, plugins.games)
+                    if f.seat0 not in retired and f.seat1 not in retired]
         todo = store.missing(fixtures)
         progress = progress or Progress(len(fixtures), len(fixtures) - len(todo))
         progress.already = len(fixtures) - len(todo)
@@ -372,7 +426,9 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         try:
             # bots start where games are played: here, not on a Ray cluster's nodes
             if todo and (config.ray is None or config.ray.address is None):
-                _preflight(config, job, plugins, keep_going, progress)
+                playing = tuple(bot for bot in config.bots if bot.name not in retired)
+                _preflight(dataclasses.replace(config, bots=playing), job, plugins, keep_going,
+                           progress)
             progress.start()
             games = play(job, todo, workers)
             try:
@@ -401,14 +457,17 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
 
 def live_standings(store: Store, config: LeagueConfig, rows: int = 10) -> list[str]:
     """The top of the league's table now, from the store, as the final leaderboard reads it."""
-    board = build_leaderboard(store.records(), config.rating, config.bot_names)
+    retired = store.retired()
+    board = build_leaderboard(store.records(current=True), config.rating,
+                              [name for name in config.bot_names if name not in retired])
     return render_top(board, rows)
 
 
 def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
     """The warning of arena.openings when the league's stored games repeat one another."""
     keys = {f.key for f in fixtures}
-    return repeat_warning([[m.move for m in g.record.moves] for g in store.records() if g.key in keys])
+    return repeat_warning([[m.move for m in g.record.moves]
+                           for g in store.records(current=True, keys=keys)])
 
 
 def _bounded_workers(config: LeagueConfig, workers: int, progress: Progress) -> int:
@@ -442,6 +501,6 @@ def _preflight(config: LeagueConfig, job: GameJob, plugins: Plugins, keep_going:
         progress.warn(f"{problem}; playing anyway (--keep-going)")
 
 
-__all__ = ["GameJob", "RunError", "RunSummary", "cause", "die_with_parent", "known_bots_check",
-           "load_league", "make_job", "play_fixtures", "repeated_games",
-           "run_league"]
+__all__ = ["BuildError", "GameJob", "RunError", "RunSummary", "bot_versions", "build_bots", "cause",
+           "die_with_parent", "known_bots_check", "load_league", "make_job", "play_fixtures",
+           "repeated_games", "run_league"]

@@ -11,13 +11,14 @@ cost more than a whole short game here, with leagues of 100 games/s in view.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
 import sqlite3
 import threading
 import urllib.parse
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -26,19 +27,19 @@ from arena.record import GameRecord, Termination
 
 from .config import LeagueConfig
 from .schedule import Fixture, league_openings
+from .versions import Manifest, changes, fingerprint
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 30_000
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS league (
-    key   TEXT PRIMARY KEY,     -- name, game, rules, seed, config, created, updated
+    key   TEXT PRIMARY KEY,     -- name, game, rules, seed, openings, time_control, season, ...
     value TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS games (
     id            INTEGER PRIMARY KEY,
-    fixture_key   TEXT NOT NULL UNIQUE,
+    fixture_key   TEXT NOT NULL,
     fixture_index INTEGER NOT NULL,   -- index in the schedule that played it
     round         INTEGER NOT NULL,
     seed          INTEGER NOT NULL,
@@ -49,10 +50,29 @@ CREATE TABLE IF NOT EXISTS games (
     faulted       INTEGER,
     reason        TEXT NOT NULL,
     record        TEXT NOT NULL,      -- GameRecord.to_json(): moves, times, everything
-    finished_at   TEXT NOT NULL       -- ISO 8601 UTC, when it was stored
+    finished_at   TEXT NOT NULL,      -- ISO 8601 UTC, when it was stored
+    v0            INTEGER NOT NULL DEFAULT 1,   -- version of seat0's bot (table versions)
+    v1            INTEGER NOT NULL DEFAULT 1,
+    season        INTEGER NOT NULL DEFAULT 1,   -- league settings changed: a new season
+    UNIQUE (fixture_key, v0, v1, season)
 );
 CREATE INDEX IF NOT EXISTS games_in_order ON games (round, seed, fixture_key);
+CREATE TABLE IF NOT EXISTS versions (
+    bot         TEXT NOT NULL,
+    version     INTEGER NOT NULL,     -- 1, 2, ... per bot
+    fingerprint TEXT,                 -- NULL: games from before versions, not yet fingerprinted
+    manifest    TEXT,                 -- JSON: what the fingerprint hashes (arena.league.versions)
+    first_seen  TEXT NOT NULL,
+    PRIMARY KEY (bot, version)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS retired (bot TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS file_hashes (
+    path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL
+) WITHOUT ROWID
 """
+
+#: settings that make a league what it is: changed, the old games are another league's
+IDENTITY = ("game", "rules", "seed", "openings", "time_control", "timeout_policy")
 
 
 def _same_rules(stored: str, current: str, game: str) -> bool:
@@ -94,8 +114,11 @@ class Store:
         self.path = Path(path)
         self.readonly = readonly
         self._lock = threading.Lock()
+        self._season = 1
+        self._current: dict[str, int] = {}   #: bot -> the version add_game stores games for
         self._claim: int | None = None   # fd holding this run's flock, see claim()
         self._db = self._open_readonly() if readonly else self._open_for_writing()
+        self._season = int(self._meta().get("season", "1"))
 
     def _open_for_writing(self) -> sqlite3.Connection:
         folder = self.path.parent
@@ -116,14 +139,17 @@ class Store:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
             with self._transaction():
-                for statement in _SCHEMA.split(";"):   # executescript() would COMMIT first
-                    db.execute(statement)
+                db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
                 row = db.execute("SELECT version FROM schema_version").fetchone()
-                if row is None:
-                    db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-                elif row[0] != SCHEMA_VERSION:
+                if row is not None and row[0] == 1:
+                    _migrate_from_1(db)
+                elif row is not None and row[0] != SCHEMA_VERSION:
                     raise StoreError(f"{self.path}: store schema version {row[0]}, this arena "
                                      f"reads version {SCHEMA_VERSION}")
+                for statement in _SCHEMA.split(";"):   # executescript() would COMMIT first
+                    self._db.execute(statement)
+                if row is None:
+                    self._db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         except sqlite3.DatabaseError as exc:
             db.close()
             raise StoreError(f"{self.path}: not a usable arena store ({exc})") from None
@@ -156,6 +182,12 @@ class Store:
                 if db is not None:
                     db.close()
                 raise StoreError(f"{self.path}: not a usable arena store ({exc})") from None
+            if row is not None and row[0] == 1:   # from before versions: migrated in memory
+                memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+                db.backup(memory)
+                db.close()
+                _migrate_from_1(memory)
+                return memory
             if row is None or row[0] != SCHEMA_VERSION:
                 db.close()
                 raise StoreError(f"{self.path}: store schema version {row and row[0]}, this "
@@ -216,38 +248,54 @@ class Store:
 
     # --- the league the store belongs to ---
 
-    def bind(self, config: LeagueConfig, openings: str | None = None) -> None:
+    def bind(self, config: LeagueConfig, openings: str | None = None,
+             new_season: bool = False) -> None:
         """Tie the store to a league: first use records it; later uses must agree.
 
-        Game, rule options, seed and openings must match what the store was made with
-        (other settings may change between runs, and bots may be added); the latest
-        config snapshot is kept. openings is Openings.identity() (a book by its content);
-        a store made before openings existed holds games without one ("none").
+        Game, rule options, seed, openings, time control and timeout policy must match what
+        the store was made with, unless new_season: then a new season begins and the old
+        games stay as history. Other settings may change between runs, and bots may be
+        added; the latest config snapshot is kept. openings is Openings.identity().
         """
         now = _now()
         if openings is None:
             openings = league_openings(config).identity()
         identity = {"game": config.game, "rules": json.dumps(dict(config.rules), sort_keys=True),
-                    "seed": str(config.seed), "openings": openings}
+                    "seed": str(config.seed), "openings": openings,
+                    "time_control": _settings(config.time_control),
+                    "timeout_policy": _settings(config.timeout_policy)}
         with self._transaction():
             meta = self._meta()
             if "match.bots" in meta:
                 raise StoreError(f"{self.path}: this store holds an `arena match`, not a league; "
                                  "use another store file")
             if "game" in meta:
-                meta.setdefault("openings", "none")
-            for key, value in identity.items():
-                if key == "rules" and key in meta and _same_rules(meta[key], value, config.game):
-                    continue
-                if key in meta and meta[key] != value:
-                    raise StoreError(
-                        f"{self.path}: this store holds a league with {key} {meta[key]}, the "
-                        f"config says {value}; use another store file for a different league")
-            fresh = {**identity, "name": config.name, "config": config.to_json(), "updated": now}
+                _fill_identity(meta)
+            changed = [key for key, value in identity.items() if key in meta and meta[key] != value
+                       and not (key == "rules" and _same_rules(meta[key], value, config.game))]
+            season = int(meta.get("season", "1"))
+            if "game" in meta and new_season:
+                season += 1
+            elif changed:
+                key = changed[0]
+                more = f" (and {', '.join(changed[1:])})" if changed[1:] else ""
+                raise StoreError(
+                    f"{self.path}: this store holds a league with {_differs(key, meta[key], identity[key])}"
+                    f"{more}; use another store file for a different league, or run with "
+                    f"--new-season to play it again in this store (its {self._count()} games stay "
+                    f"as history)")
+            fresh = {**identity, "name": config.name, "config": config.to_json(), "updated": now,
+                     "season": str(season)}
             if "created" not in meta:
                 fresh["created"] = now
             self._db.executemany("INSERT OR REPLACE INTO league (key, value) VALUES (?, ?)",
                                  fresh.items())
+            self._season = season
+
+    @property
+    def season(self) -> int:
+        """The league's current season: 1, and one more for every --new-season."""
+        return self._season
 
     def bind_match(self, identity: dict[str, str], name: str) -> None:
         """Tie the store to an `arena match`: first use records identity (game, rules, seed,
@@ -279,6 +327,101 @@ class Store:
     def _meta(self) -> dict[str, str]:
         return dict(self._db.execute("SELECT key, value FROM league").fetchall())
 
+    # --- bot versions ---
+
+    def sync_versions(self, manifests: Mapping[str, Manifest]) -> list[VersionNote]:
+        """Record each bot's current version (by its manifest's fingerprint): a known
+        fingerprint is its version again, a new one a new version. What changed, per bot."""
+        notes: list[VersionNote] = []
+        now = _now()
+        with self._transaction():
+            for bot, manifest in manifests.items():
+                print_ = fingerprint(manifest)
+                text = json.dumps(manifest, sort_keys=True)
+                latest = self._db.execute(
+                    "SELECT version, fingerprint, manifest FROM versions WHERE bot = ?"
+                    " ORDER BY version DESC LIMIT 1", (bot,)).fetchone()
+                if latest is None:
+                    version, why = 1, ["new bot"]
+                    self._db.execute("INSERT INTO versions VALUES (?, ?, ?, ?, ?)",
+                                     (bot, 1, print_, text, now))
+                elif latest[1] is None:   # games from before versions: they are this version's
+                    version, why = latest[0], ["games from before versions, fingerprinted now"]
+                    self._db.execute("UPDATE versions SET fingerprint = ?, manifest = ? WHERE bot = ?"
+                                     " AND version = ?", (print_, text, bot, latest[0]))
+                elif latest[1] == print_:
+                    version, why = latest[0], []
+                else:
+                    version, why = latest[0] + 1, changes(json.loads(latest[2]), manifest)
+                    self._db.execute("INSERT INTO versions VALUES (?, ?, ?, ?, ?)",
+                                     (bot, version, print_, text, now))
+                self._current[bot] = version
+                if why:
+                    notes.append(VersionNote(bot, version, print_, why))
+        return notes
+
+    def versions(self, bot: str | None = None) -> list[VersionInfo]:
+        """Every version of every bot (or of one), with its games and when they were played."""
+        query = ("SELECT v.bot, v.version, v.fingerprint, v.first_seen,"
+                 " (SELECT count(*) FROM games g WHERE (g.seat0 = v.bot AND g.v0 = v.version)"
+                 "  OR (g.seat1 = v.bot AND g.v1 = v.version)),"
+                 " (SELECT min(finished_at) FROM games g WHERE (g.seat0 = v.bot AND g.v0 = v.version)"
+                 "  OR (g.seat1 = v.bot AND g.v1 = v.version)),"
+                 " (SELECT max(finished_at) FROM games g WHERE (g.seat0 = v.bot AND g.v0 = v.version)"
+                 "  OR (g.seat1 = v.bot AND g.v1 = v.version)),"
+                 " v.bot IN (SELECT bot FROM retired),"
+                 " v.version = (SELECT max(version) FROM versions w WHERE w.bot = v.bot)"
+                 " FROM versions v" + (" WHERE v.bot = ?" if bot is not None else "") +
+                 " ORDER BY v.bot, v.version")
+        with self._lock:
+            rows = self._db.execute(query, (bot,) if bot is not None else ()).fetchall()
+        return [VersionInfo(bot=row[0], version=row[1], fingerprint=row[2], first_seen=row[3],
+                            games=row[4], first_played=row[5], last_played=row[6],
+                            retired=bool(row[7]), current=bool(row[8])) for row in rows]
+
+    def current_versions(self) -> dict[str, int]:
+        """Each bot's current (latest) version."""
+        with self._lock:
+            return dict(self._db.execute("SELECT bot, max(version) FROM versions GROUP BY bot"))
+
+    def forget(self, bot: str, version: int | None = None) -> int:
+        """Delete a bot's games (of one version, or all of them) and its version(s); how many games."""
+        match = "(seat0 = ? AND (? IS NULL OR v0 = ?)) OR (seat1 = ? AND (? IS NULL OR v1 = ?))"
+        with self._transaction():
+            gone = self._db.execute(f"DELETE FROM games WHERE {match}",
+                                    (bot, version, version) * 2).rowcount
+            self._db.execute("DELETE FROM versions WHERE bot = ? AND (? IS NULL OR version = ?)",
+                             (bot, version, version))
+            if version is None:
+                self._db.execute("DELETE FROM retired WHERE bot = ?", (bot,))
+        return int(gone)
+
+    def retire(self, bot: str, retired: bool = True) -> None:
+        """Retire a bot (its games stay as history, it plays no new ones), or bring it back."""
+        with self._transaction():
+            if retired:
+                self._db.execute("INSERT OR REPLACE INTO retired VALUES (?, ?)", (bot, _now()))
+            else:
+                self._db.execute("DELETE FROM retired WHERE bot = ?", (bot,))
+
+    def retired(self) -> set[str]:
+        """Names of the retired bots."""
+        with self._lock:
+            return {bot for (bot,) in self._db.execute("SELECT bot FROM retired")}
+
+    def hash_cache(self) -> dict[str, tuple[int, int, str]]:
+        """How files were last hashed (path -> size, mtime_ns, sha256), for fingerprints."""
+        with self._lock:
+            return {p: (size, mtime, digest) for p, size, mtime, digest
+                    in self._db.execute("SELECT path, size, mtime_ns, sha256 FROM file_hashes")}
+
+    def save_hash_cache(self, cache: Mapping[str, tuple[int, int, str]]) -> None:
+        """Keep the file hashes for the next run."""
+        with self._transaction():
+            self._db.execute("DELETE FROM file_hashes")
+            self._db.executemany("INSERT INTO file_hashes VALUES (?, ?, ?, ?)",
+                                 [(p, *v) for p, v in cache.items()])
+
     # --- games ---
 
     def add_game(self, fixture: Fixture, record: GameRecord) -> bool:
@@ -293,26 +436,39 @@ class Store:
         if record.termination is Termination.ABORTED:
             raise ValueError(f"fixture {fixture.key!r}: an aborted game is not a result; leave "
                              f"it out and the next run plays it again")
+        versions = self._versions_of(fixture.seats)
         row: tuple[Any, ...] = (
             fixture.key, fixture.index, fixture.round, fixture.seed, fixture.seat0, fixture.seat1,
             record.winner, record.termination.value, record.faulted, record.reason,
-            record.to_json(), _now())
+            record.to_json(), _now(), *versions, self._season)
         with self._lock:
             try:
                 cursor = self._db.execute(
                     "INSERT INTO games (fixture_key, fixture_index, round, seed, seat0, seat1,"
-                    " winner, termination, faulted, reason, record, finished_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                    " ON CONFLICT (fixture_key) DO NOTHING", row)
+                    " winner, termination, faulted, reason, record, finished_at, v0, v1, season)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (fixture_key, v0, v1, season) DO NOTHING", row)
             except sqlite3.Error as exc:    # disk full, read-only, I/O error: nothing half-written
                 raise StoreError(f"{self.path}: cannot store game {fixture.key!r} ({exc}); the "
                                  "games stored before it are intact") from None
             return cursor.rowcount == 1
 
+    def _versions_of(self, seats: tuple[str, str]) -> tuple[int, int]:
+        """The versions games of these bots are stored for: as synced, else each bot's latest."""
+        if any(bot not in self._current for bot in seats):
+            self._current = {**self.current_versions(), **self._current}
+        return (self._current.get(seats[0], 1), self._current.get(seats[1], 1))
+
     def done_keys(self) -> set[str]:
-        """Keys of every stored fixture."""
+        """Keys of the fixtures stored for the current season and the bots' current versions."""
         with self._lock:
-            return {key for (key,) in self._db.execute("SELECT fixture_key FROM games")}
+            rows = self._db.execute("SELECT fixture_key, seat0, seat1, v0, v1 FROM games"
+                                    " WHERE season = ?", (self._season,)).fetchall()
+        done = set()
+        for key, seat0, seat1, v0, v1 in rows:
+            if self._versions_of((seat0, seat1)) == (v0, v1):
+                done.add(key)
+        return done
 
     def missing(self, fixtures: Iterable[Fixture]) -> list[Fixture]:
         """The fixtures not stored yet, in the order given."""
@@ -320,17 +476,138 @@ class Store:
         return [f for f in fixtures if f.key not in done]
 
     def count(self) -> int:
-        """How many games are stored."""
+        """How many games are stored (every season and version)."""
         with self._lock:
-            return int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
+            return self._count()
 
-    def records(self) -> Iterator[StoredGame]:
-        """Every stored game in fixture order (round, seed, key), whatever order they finished in."""
+    def _count(self) -> int:
+        return int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
+
+    def records(self, current: bool = False, keys: Collection[str] | None = None) -> Iterator[StoredGame]:
+        """Stored games in fixture order (round, seed, key), whatever order they finished in.
+
+        current: only the games of this season between the current versions of bots that
+        are not retired, of the fixtures the league has now (games_per_pairing lowered
+        leaves games of pairs beyond it out); keys: only these fixtures.
+        """
+        for game, _v0, _v1 in self.versioned_records(current, keys):
+            yield game
+
+    def versioned_records(self, current: bool = False, keys: Collection[str] | None = None
+                          ) -> Iterator[tuple[StoredGame, int, int]]:
+        """records(), each with the versions of its two bots."""
         with self._lock:
-            rows = self._db.execute("SELECT fixture_key, fixture_index, record FROM games"
-                                    " ORDER BY round, seed, fixture_key").fetchall()
-        for key, index, text in rows:
-            yield StoredGame(key, index, GameRecord.from_json(text))
+            rows = self._db.execute("SELECT fixture_key, fixture_index, record, seat0, seat1, v0, v1,"
+                                    " season FROM games ORDER BY round, seed, fixture_key").fetchall()
+            pairs = None
+            if current:
+                snapshot = json.loads(self._meta().get("config", "{}"))
+                pairs = int(snapshot.get("games_per_pairing", 0)) // 2 or None
+        retired = self.retired() if current else set()
+        for key, index, text, seat0, seat1, v0, v1, season in rows:
+            if keys is not None and key not in keys:
+                continue
+            if current and (season != self._season or self._versions_of((seat0, seat1)) != (v0, v1)
+                            or seat0 in retired or seat1 in retired
+                            or (pairs is not None and _pair_number(key) >= pairs)):
+                continue
+            yield StoredGame(key, index, GameRecord.from_json(text)), v0, v1
+
+
+    def rated_games(self, all_versions: bool = False
+                    ) -> tuple[list[StoredGame], dict[str, tuple[int, str | None]]]:
+        """The games a leaderboard rates and each rated name's (version, fingerprint): the
+        current games under the bots' names, or every stored game with each bot as
+        NAME@VERSION."""
+        prints = {(v.bot, v.version): v.fingerprint for v in self.versions()}
+        if not all_versions:
+            current = self.current_versions()
+            return (list(self.records(current=True)),
+                    {bot: (v, prints.get((bot, v))) for bot, v in current.items()})
+        games, info = [], {}
+        for game, v0, v1 in self.versioned_records():
+            bots = [dataclasses.replace(entry, name=f"{entry.name}@{v}")
+                    for entry, v in zip(game.record.bots, (v0, v1))]
+            for entry, v in zip(game.record.bots, (v0, v1)):
+                info[f"{entry.name}@{v}"] = (v, prints.get((entry.name, v)))
+            games.append(game._replace(record=dataclasses.replace(game.record, bots=bots)))
+        return games, info
+
+
+class VersionNote(NamedTuple):
+    """What sync_versions found for a bot: its version now, and why it is new (if it is)."""
+
+    bot: str
+    version: int
+    fingerprint: str
+    why: list[str]
+
+    def __str__(self) -> str:
+        return f"{self.bot}: {'; '.join(self.why)} (now v{self.version}, {self.fingerprint})"
+
+
+class VersionInfo(NamedTuple):
+    """One version of a bot in a store."""
+
+    bot: str
+    version: int
+    fingerprint: str | None
+    first_seen: str
+    games: int
+    first_played: str | None
+    last_played: str | None
+    retired: bool = False
+    current: bool = False
+
+
+def _migrate_from_1(db: sqlite3.Connection) -> None:
+    """A store from before versions: its games become version 1 of each bot, season 1."""
+    db.execute("ALTER TABLE games RENAME TO games_v1")
+    db.execute("DROP INDEX IF EXISTS games_in_order")
+    for statement in _SCHEMA.split(";"):
+        db.execute(statement)
+    db.execute("INSERT INTO games (id, fixture_key, fixture_index, round, seed, seat0, seat1, winner,"
+               " termination, faulted, reason, record, finished_at, v0, v1, season)"
+               " SELECT id, fixture_key, fixture_index, round, seed, seat0, seat1, winner,"
+               " termination, faulted, reason, record, finished_at, 1, 1, 1 FROM games_v1")
+    db.execute("DROP TABLE games_v1")
+    db.execute("INSERT INTO versions (bot, version, fingerprint, manifest, first_seen)"
+               " SELECT bot, 1, NULL, NULL, min(at) FROM (SELECT seat0 AS bot, finished_at AS at"
+               " FROM games UNION ALL SELECT seat1, finished_at FROM games) GROUP BY bot")
+    db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+
+
+def _pair_number(key: str) -> int:
+    """k of a fixture key 'a|b|k|swap[|opening]'."""
+    parts = key.split("|")
+    return int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 0
+
+
+def _settings(section: Any) -> str:
+    return json.dumps(dataclasses.asdict(section), sort_keys=True)
+
+
+def _fill_identity(meta: dict[str, str]) -> None:
+    """Identity keys a store from an older arena lacks, read from its config snapshot."""
+    meta.setdefault("openings", "none")
+    snapshot = json.loads(meta.get("config", "{}"))
+    for key in ("time_control", "timeout_policy"):
+        if key not in meta and key in snapshot:
+            meta[key] = json.dumps(snapshot[key], sort_keys=True)
+
+
+def _differs(key: str, old: str, new: str) -> str:
+    """'seed 1, the config says 2'; for a settings mapping only what changed:
+    'time_control move_ms 1000, the config says move_ms 200'."""
+    try:
+        before, after = json.loads(old), json.loads(new)
+    except ValueError:
+        before = after = None
+    if isinstance(before, dict) and isinstance(after, dict) and key != "rules":
+        keys = [k for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
+        old = ", ".join(f"{k} {before.get(k)}" for k in keys)
+        new = ", ".join(f"{k} {after.get(k)}" for k in keys)
+    return f"{key} {old}, the config says {new}"
 
 
 _FIRST = {"name": 0, "spec": 1, "options": 2, "time": 3}

@@ -17,6 +17,7 @@ from typing import Any
 from arena.games import Game, GameError, GameRegistry, Grid
 from arena.league import (Leaderboard, RatingConfig, Row, Store, StoredGame, build_leaderboard,
                           points)
+from arena.league.store import VersionInfo
 from arena.record import GameRecord, Termination
 
 CHUNK_GAMES = 100   #: games per moves file (data/moves/NNNN.js), loaded by the replay page
@@ -102,6 +103,10 @@ class LeagueData:
     versus: dict[int, dict[int, Versus]] = field(default_factory=dict)
     faults: dict[int, list[Fault]] = field(default_factory=dict)
     history: dict[int, list[tuple[int, float, float]]] = field(default_factory=dict)
+    #: bot name -> its versions in the store, oldest first
+    versions: dict[str, list[VersionInfo]] = field(default_factory=dict)
+    #: fixture key -> the versions of its two bots that played it
+    played: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def ids(self) -> dict[str, int]:
@@ -154,10 +159,13 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     """
     meta = store.meta()
     settings = rating if rating is not None else rating_from_meta(meta)
-    games = list(store.records())
+    rows = list(store.versioned_records(current=True))   # the bots' current versions
+    games = [game for game, _v0, _v1 in rows]
     name = meta.get("name", "")
     title = title or name or "League"
-    board = build_leaderboard(games, settings, bots_from_meta(meta), title)
+    names = bots_from_meta(meta)
+    retired = store.retired()   # history only: not in the standings
+    board = build_leaderboard(games, settings, names and [n for n in names if n not in retired], title)
     slugs = slugify([row.bot for row in board.rows])
     bots = [BotInfo(i, row.bot, slug, row) for i, (row, slug) in enumerate(zip(board.rows, slugs))]
     try:
@@ -169,7 +177,10 @@ def load_league(store: Store, rating: RatingConfig | None = None,
         rules = dict(games[0].record.rule_options)
     data = LeagueData(title=title, name=name, game=game, rules=rules,
                       created=meta.get("created", ""), updated=meta.get("updated", ""),
-                      settings=settings, board=board, bots=bots, games=games)
+                      settings=settings, board=board, bots=bots, games=games,
+                      played={game.key: (v0, v1) for game, v0, v1 in rows})
+    for info in store.versions():
+        data.versions.setdefault(info.bot, []).append(info)
     _tally(data)
     return data
 
@@ -410,8 +421,18 @@ def move_chunks(data: LeagueData) -> Iterator[tuple[str, dict[str, Any]]]:
         chunk = data.games[start:start + CHUNK_GAMES]
         yield f"moves/{start // CHUNK_GAMES}", {
             "first": start + 1,
-            "games": [replayer.replay(start + i + 1, stored, ids)
+            "games": [_with_versions(replayer.replay(start + i + 1, stored, ids), stored, data)
                       for i, stored in enumerate(chunk)]}
+
+
+def _with_versions(replay: dict[str, Any], stored: StoredGame, data: LeagueData) -> dict[str, Any]:
+    """A replay that says which version of each bot played (in its fixture line too)."""
+    versions = data.played.get(stored.key)
+    if versions is not None:
+        replay["versions"] = list(versions)
+        names = [b.name for b in stored.record.bots]
+        replay["fixture"] += f" · {names[0]} v{versions[0]}, {names[1]} v{versions[1]}"
+    return replay
 
 
 def describe_result(record: GameRecord, names: Sequence[str]) -> str:

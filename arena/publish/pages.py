@@ -469,6 +469,7 @@ def bot_page(data: LeagueData, bot: BotInfo) -> str:
 </dl>
 <p><a href="../games.html#bot={e(bot.slug)}">All {total.as_x + total.as_o:,} games of
 {e(bot.name)} →</a></p>
+{_versions_section(data, bot)}
 <h2>Rating after each game: μ − 3σ (the line, what ranks) and the band up to μ</h2>
 <div class="chart-box single">{chart}</div>
 <h2>Results by opponent</h2>
@@ -490,6 +491,25 @@ def bot_page(data: LeagueData, bot: BotInfo) -> str:
 {fault_section}"""
     return page(data, name="bot", title=bot.name, content=content, root="../",
                 scripts=["bot.js"] if pages > 1 else [])
+
+
+def _versions_section(data: LeagueData, bot: BotInfo) -> str:
+    """A bot's versions in the store: the table counts only the current one's games."""
+    versions = data.versions.get(bot.name, [])
+    if not versions:
+        return ""
+    rows = "".join(
+        f'<tr><td class="num">v{v.version}</td><td class="text"><code>{e(v.fingerprint or "–")}</code></td>'
+        f'<td class="num">{v.games:,}</td><td class="text">{e(v.first_seen.replace("T", " "))}</td>'
+        f'<td class="text">{e((v.last_played or "–").replace("T", " "))}</td>'
+        f'<td class="text">{"current" if v.current else "history"}{", retired" if v.retired else ""}</td></tr>'
+        for v in versions)
+    return (f'<h2 id="versions">Versions</h2><p>Every version of {e(bot.name)} in the store; the '
+            f'standings count the current one\'s games only (a changed bot is a new version).</p>'
+            f'<table class="data" id="version-table"><thead><tr><th class="num">Version</th>'
+            f'<th class="text">Fingerprint</th><th class="num">Games</th><th class="text">First seen</th>'
+            f'<th class="text">Last played</th><th class="text">State</th></tr></thead>'
+            f'<tbody>{rows}</tbody></table>')
 
 
 # --- shells filled by scripts ---------------------------------------------------------------

@@ -303,4 +303,6 @@ def test_each_game_is_stored_as_soon_as_it_ends(tmp_path, monkeypatch, workers):
 
     runner.run_league(config, progress=Check(0, stream=io.StringIO()))
     assert len(behind) == 24 and len(stored(config.store)) == 24
-    assert max(behind) <= workers - 1 + (workers > 1), behind
+    # each worker waits for the coordinator's "stored" before its next game: at most one
+    # ended game a worker is not yet stored, however loaded the machine
+    assert max(behind) <= workers - 1, behind

@@ -193,7 +193,9 @@ def _stop_on_sigterm(signum: int, frame: Any) -> None:
 def _worker_main(job: GameJob, tasks, results, parent: int) -> None:
     """A worker process: play the pieces it takes from `tasks`, send each game back at once
     (pickled here, in this thread: a queue's feeder thread would contend with the referee
-    for the interpreter lock during the next game). An error that is not a bot's fault is
+    for the interpreter lock during the next game) and wait for the coordinator's word that
+    it is stored before the next, so a killed run loses at most one game a worker, however
+    loaded the machine. An error that is not a bot's fault is
     sent back as ("error", cause) and ends the worker. Its bots' processes outlive a piece:
     pieces come interleaved, and the next piece of a pairing usually comes soon."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
@@ -210,6 +212,7 @@ def _worker_main(job: GameJob, tasks, results, parent: int) -> None:
                 return
             for item in _play_chunk(chunk, pool):
                 results.send_bytes(pickle.dumps(("game", item), pickle.HIGHEST_PROTOCOL))
+                results.recv_bytes()    # the coordinator has stored it: play the next
     except (SystemExit, BrokenPipeError):
         return     # stopped, or the coordinator is gone: nobody to tell
     except BaseException as exc:  # noqa: BLE001 - any error here is reported, not a bot's
@@ -288,7 +291,7 @@ def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,
     procs, readers = [], []
     try:
         for _ in range(min(workers, len(work))):
-            reader, writer = multiprocess.Pipe(duplex=False)
+            reader, writer = multiprocess.Pipe()   # games one way, "stored" the other
             proc = multiprocess.Process(target=_worker_main, args=(job, tasks, writer, os.getpid()),
                                         daemon=True)
             tasks.put(None)
@@ -309,7 +312,11 @@ def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,
                 if kind == "error":
                     raise RunError(item)
                 received += 1
-                yield item
+                yield item     # the caller stores it before asking for the next
+                try:
+                    reader.send_bytes(b"stored")
+                except OSError:       # that worker is gone; its EOF comes next
+                    pass
     except BaseException:
         _stop(procs, terminate=True)
         raise

@@ -18,7 +18,7 @@ scored.)
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from arena.games.bigboard import BigBoardState, macro_line_table
 from arena.games.grid import FULL, HAS_LINE, POPCOUNT, SQUARES

@@ -6,8 +6,18 @@ import pytest
 
 from arena.games import default_registry, random_positions
 from bots import agent_class
-from bots.features import (ADVANCED_WEIGHTS, META_CONSTANTS, SCALE, advanced_eval, advanced_features,
-                           meta_basis, meta_eval, nineboard_eval, nineboard_twos, scaled)
+from bots.features import (
+    ADVANCED_WEIGHTS,
+    META_CONSTANTS,
+    SCALE,
+    advanced_eval,
+    advanced_features,
+    meta_basis,
+    meta_eval,
+    nineboard_eval,
+    nineboard_twos,
+    scaled,
+)
 from bots.search9 import Search9
 
 REGISTRY = default_registry()
@@ -175,7 +185,7 @@ def test_minimax_depth_semantics_and_top3_filter():
             if child.is_terminal():
                 expected[m] = ev(child)
             else:
-                replies = sorted((ev(child.play(r)) for r in child.legal_moves()))[:3]
+                replies = sorted(ev(child.play(r)) for r in child.legal_moves())[:3]
                 expected[m] = min(replies)
         assert dict(minimax_values(agent, state, 1)) == expected
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league import (BotProblem, ConfigError, LeagueConfig, config_from_dict, load_config,
-                          schedule)
+from arena.league import BotProblem, ConfigError, LeagueConfig, config_from_dict, load_config, schedule
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "config.md"
 

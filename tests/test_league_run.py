@@ -278,6 +278,7 @@ def test_each_game_is_stored_as_soon_as_it_ends(tmp_path, monkeypatch, workers):
     # what kill -9 can lose is only what is in flight: a game that has ended is reported
     # and committed before the next one of its worker ends
     import io
+
     from arena.league import runner
     from arena.league.progress import Progress
 

@@ -1,7 +1,6 @@
 """Protocol pieces without processes: framing, dialect translation, the SDK loop, clocks."""
 
 import io
-import random
 
 import pytest
 

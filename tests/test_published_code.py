@@ -11,8 +11,16 @@ import pytest
 
 from arena.games import default_registry
 from bots import agent_class
-from bots.features import (ADJACENT, ADJACENT_PAIRS, ADVANCED_WEIGHTS, SIMPLE_WEIGHTS, advanced_eval,
-                           advanced_features, scaled, simple_features)
+from bots.features import (
+    ADJACENT,
+    ADJACENT_PAIRS,
+    ADVANCED_WEIGHTS,
+    SIMPLE_WEIGHTS,
+    advanced_eval,
+    advanced_features,
+    scaled,
+    simple_features,
+)
 from bots.search9 import Search9
 from bots.ultimate_agents import EMULATE_PARTS, NO_VALUE
 

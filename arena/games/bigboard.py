@@ -12,10 +12,10 @@ from __future__ import annotations
 import functools
 import operator
 import random
-from typing import Callable, ClassVar, NamedTuple
+from collections.abc import Callable
+from typing import ClassVar, NamedTuple
 
-from .base import (Game, GameError, GameInfo, Grid, IllegalMoveError, InvalidStateError,
-                   RuleOption, State)
+from .base import Game, GameError, GameInfo, Grid, IllegalMoveError, InvalidStateError, RuleOption, State
 from .grid import FULL, HAS_LINE, HAS_LINE_NO_258, POPCOUNT, SQUARES
 
 #: CELLS[b][free] lists the cells of board b whose squares are set in free.

@@ -19,8 +19,7 @@ from arena.league.pairs import between
 from arena.stats import summarize
 
 from .chart import Series, colour, rating_chart
-from .data import (PAGE_FAULTS, TERMINATION_LABELS, BotInfo, Fault, LeagueData, Versus,
-                   describe_result, fixture_text)
+from .data import PAGE_FAULTS, TERMINATION_LABELS, BotInfo, Fault, LeagueData, Versus, describe_result, fixture_text
 
 OPEN_FAULTS = 3     #: faults whose stderr a bot page shows unfolded
 NAV = (("index.html", "leaderboard", "Leaderboard"), ("history.html", "history", "Rating history"),

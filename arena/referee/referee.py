@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 
 from arena.games import Game, IllegalMoveError, InvalidMoveError, State
 from arena.protocol import Dialect, ProtocolError, TurnInfo, get_dialect
@@ -133,7 +133,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
     record = GameRecord(
         game=game.name, rule_options=dict(game.options), seed=seed,
         bots=[BotEntry(name=b.name, spec=b.spec, options=dict(b.options)) for b in bots],
-        started_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
+        started_at=datetime.now(UTC).isoformat(timespec="milliseconds"))
     seats = [_Seat(i, spec, settings.time) for i, spec in enumerate(bots)]
     mux: Multiplexer | None = None
     state = _play_opening(game, opening, record)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import operator
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import ClassVar, NamedTuple
 
 from .base import Game, GameError, GameInfo, Grid, IllegalMoveError, InvalidStateError, RuleOption, State
@@ -66,6 +66,7 @@ class BigBoardState(State):
     closed: int               # boards nobody may play in (won or full)
     target: int               # board the next move must be in, -1 for any open board
     outcome: int              # ONGOING, 0 or 1 (winner), DRAWN
+    _moves: tuple[int, ...] | None   # legal_moves(), computed on first use
 
     def legal_moves(self) -> tuple[int, ...]:
         moves = self._moves
@@ -259,6 +260,7 @@ def random_playout(state: BigBoardState, rand: Callable[[], float]) -> BigBoardS
     won = [state.xwon, state.owon]
     closed, target, seat = state.closed, state.target, state.to_move
     outcome = ONGOING
+    moves: Sequence[int]
     while outcome == ONGOING:
         if target >= 0:
             v = boards[target]

@@ -324,7 +324,7 @@ def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,
             pool: BotPool | None) -> None:
     """Tell live bots the result; keep clean reusable ones in the pool, let the others
     exit briefly, then kill their process trees."""
-    closing = []
+    closing: list[tuple[_Seat, BotChannel]] = []
     for s in seats:
         ch = s.channel
         if ch is None:
@@ -339,21 +339,21 @@ def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,
             quit_lines = [] if keep else s.dialect.quit_lines()
             ch.request(s.dialect.over_lines(result, record.termination.value) + quit_lines,
                        expects_reply=False)
-        if keep:
+        if keep and pool is not None:   # keep implies a pool; the check says so to mypy
             if mux is not None:
                 mux.poll_others()
             record.stderr_tails[s.seat] = ch.stderr_tail()
             pool.give(s.spec, ch)
         else:
-            closing.append(s)
+            closing.append((s, ch))
     deadline = time.monotonic() + QUIT_GRACE_S
-    for s in closing:
-        while s.channel.proc.poll() is None and time.monotonic() < deadline:
+    for _, ch in closing:
+        while ch.proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.001)
-    for s in closing:
-        s.channel.proc.kill_tree()
-        s.channel.drain_stderr()
-        s.channel.proc.close()
-        record.stderr_tails[s.seat] = s.channel.stderr_tail()
+    for s, ch in closing:
+        ch.proc.kill_tree()
+        ch.drain_stderr()
+        ch.proc.close()
+        record.stderr_tails[s.seat] = ch.stderr_tail()
     if mux is not None:
         mux.close()

@@ -366,7 +366,8 @@ class Ultimate(BigBoardGame):
 
     info = GameInfo(
         name="ultimate",
-        summary="ultimate tic-tac-toe (seed 001): win three boards in a row; sent to a closed board, play any open one.",
+        summary=("ultimate tic-tac-toe (seed 001): win three boards in a row; "
+                 "sent to a closed board, play any open one."),
         rules=("Nine 3x3 boards in a 3x3 grid; cell = board*9 + square. The first move may be "
                "anywhere; after that you must play in the board whose position matches the square "
                "just played. A board is won by three in a row and is then closed, as is a full "

@@ -153,7 +153,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
             try:
                 proc = sandbox.start(list(s.spec.argv), readable=s.spec.readable, env=s.spec.env)
             except SandboxError as exc:
-                raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, f"could not start: {exc}"))
+                raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, f"could not start: {exc}")) from exc
             s.channel = BotChannel(proc, settings.output, s.spec.name)
         mux = Multiplexer([s.channel for s in seats if s.channel is not None])
         _handshake(game, seats, seed, settings, mux)
@@ -236,9 +236,9 @@ def _handshake(game: Game, seats: list[_Seat], seed: int, settings: MatchSetting
             line = mux.wait_line(s.channel, deadline, f"while starting up (handshake, {control.startup_ms} ms allowed)")
             s.dialect.check_ready(line)
         except BotFault as fault:
-            raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, fault.reason))
+            raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, fault.reason)) from fault
         except ProtocolError as exc:
-            raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, str(exc)))
+            raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, str(exc))) from exc
 
 
 def _check_idle(seats: list[_Seat], mux: Multiplexer) -> None:
@@ -306,16 +306,16 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
         if startup_extra and fault.termination in (Termination.CRASH, Termination.RESOURCE_LIMIT):
             # no handshake: dying before the first reply is failing to start
             fault = BotFault(Termination.STARTUP_FAILURE, fault.reason)
-        raise _Faulted(s.seat, fault)
+        raise _Faulted(s.seat, fault) from None   # the fault travels as the payload
     record.moves.append(MoveRecord(seat=s.seat, move=line.strip()[:32], wall_ms=round(wall_ms, 3),
                                    cpu_ms=round(meter.cpu_s * 1000, 3), wait_ms=round(meter.wait_s * 1000, 3)))
     try:
         move = s.dialect.parse_move(game, turn, line)
         after = state.play(move)
     except InvalidMoveError as exc:
-        raise _Faulted(s.seat, BotFault(Termination.MALFORMED, f"move {ply + 1}: {exc}"))
+        raise _Faulted(s.seat, BotFault(Termination.MALFORMED, f"move {ply + 1}: {exc}")) from exc
     except IllegalMoveError as exc:
-        raise _Faulted(s.seat, BotFault(Termination.ILLEGAL_MOVE, f"move {ply + 1}: {exc}"))
+        raise _Faulted(s.seat, BotFault(Termination.ILLEGAL_MOVE, f"move {ply + 1}: {exc}")) from exc
     record.moves[-1].move = game.move_text(move)
     return move, after
 

@@ -141,6 +141,7 @@ def _bot_with_options(name: str, text: str) -> BotSpec:
     """BotSpec of a registered bot with options written NAME:KEY=VALUE[,KEY=VALUE...];
     values are read as YAML scalars (3, true, a path), file options from the current directory."""
     import yaml
+
     from arena.plugins import PluginError, bot_spec
     options: dict[str, object] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
@@ -555,8 +556,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_openings(args: argparse.Namespace) -> int:
-    from arena.openings import (OpeningError, format_opening, generate_book, mcts_evaluator,
-                                shipped_books)
+    from arena.openings import OpeningError, format_opening, generate_book, mcts_evaluator, shipped_books
     if args.list:
         for name in shipped_books():
             print(f"book:{name}")

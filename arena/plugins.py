@@ -203,6 +203,13 @@ class BotRegistry:
     def get(self, name: str) -> BotDeclaration | None:
         return self._bots.get(name)
 
+    def require(self, name: str) -> BotDeclaration:
+        """The declaration of a bot the config has already checked; PluginError if it is missing."""
+        decl = self._bots.get(name)
+        if decl is None:
+            raise PluginError(f"unknown bot {name!r}; registered bots are {', '.join(sorted(self._bots))}")
+        return decl
+
     def all(self) -> list[BotDeclaration]:
         return list(self._bots.values())
 
@@ -356,9 +363,11 @@ def bot_spec(decl: BotDeclaration, options: Mapping[str, Any] | None = None, nam
         if where:
             roots.append(where if _is_module_file_dir(decl.target, where) else str(Path(where).parent))
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(roots))
-    else:
+    elif decl.command is not None:
         argv = tuple(decl.command) + tuple(f"{k}={v}" for k, v in sorted(opts.items()))
         readable = (ARENA_PACKAGE_DIR,) + tuple(files)
+    else:   # BotRegistry.add refuses such a declaration; one built by hand may reach here
+        raise PluginError(f"bot {decl.name!r} needs exactly one of target or command")
     return BotSpec(name=name or decl.name, argv=argv, dialect=decl.dialect, readable=readable,
                    env=env, spec=decl.name, options=opts)
 

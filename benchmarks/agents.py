@@ -147,7 +147,8 @@ def matches(games: int, mcts_ms: float) -> None:
               f"({time.perf_counter() - t:.0f} s)", flush=True)
 
 
-TABLE1: list[tuple[str, dict, str, dict, str]] = [  # (row agent, options, column agent, options, the paper's win/draw/loss)
+# (row agent, options, column agent, options, the paper's win/draw/loss)
+TABLE1: list[tuple[str, dict, str, dict, str]] = [
     ("uttt-random", {}, "uttt-random", {}, ".39 .27 .34"),
     ("uttt-perceptron", {}, "uttt-random", {}, ".64 .12 .24"),
     ("uttt-reflex", {}, "uttt-random", {}, ".42 .35 .26"),

@@ -11,6 +11,7 @@ second (the last ply is counted from the legal-move list, as engines do).
 from __future__ import annotations
 
 import argparse
+import functools
 import platform
 import random
 import time
@@ -44,11 +45,11 @@ def main() -> None:
         rng = random.Random(1)
         playout = getattr(game, "random_playout", None)
         if playout is not None:
-            print(f"{name} random games/s: {rate(lambda: playout(start, rng), args.seconds):,.0f}")
+            print(f"{name} random games/s: {rate(functools.partial(playout, start, rng), args.seconds):,.0f}")
             print(f"{name} random games/s via State.play: "
-                  f"{rate(lambda: random_game(game, rng), args.seconds):,.0f}")
+                  f"{rate(functools.partial(random_game, game, rng), args.seconds):,.0f}")
         else:
-            print(f"{name} random games/s: {rate(lambda: random_game(game, rng), args.seconds):,.0f}")
+            print(f"{name} random games/s: {rate(functools.partial(random_game, game, rng), args.seconds):,.0f}")
         depth = PERFT_DEPTH[name]
         t0 = time.perf_counter()
         nodes = perft(start, depth)

@@ -17,8 +17,7 @@ import random
 import time
 from itertools import combinations
 
-from arena.stats import (Decision, MatchResults, Pentanomial, SprtSpec, Trinomial, check,
-                         expected_score, fit_elo)
+from arena.stats import Decision, MatchResults, Pentanomial, SprtSpec, Trinomial, check, expected_score, fit_elo
 
 
 def game(rng: random.Random, expected: float, draw_rate: float) -> float:

@@ -16,8 +16,8 @@ Learning and Monte Carlo Tree Search", section 2.3. Seed 000: Weger,
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Mapping
+from collections.abc import Mapping
+from functools import cache
 
 from arena.games.grid import CENTRE, FULL, LINES, POPCOUNT
 from arena.games.search_support import BOARD_SPACE, OPEN, STATUS, VALID_BOARDS
@@ -209,7 +209,7 @@ def _board_table(fn) -> list[int]:
     return table
 
 
-@lru_cache(maxsize=None)
+@cache
 def advanced_eval(seat: int, weights: tuple[tuple[str, float], ...] = tuple(ADVANCED_WEIGHTS.items()),
                   pairs: bool = False) -> BoardEval:
     """Seed 001's learned linear evaluation for agent `seat`, as tables; a win is worth 100.
@@ -234,7 +234,7 @@ def advanced_eval(seat: int, weights: tuple[tuple[str, float], ...] = tuple(ADVA
     return BoardEval(_board_table(board), xt, ot, nxt, win=100 * SCALE, depth_bonus=False)
 
 
-@lru_cache(maxsize=None)
+@cache
 def meta_eval(seat: int, constants: tuple[float, ...]) -> BoardEval:
     """Seed 000's utility c1*f1 + ... + c6*f6 for MAX = `seat`, as tables; a won game beats any heuristic."""
     c = [scaled(x) for x in constants]
@@ -250,7 +250,7 @@ def meta_eval(seat: int, constants: tuple[float, ...]) -> BoardEval:
     return BoardEval(_board_table(board), xt, ot, None, win=max(bound, SCALE), depth_bonus=True)
 
 
-@lru_cache(maxsize=None)
+@cache
 def nineboard_eval(seat: int, per_two: int = 5, win: int = 100) -> BoardEval:
     """Seed 004's heuristic for `seat`: +per_two per own two-in-a-row, -per_two per opponent's."""
     sign = 1 if seat == 0 else -1

@@ -28,7 +28,7 @@ class Node:
 
     __slots__ = ("state", "move", "parent", "children", "untried", "visits", "score", "mover")
 
-    def __init__(self, state: State, move: int, parent: "Node | None") -> None:
+    def __init__(self, state: State, move: int, parent: Node | None) -> None:
         self.state = state
         self.move = move
         self.parent = parent

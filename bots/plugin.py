@@ -41,7 +41,8 @@ REFERENCE_BOTS = (
     BotDeclaration(
         name="ttt-novice",
         game="tictactoe",
-        description="paper 002 (Tic-Tac-Toe AI), 'A Novice Move': the best-ranked move 40% of the time, else the second-ranked",
+        description=("paper 002 (Tic-Tac-Toe AI), 'A Novice Move': the best-ranked move 40% of the time, "
+                     "else the second-ranked"),
         target="bots.tictactoe_agents:Novice",
         options={
             "optimal_percent": BotOption(
@@ -143,7 +144,8 @@ REFERENCE_BOTS = (
     BotDeclaration(
         name="uttt-expectimax",
         game="ultimate",
-        description="paper 001, 2.2.7 Expectimax Agent: opponent nodes average all successors, agent nodes max of top 3",
+        description=("paper 001, 2.2.7 Expectimax Agent: opponent nodes average all successors, "
+                     "agent nodes max of top 3"),
         target="bots.ultimate_agents:Expectimax",
         options={
             "depth": BotOption(1, "search depth d (section 2.2.4 semantics; Table 1 uses 1 and 2)",
@@ -182,7 +184,8 @@ REFERENCE_BOTS = (
     BotDeclaration(
         name="nineboard-negamax",
         game="nineboard",
-        description="paper 004 (9-board Tic-Tac-Toe), section 2: iterative-deepening negamax alpha-beta, two-in-a-row heuristic",
+        description=("paper 004 (9-board Tic-Tac-Toe), section 2: iterative-deepening negamax alpha-beta, "
+                     "two-in-a-row heuristic"),
         target="bots.nineboard_agents:NineBoardNegamax",
         options={
             "time_ms": BotOption(
@@ -196,12 +199,14 @@ REFERENCE_BOTS = (
     BotDeclaration(
         name="mcts",
         game="*",
-        description="beyond the papers: UCT Monte Carlo tree search with random playouts (the game's fast playout when it has one), any game",
+        description=("beyond the papers: UCT Monte Carlo tree search with random playouts "
+                     "(the game's fast playout when it has one), any game"),
         target="bots.mcts:MCTS",
         options={
             "time_ms": BotOption(
                 1000.0,
-                "thinking time per move in ms; 0 = no own limit (then set iterations); always capped at half the referee's allowance",
+                ("thinking time per move in ms; 0 = no own limit (then set iterations); "
+                 "always capped at half the referee's allowance"),
                 kind="number", low=0, high=_MAX_MS,
             ),
             "iterations": BotOption(

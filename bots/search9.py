@@ -18,7 +18,7 @@ scored.)
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from arena.games.bigboard import BigBoardState, macro_line_table
 from arena.games.grid import FULL, HAS_LINE, POPCOUNT, SQUARES
@@ -207,8 +207,8 @@ class Search9:
         boards = self.boards
         ev = self.ev
         BT, MXT, MOT = ev.board, ev.xwon_table, ev.owon_table
-        NT = ev.next_table
-        has_nt = NT is not None
+        has_nt = ev.next_table is not None
+        NT = ev.next_table if ev.next_table is not None else []   # read only when has_nt
         WIN = ev.win
         bonus = 1 if ev.depth_bonus else 0
         macro_line = self.rules.macro_line_wins

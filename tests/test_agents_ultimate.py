@@ -6,8 +6,18 @@ import pytest
 
 from arena.games import default_registry, random_positions
 from bots import agent_class
-from bots.features import (ADVANCED_WEIGHTS, META_CONSTANTS, SCALE, advanced_eval, advanced_features,
-                           meta_basis, meta_eval, nineboard_eval, nineboard_twos, scaled)
+from bots.features import (
+    ADVANCED_WEIGHTS,
+    META_CONSTANTS,
+    SCALE,
+    advanced_eval,
+    advanced_features,
+    meta_basis,
+    meta_eval,
+    nineboard_eval,
+    nineboard_twos,
+    scaled,
+)
 from bots.search9 import Search9
 
 REGISTRY = default_registry()
@@ -159,23 +169,23 @@ def test_minimax_with_and_without_pruning_pick_moves_of_equal_value(depth):
 def test_minimax_depth_semantics_and_top3_filter():
     """Depth 1 = the agent's move and the opponent's best reply among its 3 lowest-Eval successors."""
     agent = agent_class("uttt-minimax")(ULTIMATE, random.Random(0), depth=1)
+    weights = {k: scaled(w) for k, w in ADVANCED_WEIGHTS.items()}
+
+    def ev(s, seat):
+        if s.is_terminal():
+            return 0 if s.winner is None else (100 if s.winner == seat else -100) * SCALE
+        f = advanced_features(s, seat)
+        return sum(f[k] * w for k, w in weights.items())
+
     for state in positions("ultimate", 10, 21):
         seat = state.to_move
-        weights = {k: scaled(w) for k, w in ADVANCED_WEIGHTS.items()}
-
-        def ev(s):
-            if s.is_terminal():
-                return 0 if s.winner is None else (100 if s.winner == seat else -100) * SCALE
-            f = advanced_features(s, seat)
-            return sum(f[k] * w for k, w in weights.items())
-
         expected = {}
         for m in state.legal_moves():
             child = state.play(m)
             if child.is_terminal():
-                expected[m] = ev(child)
+                expected[m] = ev(child, seat)
             else:
-                replies = sorted((ev(child.play(r)) for r in child.legal_moves()))[:3]
+                replies = sorted(ev(child.play(r), seat) for r in child.legal_moves())[:3]
                 expected[m] = min(replies)
         assert dict(minimax_values(agent, state, 1)) == expected
 

@@ -4,8 +4,7 @@ import random
 
 import pytest
 
-from arena.games import (GameError, IllegalMoveError, InvalidMoveError, InvalidStateError,
-                         default_registry, random_game)
+from arena.games import GameError, IllegalMoveError, InvalidMoveError, InvalidStateError, default_registry, random_game
 
 REGISTRY = default_registry()
 VARIANTS = [(name, {}) for name in REGISTRY.names()] + [("ultimate", {"tiebreak": "boards"})]

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league import (BotProblem, ConfigError, LeagueConfig, config_from_dict, load_config,
-                          schedule)
+from arena.league import BotProblem, ConfigError, LeagueConfig, config_from_dict, load_config, schedule
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "config.md"
 
@@ -65,7 +64,8 @@ def test_a_valid_config_loads_with_resolved_paths_and_defaults(league_dir, tmp_p
     monkeypatch.chdir(tmp_path.parent)         # relative paths follow the file, not the cwd
     config = load_config(path)
     assert isinstance(config, LeagueConfig)
-    assert config.name == "quick" and config.game == "ultimate" and config.rules == {"tiebreak": "none", "column258": "counts"}
+    assert config.name == "quick" and config.game == "ultimate"
+    assert config.rules == {"tiebreak": "none", "column258": "counts"}
     assert config.bot_names == ["mcts", "rand", "mine"]
     mcts, rand, mine = config.bots
     assert mcts.bot == "mcts" and mcts.options == {"time_ms": 50} and mcts.spec == "mcts"

@@ -8,8 +8,7 @@ import random
 import pytest
 import trueskill  # type: ignore[import-untyped]
 
-from arena.league import (Cell, RatingConfig, Store, build_leaderboard, compute_ratings,
-                          make_fixtures, render)
+from arena.league import Cell, RatingConfig, Store, build_leaderboard, compute_ratings, make_fixtures, render
 from arena.league.leaderboard import format_cell
 from arena.record import BotEntry, GameRecord, MoveRecord, Termination
 

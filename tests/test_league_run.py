@@ -74,7 +74,10 @@ def test_worker_count_does_not_change_results_or_leaderboard(tmp_path):
     assert arena("run", str(two)).returncode == 0
     a, b = stored(tmp_path / "one.sqlite"), stored(tmp_path / "two.sqlite")
     assert {k: v[0] for k, v in a.items()} == {k: v[0] for k, v in b.items()}
-    moves = lambda games: {k: [m["move"] for m in json.loads(r)["moves"]] for k, (_, r) in games.items()}
+
+    def moves(games):
+        return {k: [m["move"] for m in json.loads(r)["moves"]] for k, (_, r) in games.items()}
+
     assert moves(a) == moves(b)
     board_a = json.loads(arena("leaderboard", str(tmp_path / "one.sqlite"), "--format", "json").stdout)
     board_b = json.loads(arena("leaderboard", str(tmp_path / "two.sqlite"), "--format", "json").stdout)
@@ -278,6 +281,7 @@ def test_each_game_is_stored_as_soon_as_it_ends(tmp_path, monkeypatch, workers):
     # what kill -9 can lose is only what is in flight: a game that has ended is reported
     # and committed before the next one of its worker ends
     import io
+
     from arena.league import runner
     from arena.league.progress import Progress
 

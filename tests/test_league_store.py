@@ -11,8 +11,8 @@ import textwrap
 import pytest
 
 from arena.league import Store, StoreError, config_from_dict, make_fixtures
-from arena.record import BotEntry, GameRecord, MoveRecord, Termination
 from arena.league.store import SCHEMA_VERSION
+from arena.record import BotEntry, GameRecord, MoveRecord, Termination
 
 BOTS = ["alice", "bob", "carol"]
 

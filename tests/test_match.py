@@ -118,7 +118,8 @@ def test_a_killed_match_resumes_from_its_store_and_a_changed_one_is_refused(tmp_
     assert 'holds another match: match.bots[0].name is "uttt-random" there, "uttt-random:seed=3" here' \
         in changed.stderr
     other = arena(*args[:-3], "--sprt", "elo0=0,elo1=10")
-    assert other.returncode == 2 and "match.sprt is 'elo0=0,elo1=20,alpha=0.05,beta=0.05,model=logistic' there" in other.stderr
+    assert other.returncode == 2
+    assert "match.sprt is 'elo0=0,elo1=20,alpha=0.05,beta=0.05,model=logistic' there" in other.stderr
     assert stored(db) == after
     board = arena("leaderboard", str(db), "--format", "json")   # a match store is a store
     assert board.returncode == 0, board.stderr

@@ -1,7 +1,6 @@
 """Protocol pieces without processes: framing, dialect translation, the SDK loop, clocks."""
 
 import io
-import random
 
 import pytest
 
@@ -78,8 +77,8 @@ def test_theaigames_field_and_macroboard(flavour):
     me = "1" if flavour == "riddles" else "2"
     assert f"settings your_botid {me}" in start and "settings timebank 1000" in start
     lines = dialect.turn_lines(game, _turn(game, [40]))
-    field = next(l for l in lines if l.startswith("update game field")).split()[3].split(",")
-    macro = next(l for l in lines if l.startswith("update game macroboard")).split()[3].split(",")
+    field = next(x for x in lines if x.startswith("update game field")).split()[3].split(",")
+    macro = next(x for x in lines if x.startswith("update game macroboard")).split()[3].split(",")
     x_id = "0" if flavour == "riddles" else "1"
     assert field[4 * 9 + 4] == x_id and field.count(x_id) == 1
     assert macro[4] == "-1" and macro.count("-1") == 1

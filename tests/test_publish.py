@@ -6,6 +6,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from browser.league import FaultPlan, bot_names, build_store
 
 from arena.games import Game, GameInfo, GameRegistry, Grid, State, default_registry
 from arena.games.tictactoe import TicTacToe
@@ -15,7 +16,6 @@ from arena.publish import data as site_data
 from arena.publish.chart import thin, ticks
 from arena.publish.data import Replayer, slugify
 from arena.record import BotEntry, GameRecord, MoveRecord, Termination
-from browser.league import FaultPlan, bot_names, build_store
 
 HOSTILE = "<script>alert(1)</script>"
 

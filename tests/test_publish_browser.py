@@ -8,13 +8,13 @@ Needs selenium, /usr/bin/chromium and /usr/bin/chromedriver; skips without them.
 from pathlib import Path
 
 import pytest
+from browser import chromium as browser
+from browser.league import HOSTILE_STDERR, FaultPlan, bot_names, build_store, shared_store
 
 from arena.games import default_registry
 from arena.league import RatingConfig, Store, build_leaderboard
 from arena.publish import publish_site
 from arena.record import Termination
-from browser import chromium as browser
-from browser.league import HOSTILE_STDERR, FaultPlan, bot_names, build_store, shared_store
 
 pytestmark = pytest.mark.skipif(browser.missing() is not None,
                                 reason=f"no browser for the site test: {browser.missing()}")

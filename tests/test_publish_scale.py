@@ -4,9 +4,10 @@ games fit in a minute, and no page loads more than one page or chunk of games.""
 import re
 import time
 
+from browser.league import shared_store
+
 from arena.publish import publish_site
 from arena.publish.data import CHUNK_GAMES, PAGE_GAMES
-from browser.league import shared_store
 
 BUDGET_S = 60.0        #: the issue's budget for 20,000 games on a 2-core machine
 TARGET_GAMES = 20_000

@@ -11,8 +11,16 @@ import pytest
 
 from arena.games import default_registry
 from bots import agent_class
-from bots.features import (ADJACENT, ADJACENT_PAIRS, ADVANCED_WEIGHTS, SIMPLE_WEIGHTS, advanced_eval,
-                           advanced_features, scaled, simple_features)
+from bots.features import (
+    ADJACENT,
+    ADJACENT_PAIRS,
+    ADVANCED_WEIGHTS,
+    SIMPLE_WEIGHTS,
+    advanced_eval,
+    advanced_features,
+    scaled,
+    simple_features,
+)
 from bots.search9 import Search9
 from bots.ultimate_agents import EMULATE_PARTS, NO_VALUE
 
@@ -266,16 +274,16 @@ def test_adjacent_pairs_count_each_neighbouring_pair_from_both_ends():
 def test_adjacent_pairs_make_the_perceptron_maximise_the_pair_count():
     w = {k: scaled(v) for k, v in SIMPLE_WEIGHTS.items()}
     differ = 0
-    for state in _random_states(12, 300):  # the two counts rank moves differently in a few of them
+
+    def best(state, pairs):
         seat = state.to_move
+        scored = {m: sum(simple_features(state.play(m), seat, pairs)[k] * w[k] for k in w)
+                  for m in state.legal_moves()}
+        top = max(scored.values())
+        return {m for m, v in scored.items() if v == top}
 
-        def best(pairs):
-            scored = {m: sum(simple_features(state.play(m), seat, pairs)[k] * w[k] for k in w)
-                      for m in state.legal_moves()}
-            top = max(scored.values())
-            return {m for m, v in scored.items() if v == top}
-
-        squares, pairs = best(False), best(True)
+    for state in _random_states(12, 300):  # the two counts rank moves differently in a few of them
+        squares, pairs = best(state, False), best(state, True)
         assert agent("uttt-perceptron").choose(state, None) in squares
         assert agent("uttt-perceptron", emulate="adjacent-pairs").choose(state, None) in pairs
         differ += squares != pairs

@@ -28,7 +28,7 @@ def sandbox():
 
 def replay_is_legal(game, record):
     state = game.initial_state()
-    for i, move in enumerate(record.moves):
+    for move in record.moves:
         assert move.seat == state.to_move
         state = state.play(int(move.move))
     return state

@@ -7,8 +7,7 @@ from itertools import combinations
 
 import pytest
 
-from arena.stats import (Z95, MatchResults, Pentanomial, Trinomial, expected_score, fit_elo,
-                         logistic_elo, summarize)
+from arena.stats import Z95, MatchResults, Pentanomial, Trinomial, expected_score, fit_elo, logistic_elo, summarize
 
 
 def unpaired(a, b, w, d, l):

@@ -7,8 +7,7 @@ from statistics import NormalDist
 
 import pytest
 
-from arena.stats import (NELO_PER_T, Z95, MatchResults, Pentanomial, Trinomial, expected_score,
-                         logistic_elo, summarize)
+from arena.stats import NELO_PER_T, Z95, MatchResults, Pentanomial, Trinomial, expected_score, logistic_elo, summarize
 
 
 def unpaired(w, d, l):

@@ -1,8 +1,21 @@
 """Pure game rules: no I/O, no clocks, no processes."""
 
 from .analysis import perft, random_game, random_playout, random_positions
-from .base import (DRAW, LOSS, WIN, Game, GameError, GameInfo, GameOptionError, Grid, IllegalMoveError,
-                   InvalidMoveError, InvalidStateError, RuleOption, State)
+from .base import (
+    DRAW,
+    LOSS,
+    WIN,
+    Game,
+    GameError,
+    GameInfo,
+    GameOptionError,
+    Grid,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidStateError,
+    RuleOption,
+    State,
+)
 from .registry import BUILTIN_GAMES, GameRegistry, UnknownGameError, default_registry
 
 __all__ = [

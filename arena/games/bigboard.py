@@ -12,10 +12,10 @@ from __future__ import annotations
 import functools
 import operator
 import random
-from typing import Callable, ClassVar, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import ClassVar, NamedTuple
 
-from .base import (Game, GameError, GameInfo, Grid, IllegalMoveError, InvalidStateError,
-                   RuleOption, State)
+from .base import Game, GameError, GameInfo, Grid, IllegalMoveError, InvalidStateError, RuleOption, State
 from .grid import FULL, HAS_LINE, HAS_LINE_NO_258, POPCOUNT, SQUARES
 
 #: CELLS[b][free] lists the cells of board b whose squares are set in free.
@@ -66,6 +66,7 @@ class BigBoardState(State):
     closed: int               # boards nobody may play in (won or full)
     target: int               # board the next move must be in, -1 for any open board
     outcome: int              # ONGOING, 0 or 1 (winner), DRAWN
+    _moves: tuple[int, ...] | None   # legal_moves(), computed on first use
 
     def legal_moves(self) -> tuple[int, ...]:
         moves = self._moves
@@ -259,6 +260,7 @@ def random_playout(state: BigBoardState, rand: Callable[[], float]) -> BigBoardS
     won = [state.xwon, state.owon]
     closed, target, seat = state.closed, state.target, state.to_move
     outcome = ONGOING
+    moves: Sequence[int]
     while outcome == ONGOING:
         if target >= 0:
             v = boards[target]
@@ -364,7 +366,8 @@ class Ultimate(BigBoardGame):
 
     info = GameInfo(
         name="ultimate",
-        summary="ultimate tic-tac-toe (seed 001): win three boards in a row; sent to a closed board, play any open one.",
+        summary=("ultimate tic-tac-toe (seed 001): win three boards in a row; "
+                 "sent to a closed board, play any open one."),
         rules=("Nine 3x3 boards in a 3x3 grid; cell = board*9 + square. The first move may be "
                "anywhere; after that you must play in the board whose position matches the square "
                "just played. A board is won by three in a row and is then closed, as is a full "

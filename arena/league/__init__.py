@@ -4,9 +4,20 @@ config <- schedule <- store; ratings, pairs and leaderboard read game records on
 (pairs and the leaderboard compute with arena.stats).
 """
 
-from .config import (BotCheck, BotConfig, BotProblem, ConfigError, LeagueConfig, RatingConfig,
-                     RayConfig, SandboxConfig, TimeControl, TimeoutPolicy, config_from_dict,
-                     load_config)
+from .config import (
+    BotCheck,
+    BotConfig,
+    BotProblem,
+    ConfigError,
+    LeagueConfig,
+    RatingConfig,
+    RayConfig,
+    SandboxConfig,
+    TimeControl,
+    TimeoutPolicy,
+    config_from_dict,
+    load_config,
+)
 from .leaderboard import FORMATS, Cell, Leaderboard, Row, build_leaderboard, render
 from .ratings import HistoryPoint, Ratings, compute_ratings, make_env, points
 from .schedule import Fixture, make_fixtures, schedule

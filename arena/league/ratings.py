@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-import trueskill  # type: ignore[import-untyped]
+import trueskill
 
 from arena.record import GameRecord, Termination
 

@@ -124,7 +124,7 @@ def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
 def _spec(bot: BotConfig, plugins: Plugins, base_dir) -> BotSpec:
     extra = tuple(str(path) for path in bot.readable)   # the bot's `readable` list
     if bot.bot is not None:
-        decl = plugins.bots.get(bot.bot)
+        decl = plugins.bots.require(bot.bot)
         spec = bot_spec(decl, dict(bot.options), name=bot.name, base_dir=base_dir)
         return dataclasses.replace(spec, spec=bot.spec, readable=tuple(dict.fromkeys(spec.readable + extra)))
     # the same reading of a command as `arena match`: files it names become absolute

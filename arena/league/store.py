@@ -19,7 +19,7 @@ import sqlite3
 import threading
 import urllib.parse
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -634,4 +634,4 @@ def _difference(key: str, stored: str, given: str) -> tuple[str, str, str]:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")

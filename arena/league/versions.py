@@ -99,7 +99,7 @@ def bot_manifest(bot: BotConfig, config: LeagueConfig, plugins: Any, cache: Hash
     manifest: Manifest = {}
     if bot.bot is not None:
         from arena.plugins import code_paths
-        decl = plugins.bots.get(bot.bot)
+        decl = plugins.bots.require(bot.bot)
         manifest["bot"] = bot.bot
         manifest["options"] = {k: _plain(v) for k, v in sorted(decl.check_options(bot.options).items())}
         manifest["plugin"] = plugins.versions.get(decl.plugin, decl.plugin or "?")

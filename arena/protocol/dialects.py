@@ -159,7 +159,7 @@ class CodinGameDialect(Dialect):
     def turn_lines(self, game: Game, turn: TurnInfo) -> list[str]:
         row, col = (-1, -1) if turn.last_move is None else cell_to_row_col(game, turn.last_move)
         lines = [f"{row} {col}", str(len(turn.legal))]
-        lines.extend("%d %d" % cell_to_row_col(game, m) for m in turn.legal)
+        lines.extend("{} {}".format(*cell_to_row_col(game, m)) for m in turn.legal)
         return lines
 
     def parse_move(self, game: Game, turn: TurnInfo, line: str) -> int:

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.games import Game, GameError, GameRegistry, Grid
-from arena.league import (Leaderboard, RatingConfig, Row, Store, StoredGame, build_leaderboard,
-                          points)
+from arena.league import Leaderboard, RatingConfig, Row, Store, StoredGame, build_leaderboard, points
 from arena.league.store import VersionInfo
 from arena.record import GameRecord, Termination
 

@@ -19,8 +19,7 @@ from arena.league.pairs import between
 from arena.stats import summarize
 
 from .chart import Series, colour, rating_chart
-from .data import (PAGE_FAULTS, TERMINATION_LABELS, BotInfo, Fault, LeagueData, Versus,
-                   describe_result, fixture_text)
+from .data import PAGE_FAULTS, TERMINATION_LABELS, BotInfo, Fault, LeagueData, Versus, describe_result, fixture_text
 
 OPEN_FAULTS = 3     #: faults whose stderr a bot page shows unfolded
 NAV = (("index.html", "leaderboard", "Leaderboard"), ("history.html", "history", "Rating history"),
@@ -82,7 +81,7 @@ def heat(rate: float) -> tuple[str, str]:
             rgb = [round(x + (y - x) * t) for x, y in zip(ca, cb)]
             break
     luminance = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]
-    return "#%02x%02x%02x" % tuple(rgb), "#fff" if luminance < 140 else "#111"
+    return "#{:02x}{:02x}{:02x}".format(*rgb), "#fff" if luminance < 140 else "#111"
 
 
 def _score_rate(wins: int, draws: int, losses: int) -> float | None:
@@ -329,12 +328,16 @@ def match_page(data: LeagueData, a: BotInfo, b: BotInfo,
             and stats.elo is not None and stats.elo_low is not None and stats.elo_high is not None):
         error = stats.elo_error
         plus = "" if error is None or math.isinf(error) else f" ± {error:.0f}"
+        score = (f"{100 * stats.score:.1f}% "
+                 f"<small>{100 * stats.score_low:.1f}–{100 * stats.score_high:.1f}%</small>")
+        elo = (f"{_elo_text(stats.elo)}{plus} "
+               f"<small>{_elo_text(stats.elo_low)} to {_elo_text(stats.elo_high)}</small>")
         numbers = f"""<dl class="stats" id="match-stats">
 <div><dt>Games</dt><dd>{stats.games}</dd></div>
 <div><dt>W / D / L <small>of {e(a.name)}</small></dt><dd>{stats.wins} / {stats.draws} / {stats.losses}</dd></div>
 <div><dt>Pairs</dt><dd>{stats.pairs}</dd></div>
-<div><dt>Score <small>95% interval</small></dt><dd>{100 * stats.score:.1f}% <small>{100 * stats.score_low:.1f}–{100 * stats.score_high:.1f}%</small></dd></div>
-<div><dt>Elo difference <small>95% interval</small></dt><dd>{_elo_text(stats.elo)}{plus} <small>{_elo_text(stats.elo_low)} to {_elo_text(stats.elo_high)}</small></dd></div>
+<div><dt>Score <small>95% interval</small></dt><dd>{score}</dd></div>
+<div><dt>Elo difference <small>95% interval</small></dt><dd>{elo}</dd></div>
 <div><dt>LOS <small>{e(a.name)} stronger</small></dt><dd>{_percent(stats.los or 0.0)}</dd></div>
 <div><dt>Draw rate</dt><dd>{100 * (stats.draw_rate or 0):.1f}%</dd></div>
 </dl>"""
@@ -410,7 +413,7 @@ def _versus_rows(data: LeagueData, bot: BotInfo) -> str:
             continue
         rate = _score_rate(vs.wins, vs.draws, vs.losses)
         rate_cell = ('<td class="num" data-v="-1">–</td>' if rate is None else
-                     '<td class="num" data-v="{0}" style="background:{1};color:{2}">{3}%</td>'
+                     '<td class="num" data-v="{}" style="background:{};color:{}">{}%</td>'
                      .format(rate, *heat(rate), round(rate * 100)))
         rows.append(
             f'<tr><td class="num" data-v="{other.row.rank}">{other.row.rank}</td>'

@@ -27,7 +27,7 @@ class BotSpecError(ValueError):
 ARENA_PACKAGE_DIR = str(Path(arena.__file__).resolve().parent)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def byte_compile(path: str) -> None:
     """Write the missing .pyc files of a Python bot's package (a directory) or module (a
     file). A sandboxed bot sees its code read-only and cannot cache them itself, so

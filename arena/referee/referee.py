@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 
 from arena.games import Game, IllegalMoveError, InvalidMoveError, State
 from arena.protocol import Dialect, ProtocolError, TurnInfo, get_dialect
@@ -133,7 +133,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
     record = GameRecord(
         game=game.name, rule_options=dict(game.options), seed=seed,
         bots=[BotEntry(name=b.name, spec=b.spec, options=dict(b.options)) for b in bots],
-        started_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
+        started_at=datetime.now(UTC).isoformat(timespec="milliseconds"))
     seats = [_Seat(i, spec, settings.time) for i, spec in enumerate(bots)]
     mux: Multiplexer | None = None
     state = _play_opening(game, opening, record)
@@ -153,7 +153,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
             try:
                 proc = sandbox.start(list(s.spec.argv), readable=s.spec.readable, env=s.spec.env)
             except SandboxError as exc:
-                raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, f"could not start: {exc}"))
+                raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, f"could not start: {exc}")) from exc
             s.channel = BotChannel(proc, settings.output, s.spec.name)
         mux = Multiplexer([s.channel for s in seats if s.channel is not None])
         _handshake(game, seats, seed, settings, mux)
@@ -236,9 +236,9 @@ def _handshake(game: Game, seats: list[_Seat], seed: int, settings: MatchSetting
             line = mux.wait_line(s.channel, deadline, f"while starting up (handshake, {control.startup_ms} ms allowed)")
             s.dialect.check_ready(line)
         except BotFault as fault:
-            raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, fault.reason))
+            raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, fault.reason)) from fault
         except ProtocolError as exc:
-            raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, str(exc)))
+            raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, str(exc))) from exc
 
 
 def _check_idle(seats: list[_Seat], mux: Multiplexer) -> None:
@@ -306,16 +306,16 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
         if startup_extra and fault.termination in (Termination.CRASH, Termination.RESOURCE_LIMIT):
             # no handshake: dying before the first reply is failing to start
             fault = BotFault(Termination.STARTUP_FAILURE, fault.reason)
-        raise _Faulted(s.seat, fault)
+        raise _Faulted(s.seat, fault) from None   # the fault travels as the payload
     record.moves.append(MoveRecord(seat=s.seat, move=line.strip()[:32], wall_ms=round(wall_ms, 3),
                                    cpu_ms=round(meter.cpu_s * 1000, 3), wait_ms=round(meter.wait_s * 1000, 3)))
     try:
         move = s.dialect.parse_move(game, turn, line)
         after = state.play(move)
     except InvalidMoveError as exc:
-        raise _Faulted(s.seat, BotFault(Termination.MALFORMED, f"move {ply + 1}: {exc}"))
+        raise _Faulted(s.seat, BotFault(Termination.MALFORMED, f"move {ply + 1}: {exc}")) from exc
     except IllegalMoveError as exc:
-        raise _Faulted(s.seat, BotFault(Termination.ILLEGAL_MOVE, f"move {ply + 1}: {exc}"))
+        raise _Faulted(s.seat, BotFault(Termination.ILLEGAL_MOVE, f"move {ply + 1}: {exc}")) from exc
     record.moves[-1].move = game.move_text(move)
     return move, after
 
@@ -324,7 +324,7 @@ def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,
             pool: BotPool | None) -> None:
     """Tell live bots the result; keep clean reusable ones in the pool, let the others
     exit briefly, then kill their process trees."""
-    closing = []
+    closing: list[tuple[_Seat, BotChannel]] = []
     for s in seats:
         ch = s.channel
         if ch is None:
@@ -339,21 +339,21 @@ def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,
             quit_lines = [] if keep else s.dialect.quit_lines()
             ch.request(s.dialect.over_lines(result, record.termination.value) + quit_lines,
                        expects_reply=False)
-        if keep:
+        if keep and pool is not None:   # keep implies a pool; the check says so to mypy
             if mux is not None:
                 mux.poll_others()
             record.stderr_tails[s.seat] = ch.stderr_tail()
             pool.give(s.spec, ch)
         else:
-            closing.append(s)
+            closing.append((s, ch))
     deadline = time.monotonic() + QUIT_GRACE_S
-    for s in closing:
-        while s.channel.proc.poll() is None and time.monotonic() < deadline:
+    for _, ch in closing:
+        while ch.proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.001)
-    for s in closing:
-        s.channel.proc.kill_tree()
-        s.channel.drain_stderr()
-        s.channel.proc.close()
-        record.stderr_tails[s.seat] = s.channel.stderr_tail()
+    for s, ch in closing:
+        ch.proc.kill_tree()
+        ch.drain_stderr()
+        ch.proc.close()
+        record.stderr_tails[s.seat] = ch.stderr_tail()
     if mux is not None:
         mux.close()

@@ -10,6 +10,7 @@ import signal
 import stat
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -402,7 +403,7 @@ def _running(pid: int) -> bool:
 def remove_tree(path: Path) -> None:
     """Remove a scratch dir even if the bot made parts of it unreadable."""
 
-    def make_writable(func, failed, _exc) -> None:  # type: ignore[no-untyped-def]
+    def make_writable(func: Callable[[str], object], failed: str, _exc: object) -> None:
         try:
             os.chmod(os.path.dirname(failed), stat.S_IRWXU)
             os.chmod(failed, stat.S_IRWXU)

@@ -5,8 +5,20 @@ the CLI turn stored games into counts (arena.league.pairs) and call these.
 """
 
 from .bradley_terry import DEFAULT_PRIOR_DRAWS, EloFit, fit_elo
-from .pairwise import (NELO_PER_T, PAIR_SCORES, Z95, MatchResults, Pentanomial, Summary,
-                       Trinomial, expected_score, logistic_elo, los, score_stderr, summarize)
+from .pairwise import (
+    NELO_PER_T,
+    PAIR_SCORES,
+    Z95,
+    MatchResults,
+    Pentanomial,
+    Summary,
+    Trinomial,
+    expected_score,
+    logistic_elo,
+    los,
+    score_stderr,
+    summarize,
+)
 from .sprt import MODELS, Decision, SprtSpec, SprtState, check, llr
 
 __all__ = [

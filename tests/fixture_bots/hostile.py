@@ -60,8 +60,8 @@ def misbehave():
         print(f"started {len(children)} children", file=sys.stderr)
         time.sleep(3600)
     elif behaviour == "escape":
-        child = subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid() if os.getsid(0) != os.getpid() else None; time.sleep(3600)"],
-                                 start_new_session=True)
+        code = "import os, time; os.setsid() if os.getsid(0) != os.getpid() else None; time.sleep(3600)"
+        child = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
         print(f"escaped child {child.pid}", file=sys.stderr)
         sys.exit(4)
     elif behaviour == "network":

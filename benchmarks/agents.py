@@ -178,6 +178,35 @@ def table1(games: int) -> None:
         print(f"table 1 {label}: {ours} (paper {paper}; {games} games)", flush=True)
 
 
+def time_limited_answers(allowance_ms: float = 200.0) -> dict[str, float]:
+    """Wall ms each time-limited agent takes to answer with allowance_ms left (it plans to use
+    at most about half of it; the tests only check that it answers)."""
+    cases = (("nineboard-negamax", "nineboard", {}), ("mcts", "ultimate", {}),
+             ("meta-minimax", "meta", {"depth": 9}), ("uttt-expectimax", "ultimate", {"depth": 3}))
+    out = {}
+    for name, game_name, options in cases:
+        game = REGISTRY.create(game_name)
+        agent = agent_class(name)(game, random.Random(0), **options)
+        state = game.initial_state().play(game.initial_state().legal_moves()[0])
+        start = time.perf_counter()
+        agent.choose(state, allowance_ms)
+        out[name] = (time.perf_counter() - start) * 1000
+    return out
+
+
+def sandbox_cpu_seconds_cost(calls: int = 2000) -> float:
+    """Microseconds one SandboxedProcess.cpu_seconds() costs (a /proc read per call)."""
+    from arena.sandbox import Sandbox
+    proc = Sandbox().start([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        began = time.perf_counter()
+        for _ in range(calls):
+            proc.cpu_seconds()
+        return (time.perf_counter() - began) / calls * 1e6
+    finally:
+        proc.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per speed measurement")
@@ -215,6 +244,11 @@ def main() -> None:
           f"(ttt-negamax, best of 5, {ttt['negamax_states']:,} states explored; seed 004: ~18,000, 0.9 ms in C)")
     print(f"tictactoe first move ms (plain minimax): {ttt['minimax_ms']:.0f}  "
           f"({ttt['minimax_states']:,} states explored; seed 004: 549,946)", flush=True)
+
+    for name, ms in time_limited_answers().items():
+        print(f"time-limited {name}: answered in {ms:.0f} ms of 200 allowed  (target < 160)")
+    print(f"sandboxed process cpu_seconds() cost: {sandbox_cpu_seconds_cost():.0f} us a call  "
+          "(target < 1000)", flush=True)
 
     if args.table1:
         table1(args.table1)

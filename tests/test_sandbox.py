@@ -286,14 +286,11 @@ def test_setsid_grandchild_is_killed_at_close(mode: str, start) -> None:
     pidns = own_pidns(box, report["pidns"])
     pids = [host_pid(report["bot"], pidns), host_pid(report["escapee"], pidns)]
     assert all(running(pid) for pid in pids)
-    started = time.monotonic()
     proc.close()
-    took = time.monotonic() - started
     assert not any(running(pid) for pid in pids), "a process of the bot survived close()"
     if pidns is not None:
         assert processes_in(pidns) == []
     assert proc.poll() == -signal.SIGKILL and proc.killed_by_sandbox
-    assert took < 2.0, f"close() took {took:.3f} s"
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -397,17 +394,11 @@ def test_pipes_carry_lines_both_ways_and_close_stdin_gives_eof() -> None:
         proc.close()
 
 
-def test_cpu_seconds_counts_the_bot_and_is_cheap(start) -> None:
+def test_cpu_seconds_counts_the_bot(start) -> None:
     box = sandbox("auto")
     proc = start(box, "cpu_spin.py", "0.3")
     assert read_until(proc, lambda data: b"spun\n" in data).endswith("spun\n")
-    assert proc.cpu_seconds() >= 0.25  # /proc counts in clock ticks
-    calls = 2000
-    began = time.perf_counter()
-    for _ in range(calls):
-        proc.cpu_seconds()
-    per_call = (time.perf_counter() - began) / calls
-    assert per_call < 0.001, f"cpu_seconds() takes {per_call * 1e6:.0f} us"
+    assert proc.cpu_seconds() >= 0.25  # /proc counts in clock ticks (its cost per call: benchmarks/agents.py)
     proc.close()
     assert proc.cpu_seconds() >= 0.25
 

@@ -2,6 +2,8 @@
 
   (i)  random-vs-random ultimate games/s with 1 and 2 local workers (multiprocess),
        and the 2-worker speed-up;
+  (iii) many bots: 40 random bots, 2 games a pairing (1,560 games), 2 workers: what
+       starting and reusing bot processes across pairings costs;
   (ii) Ray: start and stop of a private local instance, the cost of an empty task,
        games/s with 2 workers on Ray, and the per-game overhead of Ray over local
        multiprocess at the same worker count.
@@ -12,7 +14,7 @@ worker has finished one game. Every run is run_league on a generated config of
 registered random bots (uttt-random) with its store in a temp dir (Ray's session
 files too; Ray's token authentication is off unless RAY_AUTH_MODE says otherwise).
 The machine's load average is printed first: other work on it slows every number.
-Run: python benchmarks/league.py [--games 60] [--no-ray]
+Run: python benchmarks/league.py [--games 60] [--many-bots 40] [--no-ray]
 """
 
 from __future__ import annotations
@@ -48,12 +50,12 @@ class _Stopwatch(Progress):
 
 
 def league(tmp: Path, name: str, games: int, workers: int, plugins: Plugins,
-           executor: str = "local") -> LeagueConfig:
-    pairings = BOTS * (BOTS - 1) // 2
+           executor: str = "local", bots: int = BOTS) -> LeagueConfig:
+    pairings = bots * (bots - 1) // 2
     per_pairing = max(2, 2 * round(games / pairings / 2))
     data: dict[str, Any] = {
         "name": name, "game": "ultimate", "games_per_pairing": per_pairing, "workers": workers,
-        "bots": [{"name": f"r{i}", "bot": "uttt-random"} for i in range(BOTS)],
+        "bots": [{"name": f"r{i}", "bot": "uttt-random"} for i in range(bots)],
         "store": str(tmp / f"{name}.sqlite"), "seed": 1, "executor": executor}
     return config_from_dict(data, base_dir=tmp, known_bots=runner.known_bots_check(plugins),
                             games=plugins.games)
@@ -110,6 +112,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=120, help="games per run (about)")
     parser.add_argument("--no-ray", action="store_true", help="local runs only")
+    parser.add_argument("--many-bots", type=int, default=40,
+                        help="bots in the many-bot league, 2 games a pairing (0: skip it)")
     args = parser.parse_args()
     plugins = load_plugins()
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -132,6 +136,11 @@ def main() -> None:
                   f"{runs[workers][2]:6.1f} steady  ({_pieces(config, workers)})", flush=True)
         print(f"     2-worker speed-up: {runs[2][1] / runs[1][1]:.2f}x whole run, "
               f"{runs[2][2] / runs[1][2]:.2f}x steady", flush=True)
+        if args.many_bots > 1:
+            many = league(base, "many", 0, 2, plugins, bots=args.many_bots)
+            played, whole, steady = play(many, plugins)
+            print(f"(iii) {args.many_bots} bots, 2 workers: {played} games, {whole:6.1f} games/s "
+                  f"whole run, {steady:6.1f} steady", flush=True)
         if args.no_ray:
             return
         try:

@@ -2,11 +2,13 @@
 
   (a) raw round trip: one line to a trivial bot over pipes and its one-line
       answer, blocking pipes with a selector deadline (no referee);
+  (a2) the floor of a whole game: the same line sent to two sandboxed trivial
+      bots in turn, as a game alternates its seats (no referee);
   (b) the referee's cost per move in whole ultimate games between two trivial
       sandboxed bots (request to reply, parsing, rules, records);
   (c) start-to-ready of a sandboxed SDK bot, next to a bare `python -c pass`.
 
-Targets: (b) <= 2x (a); (c) <= 2x. Run: python benchmarks/referee.py
+Targets: (b) <= 2x (a2); (c) <= 2x. Run: python benchmarks/referee.py
 """
 
 from __future__ import annotations
@@ -51,6 +53,38 @@ def raw_round_trip_us(n: int = 5000) -> float:
     proc.stdin.close()
     proc.wait()
     return elapsed / n * 1e6
+
+
+def two_bot_floor_us(sandbox: Sandbox, n: int = 5000) -> float:
+    """Microseconds a move: one line to each of two sandboxed echo bots in turn, each
+    answer awaited with a selector deadline, as a game alternates its seats."""
+    procs = [sandbox.start([sys.executable, str(BOTS / "echo_bot.py")], readable=(str(BOTS),))
+             for _ in range(2)]
+    try:
+        sel = selectors.DefaultSelector()
+        for proc in procs:
+            sel.register(proc.stdout_fd, selectors.EVENT_READ)
+        line = b"turn 1000 0 40 36,37,38,39,41,42,43,44 " + b"." * 81 + b" o 4\n"
+
+        def move(proc) -> None:
+            os.write(proc.stdin_fd, line)
+            while True:
+                ready = sel.select(5.0)
+                if not ready:
+                    raise RuntimeError("a sandboxed echo bot did not answer")
+                if any(key.fd == proc.stdout_fd for key, _ in ready):
+                    os.read(proc.stdout_fd, 4096)
+                    return
+
+        for i in range(200):  # warm up
+            move(procs[i % 2])
+        start = time.perf_counter()
+        for i in range(n):
+            move(procs[i % 2])
+        return (time.perf_counter() - start) / n * 1e6
+    finally:
+        for proc in procs:
+            proc.close()
 
 
 def referee_per_move_us(sandbox: Sandbox, games: int = 30) -> tuple[float, int]:
@@ -101,8 +135,11 @@ def main() -> None:
         print(f"# WARNING: {warning}")
     a = raw_round_trip_us()
     print(f"(a) raw round trip over pipes: {a:.1f} us")
+    a2 = two_bot_floor_us(sandbox)
+    print(f"(a2) two sandboxed bots in turn (a game's floor): {a2:.1f} us a move")
     b, moves = referee_per_move_us(sandbox)
-    print(f"(b) referee per move, whole games: {b:.1f} us  ({moves} moves; {b / a:.2f}x (a), target <= 2x)")
+    print(f"(b) referee per move, whole games: {b:.1f} us  ({moves} moves; {b / a:.2f}x (a))")
+    print(f"referee per move / floor: {b / a2:.2f} x  (target <= 2x)")
     sdk_ms, bare_ms = start_to_ready_ms(sandbox)
     print(f"(c) sandboxed SDK bot start-to-ready: {sdk_ms:.1f} ms; bare python -c pass: {bare_ms:.1f} ms "
           f"({sdk_ms / bare_ms:.2f}x, target <= 2x)")

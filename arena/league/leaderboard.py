@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.record import Termination
-from arena.stats import EloFit, MatchResults, fit_elo
+from arena.stats import EloFit, MatchResults, Trinomial, fit_elo
 
 from .config import RatingConfig
 from .pairs import Pairing, match_results
@@ -57,17 +57,9 @@ class Row:
 
 
 @dataclass(frozen=True)
-class Cell:
-    """Results of a row bot against a column bot, from the row bot's side."""
-
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def games(self) -> int:
-        """Games the two played (that count in the standings)."""
-        return self.wins + self.draws + self.losses
+class Cell(Trinomial):
+    """Results of a row bot against a column bot, from the row bot's side (games: those that
+    count in the standings)."""
 
     @property
     def rates(self) -> tuple[float, float, float]:

@@ -9,7 +9,7 @@ script fills from data files.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from html import escape
 from importlib import resources
 from string import Template
@@ -220,27 +220,19 @@ def crosstable_page(data: LeagueData) -> str:
     """crosstable.html: row bot's score rate against each column bot as a heat map."""
     head = "".join(f'<th class="col" scope="col" title="{e(b.name)}"><span>{b.row.rank}. '
                    f'{e(b.name)}</span></th>' for b in data.bots)
-    rows = []
-    for bot in data.bots:
-        cells = []
-        for other in data.bots:
-            if other.id == bot.id:
-                cells.append('<td class="self"></td>')
-                continue
-            cell = data.board.cell(bot.name, other.name)
-            rate = _score_rate(cell.wins, cell.draws, cell.losses)
-            if rate is None:
-                cells.append(f'<td class="none" title="{e(bot.name)} never met '
-                             f'{e(other.name)}">·</td>')
-                continue
-            bg, fg = heat(rate)
-            tip = (f"{bot.name} vs {other.name}: {cell.wins} W, {cell.draws} D, {cell.losses} L "
-                   f"in {cell.games} games; score {rate:.0%}")
-            cells.append(f'<td style="background:{bg};color:{fg}" title="{e(tip)}" '
-                         f'data-rate="{rate:.4f}"><a href="{match_href(bot, other)}" '
-                         f'style="color:{fg}">{round(rate * 100)}</a></td>')
-        rows.append(f'<tr><th scope="row">{bot.row.rank}. {_bot_link(bot)}</th>'
-                    f'{"".join(cells)}</tr>')
+
+    def score_cell(bot: BotInfo, other: BotInfo) -> str:
+        cell = data.board.cell(bot.name, other.name)
+        rate = _score_rate(cell.wins, cell.draws, cell.losses)
+        if rate is None:
+            return f'<td class="none" title="{e(bot.name)} never met {e(other.name)}">·</td>'
+        bg, fg = heat(rate)
+        tip = (f"{bot.name} vs {other.name}: {cell.wins} W, {cell.draws} D, {cell.losses} L "
+               f"in {cell.games} games; score {rate:.0%}")
+        return (f'<td style="background:{bg};color:{fg}" title="{e(tip)}" '
+                f'data-rate="{rate:.4f}"><a href="{match_href(bot, other)}" '
+                f'style="color:{fg}">{round(rate * 100)}</a></td>')
+
     scale = "".join(f'<span style="background:{heat(i / 10)[0]};color:{heat(i / 10)[1]}">'
                     f'{i * 10}</span>' for i in range(11))
     content = f"""
@@ -253,7 +245,7 @@ and games. Bots in rank order.</p>
 <section><h2>Score %</h2>
 <div class="scroll"><table class="heat" id="crosstable">
 <thead><tr><th class="corner">row vs column</th>{head}</tr></thead>
-<tbody>{"".join(rows)}</tbody>
+<tbody>{_matrix_rows(data, score_cell)}</tbody>
 </table></div></section>
 <section><h2>Likelihood of superiority %</h2>
 {_los_matrix(data, head)}</section>
@@ -268,31 +260,35 @@ Click a cell for the two bots' match: its game pairs, score, Elo and games.</p>"
 def _los_matrix(data: LeagueData, head: str) -> str:
     """The LOS of every row bot over every column bot, coloured like the crosstable."""
     fit = data.board.elo_fit
-    rows = []
-    for bot in data.bots:
-        cells = []
-        for other in data.bots:
-            if other.id == bot.id:
-                cells.append('<td class="self"></td>')
-                continue
-            if fit is None or bot.name not in fit.ratings or other.name not in fit.ratings:
-                cells.append(f'<td class="none" title="{e(bot.name)} and {e(other.name)} are '
-                             f'not rated together">·</td>')
-                continue
-            los = fit.los(bot.name, other.name)
-            bg, fg = heat(los)
-            tip = f"P({bot.name} stronger than {other.name}) = {_percent(los)}"
-            text = f"{los * 100:.0f}"
-            body = (f'<a href="{match_href(bot, other)}" style="color:{fg}">{text}</a>'
-                    if other.id in data.versus[bot.id] else text)
-            sure = " sure" if los >= 0.95 or los <= 0.05 else ""
-            cells.append(f'<td class="los{sure}" style="background:{bg};color:{fg}" '
-                         f'title="{e(tip)}" data-los="{los:.4f}">{body}</td>')
-        rows.append(f'<tr><th scope="row">{bot.row.rank}. {_bot_link(bot)}</th>'
-                    f'{"".join(cells)}</tr>')
+
+    def los_cell(bot: BotInfo, other: BotInfo) -> str:
+        if fit is None or bot.name not in fit.ratings or other.name not in fit.ratings:
+            return (f'<td class="none" title="{e(bot.name)} and {e(other.name)} are '
+                    f'not rated together">·</td>')
+        los = fit.los(bot.name, other.name)
+        bg, fg = heat(los)
+        tip = f"P({bot.name} stronger than {other.name}) = {_percent(los)}"
+        text = f"{los * 100:.0f}"
+        body = (f'<a href="{match_href(bot, other)}" style="color:{fg}">{text}</a>'
+                if other.id in data.versus[bot.id] else text)
+        sure = " sure" if los >= 0.95 or los <= 0.05 else ""
+        return (f'<td class="los{sure}" style="background:{bg};color:{fg}" '
+                f'title="{e(tip)}" data-los="{los:.4f}">{body}</td>')
+
     return (f'<div class="scroll"><table class="heat" id="los">'
             f'<thead><tr><th class="corner">P(row stronger)</th>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>')
+            f'<tbody>{_matrix_rows(data, los_cell)}</tbody></table></div>')
+
+
+def _matrix_rows(data: LeagueData, cell: Callable[[BotInfo, BotInfo], str]) -> str:
+    """The rows of a bot-by-bot matrix in rank order; cell(row bot, column bot) gives each
+    off-diagonal <td>."""
+    rows = []
+    for bot in data.bots:
+        cells = "".join('<td class="self"></td>' if other.id == bot.id else cell(bot, other)
+                        for other in data.bots)
+        rows.append(f'<tr><th scope="row">{bot.row.rank}. {_bot_link(bot)}</th>{cells}</tr>')
+    return "".join(rows)
 
 
 def match_href(a: BotInfo, b: BotInfo, root: str = "") -> str:

@@ -35,6 +35,7 @@ import pluggy
 
 from arena import __version__
 from arena.games import GameRegistry
+from arena.registry import PluginError, Registry
 
 PROJECT = "arena"
 ENTRY_POINT_GROUP = "arena"
@@ -47,10 +48,6 @@ DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
 
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
-
-
-class PluginError(ValueError):
-    """A plugin that failed to load or declared something unusable."""
 
 
 #: what a bot option's value may be (BotOption.kind)
@@ -171,6 +168,26 @@ class ArenaHookSpecs:
     def arena_register_games(self, registry: GameRegistry) -> None:
         """Declare games with registry.add(GameClass)."""
 
+    @hookspec
+    def arena_register_dialects(self, registry: Registry) -> None:
+        """Declare protocol dialects with registry.add(name, dialect)."""
+
+    @hookspec
+    def arena_register_executors(self, registry: Registry) -> None:
+        """Declare league executors with registry.add(name, executor)."""
+
+    @hookspec
+    def arena_register_rating_systems(self, registry: Registry) -> None:
+        """Declare rating systems with registry.add(name, rating_system)."""
+
+    @hookspec
+    def arena_register_output_formats(self, registry: Registry) -> None:
+        """Declare leaderboard output formats with registry.add(name, renderer)."""
+
+    @hookspec
+    def arena_register_commands(self, registry: Registry) -> None:
+        """Declare CLI subcommands with registry.add(name, command)."""
+
 
 class BotRegistry:
     """Bot declarations by name."""
@@ -223,6 +240,11 @@ class Plugins:
     games: GameRegistry
     errors: list[str]
     versions: dict[str, str]
+    dialects: Registry = field(default_factory=lambda: Registry("dialect"))
+    executors: Registry = field(default_factory=lambda: Registry("executor"))
+    rating_systems: Registry = field(default_factory=lambda: Registry("rating system"))
+    output_formats: Registry = field(default_factory=lambda: Registry("output format"))
+    commands: Registry = field(default_factory=lambda: Registry("command"))
 
 
 def make_plugin_manager() -> pluggy.PluginManager:
@@ -282,7 +304,17 @@ def load_plugins(extra: tuple[object, ...] = (), entry_points: bool = True) -> P
         bots.current_plugin = impl.plugin_name
         _call_one(impl, "arena_register_bots", {"registry": bots}, errors, versions)
     bots.current_plugin = ""
-    return Plugins(manager=pm, bots=bots, games=games, errors=errors, versions=versions)
+    plugins = Plugins(manager=pm, bots=bots, games=games, errors=errors, versions=versions)
+    for hook, registry in (("arena_register_dialects", plugins.dialects),
+                           ("arena_register_executors", plugins.executors),
+                           ("arena_register_rating_systems", plugins.rating_systems),
+                           ("arena_register_output_formats", plugins.output_formats),
+                           ("arena_register_commands", plugins.commands)):
+        for impl in sorted(getattr(pm.hook, hook).get_hookimpls(), key=lambda i: order[i.plugin_name]):
+            registry.current_plugin = impl.plugin_name
+            _call_one(impl, hook, {"registry": registry}, errors, versions)
+        registry.current_plugin = ""
+    return plugins
 
 
 @functools.cache

@@ -7,6 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from arena.errors import ArenaError
 from arena.games import Game, State
 
 #: Part of the referee's per-move allowance an agent plans to use (the rest is margin for transport).
@@ -15,7 +16,7 @@ TIME_SHARE = 0.5
 TIME_MARGIN_MS = 5.0
 
 
-class AgentOptionError(ValueError):
+class AgentOptionError(ArenaError, ValueError):
     """An option the agent does not have, or a value it cannot take."""
 
 

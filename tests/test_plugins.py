@@ -206,12 +206,14 @@ def test_a_python_bots_code_is_byte_compiled_before_it_starts(tmp_path, monkeypa
         locked.chmod(0o755)
 
 
-def test_built_in_games_and_bots_are_default_plugins_needing_no_installation_metadata():
+def test_built_in_games_bots_and_commands_are_default_plugins_needing_no_installation_metadata():
     plugins = load_plugins(entry_points=False)
     assert plugins.errors == []
     assert plugins.games.names() == default_registry().names()
     assert {d.plugin for d in plugins.bots.all()} == {"reference-bots"} and len(plugins.bots.all()) == 15
-    assert set(plugins.versions) == {"builtin-games", "reference-bots"}
+    assert {"builtin-games", "builtin-commands", "reference-bots"} <= set(plugins.versions)
+    assert plugins.commands.plugin("match") == "builtin-commands"
+    assert plugins.commands.plugin("train") == "reference-bots"   # the CLI never imports bots
 
 
 def test_a_plugin_game_that_clashes_or_is_no_game_is_named_and_the_rest_load():

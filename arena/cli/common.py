@@ -8,6 +8,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from arena.errors import ArenaError
+
 if TYPE_CHECKING:
     from arena.referee import BotSpec
 
@@ -16,8 +18,8 @@ EXIT_FAILED = 1   #: a run that failed for a reason that is no bot's fault
 EXIT_USAGE = 2    #: a mistake in what was asked: a bad argument, config or store
 
 
-class UserError(Exception):
-    """A mistake in what the user asked for: reported in one line, no traceback."""
+class UserError(ArenaError):
+    """A mistake in the command's arguments: reported in one line, no traceback."""
 
 
 RULE_HELP = "a rule option, KEY=VALUE (repeatable), e.g. tiebreak=boards"
@@ -78,14 +80,14 @@ def bot_for(text: str, game) -> BotSpec:
         spec = None
     try:
         spec = spec or resolve_bot(text, _registered_bot)
-    except BotSpecError as exc:
+    except BotSpecError:
         import difflib
         names = [b.name for b in loaded().bots.all()]
         close = difflib.get_close_matches(text, names, n=1)
         if close and ":" not in text:
             raise UserError(f"unknown bot {text!r} (did you mean {close[0]!r}?); `arena bots` "
                             "lists the bots, or give DIALECT:COMMAND") from None
-        raise UserError(str(exc)) from None
+        raise
     decl = loaded().bots.get(text)
     if decl is not None and not decl.plays(game.name):
         others = [b.name for b in loaded().bots.all() if b.plays(game.name)]
@@ -99,7 +101,7 @@ def _bot_with_options(name: str, text: str) -> BotSpec:
     values are read as YAML scalars (3, true, a path), file options from the current directory."""
     import yaml
 
-    from arena.plugins import PluginError, bot_spec
+    from arena.plugins import bot_spec
     options: dict[str, object] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         key, eq, value = item.partition("=")
@@ -117,18 +119,12 @@ def _bot_with_options(name: str, text: str) -> BotSpec:
         path = decl.options[key].file_path(given, ".")
         if path is not None and not path.is_file():
             raise UserError(f"{name}:{key}: no file {str(path)!r}")
-    try:
-        return bot_spec(decl, options, name=f"{name}:{text}", base_dir=".")
-    except PluginError as exc:
-        raise UserError(str(exc)) from None
+    return bot_spec(decl, options, name=f"{name}:{text}", base_dir=".")
 
 
 def sandbox_from(args: argparse.Namespace):
-    from arena.sandbox import Limits, Sandbox, SandboxError
-    try:
-        sandbox = Sandbox(limits=Limits(memory_mb=args.memory_mb), mode=args.sandbox)
-    except SandboxError as exc:
-        raise UserError(str(exc)) from None
+    from arena.sandbox import Limits, Sandbox
+    sandbox = Sandbox(limits=Limits(memory_mb=args.memory_mb), mode=args.sandbox)
     for warning in sandbox.warnings:
         print(f"arena: WARNING: {warning}", file=sys.stderr)
     return sandbox
@@ -192,12 +188,8 @@ def league_source(source: str):
         raise UserError(f"{path}: no such store or league config")
     if path.suffix not in (".yaml", ".yml"):
         return path, None, None, None
-    from arena.league import ConfigError
     from arena.league.runner import load_league
-    try:
-        config = load_league(str(path), loaded())
-    except ConfigError as exc:
-        raise UserError(str(exc)) from None
+    config = load_league(str(path), loaded())
     if not config.store.exists():
         raise UserError(f"{config.store} does not exist yet: run `arena run {path}` first")
     return config.store, config.rating, config.bot_names, config.name

@@ -7,7 +7,8 @@ import random
 
 from arena.games import perft, random_game
 
-from .common import UserError, loaded, make_game, parse_moves
+from .command import Command
+from .common import RULE_HELP, UserError, loaded, make_game, parse_moves
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -52,3 +53,29 @@ def cmd_random_game(args: argparse.Namespace) -> int:
     print(f"\nmoves: {','.join(game.move_text(m) for m in moves)}")
     print(f"result: {result} after {len(moves)} moves")
     return 0
+
+
+def _games_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-v", "--verbose", action="store_true", help="full rules and rule options")
+
+
+def _perft_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game")
+    p.add_argument("depth", type=int)
+    p.add_argument("--moves", help="comma-separated moves to play first, e.g. 40,36")
+    p.add_argument("--divide", action="store_true", help="also print the count below each move")
+    p.add_argument("--rule", action="append", default=[], help=RULE_HELP)
+
+
+def _random_game_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--quiet", action="store_true", help="print only the moves and the result")
+    p.add_argument("--rule", action="append", default=[], help=RULE_HELP)
+
+
+COMMANDS = (
+    Command("games", "list the games and their rules", cmd_games, _games_arguments),
+    Command("perft", "count move sequences of a given length (engine check)", cmd_perft, _perft_arguments),
+    Command("random-game", "play and print a random game", cmd_random_game, _random_game_arguments),
+)

@@ -6,34 +6,29 @@ import argparse
 import contextlib
 import json
 import signal
+import sqlite3
 import sys
 from collections.abc import Iterator
 
+from .command import Command
 from .common import EXIT_FAILED, UserError, is_store, league_source, loaded
 from .publish import publish
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from arena.league import ConfigError, StoreError, build_leaderboard, render
-    from arena.league.runner import load_league, run_league
+    from arena.league import build_leaderboard, render
+    from arena.league.runner import RunError, load_league, run_league
     plugins = loaded()
-    try:
-        config = load_league(args.config, plugins)
-    except ConfigError as exc:
-        raise UserError(str(exc)) from None
+    config = load_league(args.config, plugins)
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be 1 or more, not {args.workers}")
     if args.standings is not None and args.standings < 0:
         raise UserError(f"--standings must be 0 (never) or more games, not {args.standings}")
-    from arena.league.ray_executor import RayExecutorError
-    from arena.league.runner import RunError
     try:
         with _sigterm_as_interrupt():
             summary = run_league(config, plugins, workers=args.workers, keep_going=args.keep_going,
                                  standings=args.standings, new_season=args.new_season)
-    except (StoreError, RayExecutorError) as exc:
-        raise UserError(str(exc)) from None
-    except RunError as exc:
+    except RunError as exc:   # the run failed for no bot's fault: not a usage error
         print(f"arena run: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     from arena.league import Store
@@ -62,7 +57,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from arena.league import RatingConfig, Store, build_leaderboard, render
+    from arena.league import RatingConfig, Store, StoreError, build_leaderboard, render
     from arena.league.leaderboard import with_versions
     path = args.source
     store_path, rating, names, title = league_source(path)
@@ -79,28 +74,23 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             names = None if args.all_versions or names is None else [n for n in names if n not in retired]
             board = with_versions(build_leaderboard(games, rating, names, title or "", args.anchor),
                                   versions)
-    except ValueError as exc:
+    except (StoreError, sqlite3.Error) as exc:   # a file that is not a usable league store
+        raise UserError(f"{path} is not a league store or config: {exc}") from None
+    except (ValueError, TypeError) as exc:   # a config snapshot this arena cannot read, or --anchor
         if args.anchor is None or "anchor" not in str(exc):
             raise UserError(f"{path} is not a league store or config: {exc}") from None
         raise UserError(f"--anchor: {exc}") from None
-    except Exception as exc:  # a file that is not a league store
-        if isinstance(exc, (UserError, KeyboardInterrupt)):
-            raise
-        raise UserError(f"{path} is not a league store or config: {exc}") from None
     print(render(board, args.format, wide=args.wide))
     return 0
 
 
 def _open_store(source: str, readonly: bool = False):
     """The Store of a league store file or config, or a UserError."""
-    from arena.league import Store, StoreError
+    from arena.league import Store
     store_path = league_source(source)[0]
     if not is_store(store_path):
         raise UserError(f"{source} is not a league store or config")
-    try:
-        return Store(store_path, readonly=readonly)
-    except StoreError as exc:
-        raise UserError(str(exc)) from None
+    return Store(store_path, readonly=readonly)
 
 
 def _split_bot(text: str) -> tuple[str, int | None]:
@@ -159,3 +149,55 @@ def cmd_retire(args: argparse.Namespace) -> int:
           f"{args.bot}: retired; its games stay as history, it plays no new games and leaves "
           f"the leaderboard (--all-versions shows it)")
     return 0
+
+
+def _run_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", help="league config, e.g. tournaments/quickstart.yaml")
+    p.add_argument("--workers", type=int, help="parallel games (default: the config's workers)")
+    p.add_argument("--keep-going", action="store_true",
+                   help="play even if a bot fails to start in the preflight (it loses its games)")
+    p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
+    p.add_argument("--standings", type=int, metavar="N",
+                   help="show the top of the table (Elo +-95%%) every N games and at the end, "
+                        "on stderr; 0: never (default: whole rounds, about 10 times a run)")
+    p.add_argument("--new-season", action="store_true",
+                   help="the league's settings changed: start a new season, old games stay as history")
+    p.add_argument("--all-versions", action="store_true",
+                   help="rate every version of every bot as its own row (NAME@VERSION)")
+
+
+def _leaderboard_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", metavar="STORE_OR_CONFIG", help="a league store file or its config")
+    p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
+    p.add_argument("--anchor", metavar="BOT", help="the bot whose Elo is 0 (default: mean Elo 0)")
+    p.add_argument("--all-versions", action="store_true",
+                   help="rate every version of every bot as its own row (NAME@VERSION)")
+    p.add_argument("--wide", action="store_true",
+                   help="crosstable of win, draw, loss rates (default: a compact score table)")
+
+
+def _versions_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("store", metavar="STORE_OR_CONFIG")
+    p.add_argument("bot", nargs="?", help="only this bot")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def _forget_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("store", metavar="STORE_OR_CONFIG")
+    p.add_argument("bot", metavar="BOT[@VERSION]")
+    p.add_argument("--yes", action="store_true", help="do not ask")
+
+
+def _retire_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("store", metavar="STORE_OR_CONFIG")
+    p.add_argument("bot")
+    p.add_argument("--undo", action="store_true", help="bring a retired bot back")
+
+
+COMMANDS = (
+    Command("run", "run a league from a YAML config, store it, print the leaderboard", cmd_run, _run_arguments),
+    Command("leaderboard", "the leaderboard and crosstable of a league", cmd_leaderboard, _leaderboard_arguments),
+    Command("versions", "the versions of a league's bots: games, when, fingerprint", cmd_versions, _versions_arguments),
+    Command("forget", "delete a bot's games from a store (one version, or all)", cmd_forget, _forget_arguments),
+    Command("retire", "retire a bot: its games stay as history, it plays no more", cmd_retire, _retire_arguments),
+)

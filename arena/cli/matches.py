@@ -9,8 +9,11 @@ import random
 import sys
 from collections.abc import Sequence
 
+from .command import Command
 from .common import (
+    RULE_HELP,
     UserError,
+    add_referee_options,
     bot_for,
     describe,
     loaded,
@@ -47,8 +50,8 @@ def _named(a, b, names: Sequence[str]):
 
 def cmd_match(args: argparse.Namespace) -> int:
     from arena.games import BUILTIN_GAMES
-    from arena.league import StoreError
-    from arena.league.runner import GameJob, RunError
+    from arena.league import Store
+    from arena.league.runner import GameJob
     from arena.match import DEFAULT_SPRT_CAP, MatchTally, match_fixtures, match_identity
     from arena.sandbox import Limits
     from arena.stats import SprtSpec
@@ -75,7 +78,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.status_every is not None and args.status_every < 1:
         raise UserError(f"--status-every must be 1 or more, not {args.status_every}")
     settings = settings_from(args)
-    store = _match_store(args.store) if args.store else None
+    store = Store(args.store) if args.store else None
     try:
         seed = args.seed
         if seed is None and store is not None and "seed" in store.meta():
@@ -87,11 +90,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         if store is not None:
             identity = match_identity(game.name, rule_options(args.rule), seed,
                                       openings.identity(), (a, b), settings, args.memory_mb, sprt)
-            try:
-                store.claim()
-                store.bind_match(identity, f"{a.name} vs {b.name}")
-            except StoreError as exc:
-                raise UserError(str(exc)) from None
+            store.claim()
+            store.bind_match(identity, f"{a.name} vs {b.name}")
         fixtures = match_fixtures(a.name, b.name, cap, seed,
                                   None if openings.is_none else
                                   lambda k, pair_seed: openings.opening(game, k, pair_seed))
@@ -101,21 +101,12 @@ def cmd_match(args: argparse.Namespace) -> int:
         job = GameJob(game=game.name, rules=rule_options(args.rule), bots={a.name: a, b.name: b},
                       settings=settings, sandbox_mode=sandbox.mode,
                       limits=Limits(memory_mb=args.memory_mb), extra_games=extra)
-        try:
-            return _run_match(args, job, fixtures, MatchTally(a.name, b.name), sprt, store, seed)
-        except (RunError, StoreError) as exc:   # no bot's fault: the host, the disk
-            raise UserError(str(exc)) from None
+        # a RunError or StoreError (the host, the disk: no bot's fault) is a usage error here,
+        # as it always was for a match; `arena run` reports a failed run with EXIT_FAILED
+        return _run_match(args, job, fixtures, MatchTally(a.name, b.name), sprt, store, seed)
     finally:
         if store is not None:
             store.close()
-
-
-def _match_store(path: str):
-    from arena.league import Store, StoreError
-    try:
-        return Store(path)
-    except StoreError as exc:
-        raise UserError(str(exc)) from None
 
 
 def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed: int) -> int:
@@ -195,7 +186,7 @@ def _openings(args: argparse.Namespace, game, bots, seed: int):
 
 
 def cmd_openings(args: argparse.Namespace) -> int:
-    from arena.openings import OpeningError, format_opening, generate_book, mcts_evaluator, shipped_books
+    from arena.openings import format_opening, generate_book, mcts_evaluator, shipped_books
     if args.list:
         for name in shipped_books():
             print(f"book:{name}")
@@ -214,8 +205,6 @@ def cmd_openings(args: argparse.Namespace) -> int:
         entries = generate_book(game, args.plies, args.count, args.seed,
                                 mcts_evaluator(game, args.simulations, args.seed), args.band,
                                 progress=progress)
-    except OpeningError as exc:
-        raise UserError(str(exc)) from None
     finally:
         if not args.quiet and sys.stderr.isatty():
             print(file=sys.stderr)
@@ -236,3 +225,60 @@ def cmd_openings(args: argparse.Namespace) -> int:
     print(f"wrote {len(entries)} openings to {args.out} (x's expected score "
           f"{min(values):.3f}..{max(values):.3f}, mean {sum(values) / len(values):.3f})")
     return 0
+
+
+def _match_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("a", help="bot A: a registered name (NAME:KEY=VALUE,... sets options) or "
+                             "DIALECT:COMMAND, e.g. 'arena:./mybot'")
+    p.add_argument("b", help="bot B, as A")
+    p.add_argument("--game", required=True)
+    p.add_argument("--games", type=int, help="number of games, seats alternating (default 1); "
+                   "with --sprt the cap (default 2000)")
+    p.add_argument("--seed", type=int, help="seed of the first game pair (default: random; "
+                   "with --store, the stored match's)")
+    p.add_argument("--concurrency", type=int, default=1, metavar="N",
+                   help="games played at once, in N worker processes as `arena run` plays a league "
+                        "(default 1)")
+    p.add_argument("--name", action="append", default=[], metavar="A=NAME",
+                   help="display name of bot A or B (repeatable), e.g. --name A=new --name B=old")
+    p.add_argument("--sprt", metavar="SPEC",
+                   help="stop when a sequential test decides: elo0=0,elo1=10[,alpha=0.05,"
+                        "beta=0.05,model=logistic|normalized]; checked after every seat-swapped "
+                        "pair (docs/statistics.md)")
+    p.add_argument("--store", metavar="FILE",
+                   help="store every game in this SQLite file; the same command again resumes")
+    p.add_argument("--status-every", type=int, metavar="N",
+                   help="into a pipe, the status line every N games (default 10); shown with "
+                        "--sprt, --store or --concurrency, or when given")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON game record per line, then a {\"summary\": ...} record")
+    p.add_argument("--save", metavar="FILE", help="also write the records (JSON lines) to FILE")
+    p.add_argument("--openings", default="none", metavar="SPEC",
+                   help="where each pair of games starts: none (the empty board), random:N "
+                        "(N random plies from the pair's seed), book:NAME (shipped) or a book "
+                        "FILE; docs/openings.md")
+    p.add_argument("--openings-order", choices=("sequential", "random"), default="sequential",
+                   help="a book's order: as written, or shuffled by --seed")
+    add_referee_options(p)
+
+
+def _openings_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", nargs="?")
+    p.add_argument("--plies", type=int, help="moves in each opening")
+    p.add_argument("--count", type=int, help="openings to keep")
+    p.add_argument("--out", metavar="FILE", help="the book file to write")
+    p.add_argument("--seed", type=int, default=0, help="fixes the book (default 0)")
+    p.add_argument("--simulations", type=int, default=2000,
+                   help="MCTS simulations that judge each opening (default 2000)")
+    p.add_argument("--band", type=float, default=0.1,
+                   help="keep openings whose x score is within BAND of 0.5 (default 0.1; 0.5 keeps all)")
+    p.add_argument("--rule", action="append", default=[], help=RULE_HELP)
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--list", action="store_true", help="list the books shipped with arena")
+
+
+COMMANDS = (
+    Command("match", "play games between two bots in the sandboxed referee", cmd_match, _match_arguments),
+    Command("openings", "make a book of balanced openings (or list the shipped ones)", cmd_openings,
+            _openings_arguments),
+)

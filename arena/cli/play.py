@@ -7,8 +7,10 @@ import random
 
 from arena.games import GameError
 
+from .command import Command
 from .common import (
     UserError,
+    add_referee_options,
     bot_for,
     describe,
     is_store,
@@ -25,12 +27,9 @@ from .common import (
 def _records_from_store(path, args: argparse.Namespace):
     """The record a replay asks for (--game N in league order, or --fixture KEY) from a store,
     which game it is, and which versions of the bots played it."""
-    from arena.league import Store, StoreError
-    try:
-        with Store(path, readonly=True) as store:   # the bots' current versions, as the site
-            rows = list(store.versioned_records(current=True))
-    except StoreError as exc:
-        raise UserError(str(exc)) from None
+    from arena.league import Store
+    with Store(path, readonly=True) as store:   # the bots' current versions, as the site
+        rows = list(store.versioned_records(current=True))
     games = [game for game, _v0, _v1 in rows]
     if not games:
         raise UserError(f"{path} holds no games yet")
@@ -227,3 +226,26 @@ def cmd_play(args: argparse.Namespace) -> int:
     print(f"result: {describe(record)}")
     print_stderr_tail(record, lines=5)
     return 0
+
+
+def _play_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game")
+    p.add_argument("--against", required=True, help="a registered bot name or DIALECT:COMMAND")
+    p.add_argument("--seat", type=int, choices=(0, 1), default=0, help="0: you move first (x)")
+    p.add_argument("--seed", type=int)
+    add_referee_options(p)
+
+
+def _replay_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="SOURCE",
+                   help="a league store or its config, or JSON game records (arena match --save)")
+    p.add_argument("--game", type=int, default=1,
+                   help="which game: its number in league order, or in a JSON-lines file")
+    p.add_argument("--fixture", metavar="KEY", help="a league's game by fixture key, e.g. 'a|b|0|1'")
+    p.add_argument("--step", action="store_true", help="wait for Enter before each move")
+
+
+COMMANDS = (
+    Command("play", "play a game yourself against a bot, in the terminal", cmd_play, _play_arguments),
+    Command("replay", "show a recorded game move by move", cmd_replay, _replay_arguments),
+)

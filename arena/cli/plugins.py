@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 
+from .command import Command
 from .common import loaded
 
 
@@ -35,12 +37,23 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     counts: dict[str, int] = {}
     for b in plugins.bots.all():
         counts[b.plugin] = counts.get(b.plugin, 0) + 1
-    games: dict[str, int] = {}
-    for game in plugins.games.names():
-        games[plugins.games.plugin(game)] = games.get(plugins.games.plugin(game), 0) + 1
+    games = Counter(plugins.games.plugin(game) for game in plugins.games.names())
+    commands = Counter(plugins.commands.plugin(command) for command in plugins.commands)
     for name, version in sorted(plugins.versions.items()):
-        declared = f"{games[name]} games, " if games.get(name) else ""
+        declared = "".join(f"{n} {what}, " for n, what in ((games[name], "games"), (commands[name], "commands"))
+                           if n)
         print(f"{name}  {version}  ({declared}{counts.get(name, 0)} bots)")
     for error in plugins.errors:
         print(f"FAILED  {error}")
     return 1 if plugins.errors else 0
+
+
+def _bots_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", help="only bots that play this game")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
+COMMANDS = (
+    Command("bots", "list the registered bots, their games and options", cmd_bots, _bots_arguments),
+    Command("plugins", "list the loaded plugins and their versions", cmd_plugins),
+)

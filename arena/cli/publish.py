@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from .common import UserError, league_source
+from .command import Command
+from .common import league_source
 
 
 def publish(store, out, rating=None, title=None):
-    from arena.publish import PublishError, publish_site
-    try:
-        return publish_site(store, out, rating=rating, title=title)
-    except PublishError as exc:
-        raise UserError(str(exc)) from None
+    """Write the site of a league store; the index page's path."""
+    from arena.publish import publish_site
+    return publish_site(store, out, rating=rating, title=title)
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
@@ -20,3 +19,15 @@ def cmd_publish(args: argparse.Namespace) -> int:
     index = publish(store_path, args.out, rating=rating, title=args.title or title)
     print(f"published: {index}")
     return 0
+
+
+def _publish_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("store", metavar="STORE_OR_CONFIG",
+                   help="a league store (results/NAME.sqlite) or its config")
+    p.add_argument("--out", required=True, help="directory to write the site into")
+    p.add_argument("--title", help="page title (default: the league name)")
+
+
+COMMANDS = (
+    Command("publish", "write a league as a static web site", cmd_publish, _publish_arguments),
+)

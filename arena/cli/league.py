@@ -57,18 +57,14 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from arena.league import RatingConfig, Store, StoreError, build_leaderboard, render
+    from arena.league import Store, StoreError, build_leaderboard, render
     from arena.league.leaderboard import with_versions
     path = args.source
     store_path, rating, names, title = league_source(path)
     try:
         with Store(store_path, readonly=True) as store:
-            meta = store.meta()
             if rating is None:
-                snapshot = json.loads(meta.get("config", "{}"))
-                rating = RatingConfig(**snapshot.get("rating", {}))
-                names = [b["name"] for b in snapshot.get("bots", [])] or None
-                title = meta.get("name", str(path))
+                rating, names, title = _stored_settings(store.meta(), path)
             games, versions = store.rated_games(args.all_versions)
             retired = store.retired()
             names = None if args.all_versions or names is None else [n for n in names if n not in retired]
@@ -76,12 +72,25 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                                   versions)
     except (StoreError, sqlite3.Error) as exc:   # a file that is not a usable league store
         raise UserError(f"{path} is not a league store or config: {exc}") from None
-    except (ValueError, TypeError) as exc:   # a config snapshot this arena cannot read, or --anchor
+    except ValueError as exc:
         if args.anchor is None or "anchor" not in str(exc):
             raise UserError(f"{path} is not a league store or config: {exc}") from None
         raise UserError(f"--anchor: {exc}") from None
     print(render(board, args.format, wide=args.wide))
     return 0
+
+
+def _stored_settings(meta: dict[str, str], path: str):
+    """(rating settings, bot names or None, title) from the config a store keeps of its league."""
+    from arena.league import RatingConfig
+    try:
+        snapshot = json.loads(meta.get("config", "{}"))
+        rating = RatingConfig(**snapshot.get("rating", {}))
+        names = [b["name"] for b in snapshot.get("bots", [])] or None
+    except (ValueError, TypeError, KeyError) as exc:   # written by another arena, or damaged
+        raise UserError(f"{path} is not a league store or config: its stored config cannot be read "
+                        f"({exc})") from None
+    return rating, names, meta.get("name", str(path))
 
 
 def _open_store(source: str, readonly: bool = False):

@@ -57,6 +57,23 @@ _EMULATE = Option(
 _MAX_DEPTH = 81     # a game of 81 cells has no deeper line
 _MAX_MS = 86_400_000   # a day: no move needs longer
 
+#: the options of paper 001's Minimax and Minimax Pruning agents
+_MINIMAX_001 = {
+    "depth": Option(
+        2,
+        "search depth d of section 2.2.4: d drops after the opponent's move (d=1 is 2 plies)",
+        kind="integer", low=1, high=_MAX_DEPTH,
+    ),
+    "top": Option(
+        3,
+        "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all",
+        kind="integer", low=0, high=81,
+    ),
+    "weights": _WEIGHTS,
+    "emulate": _EMULATE,
+    "seed": _SEED,
+}
+
 #: every reference bot, in the order `arena bots` lists them
 BOTS: tuple[Bot, ...] = (
     Bot(
@@ -125,42 +142,14 @@ BOTS: tuple[Bot, ...] = (
         game="ultimate",
         description="paper 001, 2.2.4 Minimax Agent: depth-limited minimax, top-3 successor filter, learned weights",
         target="bots.ultimate_agents:Minimax",
-        options={
-            "depth": Option(
-                2,
-                "search depth d of section 2.2.4: d drops after the opponent's move (d=1 is 2 plies)",
-                kind="integer", low=1, high=_MAX_DEPTH,
-            ),
-            "top": Option(
-                3,
-                "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all",
-                kind="integer", low=0, high=81,
-            ),
-            "weights": _WEIGHTS,
-            "emulate": _EMULATE,
-            "seed": _SEED,
-        },
+        options=_MINIMAX_001,
     ),
     Bot(
         name="uttt-minimax-pruning",
         game="ultimate",
         description="paper 001, 2.2.5 Minimax Pruning Agent: the Minimax Agent with alpha-beta pruning",
         target="bots.ultimate_agents:MinimaxPruning",
-        options={
-            "depth": Option(
-                2,
-                "search depth d of section 2.2.4: d drops after the opponent's move (d=1 is 2 plies)",
-                kind="integer", low=1, high=_MAX_DEPTH,
-            ),
-            "top": Option(
-                3,
-                "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all",
-                kind="integer", low=0, high=81,
-            ),
-            "weights": _WEIGHTS,
-            "emulate": _EMULATE,
-            "seed": _SEED,
-        },
+        options=_MINIMAX_001,
     ),
     Bot(
         name="uttt-advanced-perceptron",

@@ -46,6 +46,17 @@ def test_reference_bots_are_declared_once_and_the_plugin_and_classes_agree_with_
                 assert cls.name in declared, f"{module}:{cls.__name__} is not in bots.catalog"
 
 
+def test_the_catalogs_option_has_the_fields_of_bot_option():
+    # bots.catalog.Option mirrors arena.plugins.BotOption on purpose (a bot process must not
+    # import pluggy); the plugin makes one from the other field by field
+    import dataclasses
+
+    from arena.plugins import BotOption
+    from bots.catalog import Option
+    assert list(Option._fields) == [f.name for f in dataclasses.fields(BotOption)]
+    assert BotOption(**Option(2, "h", kind="integer", low=1)._asdict()) == BotOption(2, "h", kind="integer", low=1)
+
+
 def test_a_bot_process_imports_only_its_own_agent_and_never_the_plugin_machinery():
     # what `python -m arena.sdk bots.mcts:MCTS` imports before it plays: the catalog, not the
     # other agents' modules (tables built at import) nor arena.plugins (pluggy, importlib.metadata)

@@ -42,12 +42,14 @@ def loaded():
 
 
 def parse_moves(game, text: str | None) -> list[int]:
+    """Moves written "40,36" (--moves), as the game's move numbers."""
     if not text:
         return []
     return [game.parse_move(item) for item in text.replace(" ", "").split(",") if item]
 
 
 def make_game(name: str, rule_options: Sequence[str] = ()):
+    """The game called name with --rule KEY=VALUE options, from the loaded plugins."""
     options = {}
     for item in rule_options:
         key, sep, value = item.partition("=")
@@ -123,6 +125,7 @@ def _bot_with_options(name: str, text: str) -> BotSpec:
 
 
 def sandbox_from(args: argparse.Namespace):
+    """The sandbox --sandbox and --memory-mb ask for; its warnings go to stderr."""
     from arena.sandbox import Limits, Sandbox
     sandbox = Sandbox(limits=Limits(memory_mb=args.memory_mb), mode=args.sandbox)
     for warning in sandbox.warnings:
@@ -131,6 +134,7 @@ def sandbox_from(args: argparse.Namespace):
 
 
 def settings_from(args: argparse.Namespace):
+    """The clocks and timeout policy of the referee options (add_referee_options)."""
     from arena.referee import MatchSettings, TimeControl, TimeoutPolicy
     try:
         time_control = TimeControl(move_ms=args.move_ms, startup_ms=args.startup_ms,
@@ -144,6 +148,7 @@ def settings_from(args: argparse.Namespace):
 
 
 def describe(record) -> str:
+    """A game in one line: who played which seat, the result and why, moves, seed."""
     names = [b.name for b in record.bots]
     if record.winner is None:
         outcome = "draw"

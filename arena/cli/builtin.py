@@ -10,7 +10,7 @@ from . import games, league, matches, play, plugins, publish
 
 @hookimpl
 def arena_register_commands(registry: Registry) -> None:
-    """games ... random-game, bots, plugins, match ... openings, run ... retire, publish."""
-    for module in (games, plugins, matches, play, league, publish):
+    """In the order `arena --help` lists them: a league's commands first, engine checks last."""
+    for module in (league, publish, matches, play, plugins, games):
         for command in module.COMMANDS:
             registry.add(command.name, command)

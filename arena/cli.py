@@ -414,13 +414,12 @@ def _openings(args: argparse.Namespace, game, bots, seed: int):
     """The match's openings (--openings, --openings-order); refused up front for a dialect
     whose bots cannot start from one."""
     from arena.openings import OpeningError, parse_spec
-    from arena.protocol import get_dialect
     try:
         openings = parse_spec(args.openings, game, args.openings_order, seed)
     except OpeningError as exc:
         raise UserError(f"--openings: {exc}") from None
     for bot in bots:
-        if not openings.is_none and not get_dialect(bot.dialect).plays_openings:
+        if not openings.is_none and not _plugins().dialects.require(bot.dialect).plays_openings:
             raise UserError(f"--openings {args.openings}: {bot.name} speaks the {bot.dialect} "
                             "dialect, which cannot start from an opening (docs/protocol.md); "
                             "use --openings none")
@@ -1061,6 +1060,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_referee_options(p: argparse.ArgumentParser, rule_help: str) -> None:
+    from arena.sandbox import MODES as SANDBOX_MODES
     p.add_argument("--rule", action="append", default=[], help=rule_help)
     p.add_argument("--move-ms", type=int, default=1000, help="time per move (ms)")
     p.add_argument("--startup-ms", type=int, default=5000, help="time to start and handshake (ms)")
@@ -1070,7 +1070,7 @@ def _add_referee_options(p: argparse.ArgumentParser, rule_help: str) -> None:
     p.add_argument("--timeouts", default="forfeit",
                    help="'forfeit' (a late move loses) or 'strikes:N' (N late moves are replaced "
                         "by a random legal move)")
-    p.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "unshare", "none"))
+    p.add_argument("--sandbox", default="auto", choices=SANDBOX_MODES)
     p.add_argument("--memory-mb", type=int, default=1024, help="memory limit per bot (MiB)")
     p.add_argument("--read", action="append", default=[], metavar="PATH",
                    help="a file or directory the bots may read, read-only (repeatable); a bot "

@@ -196,8 +196,12 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     games: dict[str, int] = {}
     for game in plugins.games.names():
         games[plugins.games.plugin(game)] = games.get(plugins.games.plugin(game), 0) + 1
+    dialects: dict[str, int] = {}
+    for dialect in plugins.dialects:
+        dialects[plugins.dialects.plugin(dialect)] = dialects.get(plugins.dialects.plugin(dialect), 0) + 1
     for name, version in sorted(plugins.versions.items()):
         declared = f"{games[name]} games, " if games.get(name) else ""
+        declared += f"{dialects[name]} dialects, " if dialects.get(name) else ""
         print(f"{name}  {version}  ({declared}{counts.get(name, 0)} bots)")
     for error in plugins.errors:
         print(f"FAILED  {error}")

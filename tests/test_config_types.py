@@ -97,6 +97,15 @@ def test_sandbox_modes_are_one_list_for_config_and_cli(here):
     assert run.returncode == 2 and f"choose from {', '.join(map(repr, MODES))}" in run.stderr
 
 
+def test_a_dialect_is_a_registered_name_that_can_express_the_game(here):
+    message = error_of(league(here, "    dialect: theaigames\n"))
+    assert message.endswith("league.yaml:7: bots[1].dialect: the theaigames dialect plays ultimate, "
+                            "meta, nineboard, not tictactoe"), message
+    message = error_of(league(here, "    dialect: hackerearth\n"))
+    assert "league.yaml:7: bots[1].dialect: must be one of 'arena', 'codingame', 'theaigames', " \
+           "'riddles', got 'hackerearth'" in message
+
+
 # --- one reading of a bot's command ---------------------------------------------------------
 
 def test_the_config_reads_a_command_as_the_referee_runs_it(here):

@@ -154,6 +154,8 @@ ERRORS = [
     (("name: rand", "name: 'a|b'"), "a|b", "bots[1].name", ["without '|'"]),
     (("dialect: codingame", "dialect: uci"), "dialect", "bots[2].dialect",
      ["'arena', 'codingame', 'theaigames'", "got 'uci'"]),
+    (("seed: 7", "seed: 7\nsandbox: {open_files: 2}"), "sandbox", "sandbox.open_files",
+     ["integer >= 3", "got 2"]),
     (("mode: strikes, strikes: 2", "mode: forfeit, strikes: 2"), "timeout_policy",
      "timeout_policy.strikes", ["only allowed with mode: strikes"]),
     (("mode: strikes, strikes: 2", "mode: sometimes"), "timeout_policy", "timeout_policy.mode",

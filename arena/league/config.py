@@ -283,6 +283,11 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
                                                            base)
 
     bots = _bots(reader, top["bots"], base, game, known_bots, known.dialects, store)
+    played = games.create(game, **rules)
+    for i, bot in enumerate(bots):
+        why = None if bot.command is None else known.dialects.require(bot.dialect).supports(played)
+        if why is not None:
+            reader.fail(("bots", i, "dialect"), why)
     seed = reader.value(top.get("seed", 0), ("seed",), int, {"min": 0, "max": 2**63 - 1})
     openings, order = _openings(reader, top.get("openings", "none"), known, game, rules, seed,
                                 base, bots)

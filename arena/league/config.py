@@ -13,24 +13,24 @@ import difflib
 import json
 import os
 import re
-import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from arena.bounds import BIG, bounded
 from arena.bounds import describe as _describe
 from arena.games import GameRegistry, default_registry
 from arena.plugins import loaded_plugins
 from arena.protocol import Dialect
-from arena.referee.botspec import BotCommand, BotSpecError, parse_command
+from arena.referee.botspec import BotSpecError, parse_command
 from arena.referee.timecontrol import TimeControl, TimeoutPolicy
 from arena.registry import Registry
 from arena.sandbox import MODES as SANDBOX_MODES
 from arena.sandbox import Limits
 
 from .configfile import ConfigError, KeyPath, Reader, format_path, read_yaml
+from .sight import check_sight, own_code
 
 EXECUTORS = ("local", "ray")
 #: how bots' files reach Ray nodes: the same paths everywhere, or shipped with the run
@@ -419,7 +419,7 @@ def _bots(reader: Reader, raw: Any, base: Path, game: str, known_bots: BotCheck 
                                              f"bots[{first_use[bot.name]}]); names must be unique")
         first_use[bot.name] = i
         bots.append(bot)
-    _check_sight(reader, raw, bots, base, store)
+    check_sight(reader, raw, bots, base, store)
     return tuple(bots)
 
 
@@ -479,7 +479,7 @@ def _bot(reader: Reader, raw: Any, path: KeyPath, base: Path, game: str,
         if not bot_dir.is_dir():
             reader.fail(path + ("dir",), f"must be an existing directory, got {str(bot_dir)!r}")
     else:
-        code = _own_code(parsed)
+        code = own_code(parsed)
         bot_dir = code.parent if code is not None else None
         if build is not None and code is None:   # the program is what the build makes
             if "/" not in program:
@@ -489,35 +489,6 @@ def _bot(reader: Reader, raw: Any, path: KeyPath, base: Path, game: str,
     return BotConfig(name=name, command=command, argv=parsed.argv, dialect=dialect, dir=bot_dir,
                      readable=_readable(reader, item, path, base),
                      allow_shared_dir=_allow_shared(reader, item, path), build=build)
-
-
-# --- what a bot may read --------------------------------------------------------------------
-# A bot reads its own directory and nothing else of the user's: never the store (every
-# result), this config, or another bot's code. The directories the config gives a bot are
-# checked here, so that a layout that would show them is refused before anything runs.
-
-#: directories every bot may read anyway (the system, this Python): never a bot's own code
-_SHARED_ROOTS = tuple(dict.fromkeys(os.path.realpath(p) for p in (
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", sys.prefix, sys.base_prefix,
-    sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable)))))
-
-
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
-
-
-def _own_code(command: BotCommand) -> Path | None:
-    """The bot's own program or script: the first file its command names that is not part
-    of the system or this Python (`./bot`, `python3 bots/a.py`, `java -jar b.jar`)."""
-    for word, path in zip(command.words, command.paths):
-        if (path is not None and not word.startswith("-") and path.is_file()
-                and not _shared(path)):
-            return path
-    return None
-
-
-def _shared(path: Path) -> bool:
-    return any(_inside(path, Path(root)) for root in _SHARED_ROOTS)
 
 
 def _readable(reader: Reader, item: Mapping[str, Any], path: KeyPath, base: Path) -> tuple[Path, ...]:
@@ -543,43 +514,3 @@ def _allow_shared(reader: Reader, item: Mapping[str, Any], path: KeyPath) -> boo
     if not isinstance(value, bool):
         reader.fail(path + ("allow_shared_dir",), f"must be true or false, got {_describe(value)}")
     return value
-
-
-def _check_sight(reader: Reader, raw: Sequence[Mapping[str, Any]], bots: Sequence[BotConfig],
-                 base: Path, store: Path | None) -> None:
-    """Refuse a bot whose readable paths hold the store, this config or another bot's own
-    directory (unless it says allow_shared_dir: true)."""
-    config_file = Path(reader.source).resolve() if Path(reader.source).is_file() else None
-    commands = {bot.name: parse_command(bot.command, base) for bot in bots if bot.command}
-    own = {bot.name: (bot.dir, _own_code(commands[bot.name]) if bot.command else None)
-           for bot in bots}
-    for i, bot in enumerate(bots):
-        if bot.allow_shared_dir:
-            continue
-        sight: list[tuple[Path, KeyPath]] = []
-        if bot.command is not None:
-            key: KeyPath = ("bots", i, "dir" if "dir" in raw[i] else "command")
-            if bot.dir is not None:
-                sight.append((bot.dir.resolve(), key))
-            # what naming files shows the bot, as the referee runs the command
-            sight += [(d, ("bots", i, "command")) for d in commands[bot.name].shown()
-                      if not _shared(d)]
-        sight += [(p.resolve(), ("bots", i, "readable", j)) for j, p in enumerate(bot.readable)]
-        for shown, where in sight:
-            if store is not None and _inside(store, shown):
-                _refuse(reader, where, bot, shown, f"the store {str(store)!r}: the bot could read every result")
-            if config_file is not None and _inside(config_file, shown):
-                _refuse(reader, where, bot, shown, f"this config {str(config_file)!r}")
-            for other in bots:
-                other_dir, other_code = own[other.name]
-                if other is bot or other_dir is None or other_code == own[bot.name][1]:
-                    continue   # the same program under two names shares its directory freely
-                if _inside(other_dir.resolve(), shown):
-                    _refuse(reader, where, bot, shown,
-                            f"bot {other.name!r}'s directory {str(other_dir)!r}")
-
-
-def _refuse(reader: Reader, where: KeyPath, bot: BotConfig, shown: Path, what: str) -> NoReturn:
-    reader.fail(where, f"bot {bot.name!r} would read {str(shown)!r}, which holds {what}; give "
-                       f"each bot a directory of its own (its program's directory is what it "
-                       f"reads), or set allow_shared_dir: true for this bot (it can then read them)")

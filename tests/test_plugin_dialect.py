@@ -10,10 +10,10 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
+from fresh_venv import venv_with_plugin
 
 from arena.games import default_registry
 from arena.plugins import load_plugins
@@ -58,24 +58,13 @@ def test_the_plugin_registers_a_dialect_that_speaks_the_format():
 def env(tmp_path_factory):
     """A fresh venv that sees bot-arena as installed here, with the plugin pip-installed."""
     root = tmp_path_factory.mktemp("hackerearth")
-    env_dir = root / "venv"
-    venv.create(env_dir, with_pip=False)
-    site = next((env_dir / "lib").glob("python3*/site-packages"))
-    parents = [p for p in sys.path if p.endswith("site-packages")]
-    (site / "parent.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in parents))
-    source = shutil.copytree(PLUGIN, root / "src", ignore=shutil.ignore_patterns(
-        "build", "*.egg-info", "__pycache__"))
-    install = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(env_dir / "bin" / "python"), "install",
-         "--quiet", "--no-deps", "--no-build-isolation", str(source)],
-        capture_output=True, text=True, timeout=240, check=False)
-    assert install.returncode == 0, install.stderr
+    python = venv_with_plugin(PLUGIN, root)
     bot_dir = root / "bot"          # the bot's own directory, which the sandbox shows it
     bot_dir.mkdir()
     shutil.copy(PLUGIN / "hackerearth_bot.py", bot_dir)
     for path in (root, bot_dir):
         path.chmod(0o755)
-    return root, env_dir / "bin" / "python"
+    return root, python
 
 
 def arena(env, *args, python=None):

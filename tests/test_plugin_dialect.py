@@ -94,20 +94,51 @@ def test_installed_it_is_listed_and_plays_arena_match_in_the_sandbox(env):
     assert "the hackerearth dialect plays tictactoe, not ultimate" in wrong.stdout + wrong.stderr
 
 
-def test_a_league_names_the_dialect_and_its_workers_play_it(env):
+LEAGUE = """\
+name: NAME
+game: tictactoe
+bots:
+  - {name: he, command: python3 bot/hackerearth_bot.py, dialect: hackerearth}
+  - {name: rand, bot: random}
+  - {name: first, bot: random}
+games_per_pairing: 2
+workers: 2
+seed: 3
+store: NAME.sqlite
+executor: EXECUTOR
+"""
+
+try:
+    import ray  # noqa: F401
+    RAY_MISSING = None
+except ImportError as exc:  # the default install: no Ray
+    RAY_MISSING = f"Ray cannot be imported ({exc}); pip install 'bot-arena[ray]'"
+
+
+@pytest.mark.parametrize("executor", [
+    "local",   # worker processes forked from the run
+    pytest.param("ray", marks=pytest.mark.skipif(RAY_MISSING is not None, reason=RAY_MISSING or "")),
+])
+def test_a_league_names_the_dialect_and_its_workers_play_it(env, executor):
+    """Ray's workers are processes of their own: they find the dialect by loading the
+    registry themselves, from the same environment's entry points."""
     root, _python = env
-    config = root / "league.yaml"
-    config.write_text("name: he\ngame: tictactoe\nbots:\n"
-                      "  - {name: he, command: python3 bot/hackerearth_bot.py, dialect: hackerearth}\n"
-                      "  - {name: rand, bot: random}\n  - {name: first, bot: random}\n"
-                      "games_per_pairing: 2\nworkers: 2\nseed: 3\nstore: he.sqlite\n")
+    config = root / f"{executor}.yaml"
+    config.write_text(LEAGUE.replace("NAME", executor).replace("EXECUTOR", executor))
     run = arena(env, "run", str(config))
     assert run.returncode == 0, run.stderr
-    with sqlite3.connect(root / "he.sqlite") as db:
+    with sqlite3.connect(root / f"{executor}.sqlite") as db:
         records = [json.loads(row[0]) for row in db.execute("SELECT record FROM games")]
     assert len(records) == 6 and {r["termination"] for r in records} == {"normal"}
-    # without the plugin (this test's own environment) the name is not a dialect, said with its line
-    refused = arena(env, "run", str(config), python=sys.executable)
+    played = [r for r in records if "he" in (r["bots"][0]["name"], r["bots"][1]["name"])]
+    assert len(played) == 4 and all(len(r["moves"]) >= 5 for r in played)
+
+
+def test_without_the_plugin_the_name_is_no_dialect(env):
+    root, _python = env
+    config = root / "plain.yaml"
+    config.write_text(LEAGUE.replace("NAME", "plain").replace("EXECUTOR", "local"))
+    refused = arena(env, "run", str(config), python=sys.executable)    # this test's environment
     assert refused.returncode == 2
-    assert "league.yaml:4: bots[0].dialect: must be one of 'arena', 'codingame'" in refused.stderr
+    assert "plain.yaml:4: bots[0].dialect: must be one of 'arena', 'codingame'" in refused.stderr
     assert "got 'hackerearth'" in refused.stderr

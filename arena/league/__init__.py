@@ -12,9 +12,6 @@ from .config import (
     LeagueConfig,
     RatingConfig,
     RayConfig,
-    SandboxConfig,
-    TimeControl,
-    TimeoutPolicy,
     config_from_dict,
     load_config,
 )
@@ -26,7 +23,7 @@ from .store import Store, StoredGame, StoreError
 __all__ = [
     "FORMATS", "BotCheck", "BotConfig", "BotProblem", "Cell", "ConfigError", "Fixture",
     "HistoryPoint", "Leaderboard", "LeagueConfig", "RatingConfig", "Ratings", "RayConfig", "Row",
-    "SandboxConfig", "Store", "StoreError", "StoredGame", "TimeControl", "TimeoutPolicy",
+    "Store", "StoreError", "StoredGame",
     "build_leaderboard", "compute_ratings", "config_from_dict", "load_config", "make_env",
     "make_fixtures", "points", "render", "schedule",
 ]

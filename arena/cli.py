@@ -228,17 +228,6 @@ def _settings(args: argparse.Namespace):
     return MatchSettings(time=time_control, timeout_policy=policy)
 
 
-def _describe(record) -> str:
-    names = [b.name for b in record.bots]
-    if record.winner is None:
-        outcome = "draw"
-    else:
-        outcome = f"{names[record.winner]} wins"
-    how = record.reason if record.faulted is not None else record.termination.value
-    return (f"{names[0]} (x) vs {names[1]} (o): {outcome}, {how}, {len(record.moves)} moves, "
-            f"seed {record.seed}")
-
-
 def _reading(spec, args: argparse.Namespace):
     """The bot spec with the --read paths added to what it may read."""
     import dataclasses
@@ -367,7 +356,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
         if args.json:
             text = json.dumps(record.to_dict())
         else:
-            text = "\n".join([f"game {fixture.index + 1}: {_describe(record)}",
+            text = "\n".join([f"game {fixture.index + 1}: {record.summary()}",
                               *_stderr_tail(record, lines=5)])
         if progress is not None and sys.stdout.isatty():
             progress.print_above(text, sys.stdout)   # the status line stays the last line
@@ -550,7 +539,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(f"  (not played: {exc})")
             break
         print(state.render())
-    print(f"\nresult: {_describe(record)}")
+    print(f"\nresult: {record.summary()}")
     _print_stderr_tail(record)
     return 0
 
@@ -727,7 +716,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"\nopponent played {_move_words(game, played[-1])}")
     print()
     print(draw(final, played[-1] if played else None))
-    print(f"result: {_describe(record)}")
+    print(f"result: {record.summary()}")
     _print_stderr_tail(record, lines=5)
     return 0
 
@@ -780,17 +769,18 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _publish(store, out, rating=None, title=None):
+def _publish(store, out, rating=None, title=None, system=None):
     from arena.publish import PublishError, publish_site
     try:
-        return publish_site(store, out, rating=rating, title=title)
+        return publish_site(store, out, rating=rating, title=title, system=system)
     except PublishError as exc:
         raise UserError(str(exc)) from None
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
     store_path, rating, _names, title = _league_source(args.store)
-    index = _publish(store_path, args.out, rating=rating, title=args.title or title)
+    index = _publish(store_path, args.out, rating=rating, title=args.title or title,
+                     system=_plugins().rating_systems.require(args.rating))
     print(f"published: {index}")
     return 0
 
@@ -811,8 +801,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             games, versions = store.rated_games(args.all_versions)
             retired = store.retired()
             names = None if args.all_versions or names is None else [n for n in names if n not in retired]
-            board = with_versions(build_leaderboard(games, rating, names, title or "", args.anchor),
-                                  versions)
+            system = _plugins().rating_systems.require(args.rating)
+            board = with_versions(build_leaderboard(games, rating, names, title or "", args.anchor,
+                                                    system), versions)
     except ValueError as exc:
         if args.anchor is None or "anchor" not in str(exc):
             raise UserError(f"{path} is not a league store or config: {exc}") from None
@@ -907,6 +898,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arena", description="Run bot competitions.")
     parser.add_argument("--version", action="version", version=f"bot-arena {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    formats, ratings = _plugins().output_formats.names(), _plugins().rating_systems.names()
+    rating_help = "the rating system that ranks the bots (default: trueskill)"
 
     p = sub.add_parser("games", help="list the games and their rules")
     p.add_argument("-v", "--verbose", action="store_true", help="full rules and rule options")
@@ -918,7 +911,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, help="parallel games (default: the config's workers)")
     p.add_argument("--keep-going", action="store_true",
                    help="play even if a bot fails to start in the preflight (it loses its games)")
-    p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
+    p.add_argument("--format", choices=formats, default="table")
     p.add_argument("--standings", type=int, metavar="N",
                    help="show the top of the table (Elo +-95%%) every N games and at the end, "
                         "on stderr; 0: never (default: whole rounds, about 10 times a run)")
@@ -930,12 +923,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("leaderboard", help="the leaderboard and crosstable of a league")
     p.add_argument("source", metavar="STORE_OR_CONFIG", help="a league store file or its config")
-    p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
+    p.add_argument("--format", choices=formats, default="table")
     p.add_argument("--anchor", metavar="BOT", help="the bot whose Elo is 0 (default: mean Elo 0)")
     p.add_argument("--all-versions", action="store_true",
                    help="rate every version of every bot as its own row (NAME@VERSION)")
     p.add_argument("--wide", action="store_true",
                    help="crosstable of win, draw, loss rates (default: a compact score table)")
+    p.add_argument("--rating", choices=ratings, default="trueskill", help=rating_help)
     p.set_defaults(func=cmd_leaderboard)
 
     p = sub.add_parser("versions", help="the versions of a league's bots: games, when, fingerprint")
@@ -966,6 +960,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a league store (results/NAME.sqlite) or its config")
     p.add_argument("--out", required=True, help="directory to write the site into")
     p.add_argument("--title", help="page title (default: the league name)")
+    p.add_argument("--rating", choices=ratings, default="trueskill", help=rating_help)
     p.set_defaults(func=cmd_publish)
 
     p = sub.add_parser("bots", help="list the registered bots, their games and options")

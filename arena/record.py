@@ -172,10 +172,13 @@ class GameRecord:
         return self.outcome.result(self.seat_of(bot), faults_count_as_losses)
 
     def summary(self) -> str:
-        """The game in one line: "a (x) vs b (o): a wins, normal, 9 moves, seed 7"."""
+        """The game in one line: "a (x) vs b (o): a wins, normal, 9 moves, seed 7", or for a
+        fault "a (x) vs b (o): a faulted (crash); b wins, exited ... (exit code 3), 4 moves, ..."."""
         names = [b.name for b in self.bots]
         result = self.outcome.text(names)
-        how = self.reason if self.faulted is not None else self.termination.value
+        how = self.termination.value
+        if self.faulted is not None:   # the reason without the "NAME (seat N): " the result says
+            how = self.reason.removeprefix(f"{names[self.faulted]} (seat {self.faulted}): ")
         said = result if how == result else f"{result}, {how}"     # "aborted" once
         return f"{names[0]} (x) vs {names[1]} (o): {said}, {len(self.moves)} moves, seed {self.seed}"
 

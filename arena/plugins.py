@@ -44,6 +44,7 @@ ENTRY_POINT_GROUP = "arena"
 DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
     ("builtin-games", "arena.games.plugin"),
     ("builtin-league", "arena.league.plugin"),
+    ("builtin-commands", "arena.cli.builtin"),
     ("reference-bots", "bots.plugin"),
 )
 

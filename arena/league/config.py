@@ -22,6 +22,7 @@ from typing import Any, NoReturn, get_type_hints
 
 import yaml
 
+from arena.errors import ArenaError
 from arena.games import GameRegistry, default_registry
 
 DIALECTS = ("arena", "codingame", "theaigames", "riddles")  #: as arena.protocol names them
@@ -46,7 +47,7 @@ MAX_YAML_NODES = 100_000   #: values in a config file once its aliases are expan
 BIG = 1_000_000            #: bound of the sandbox limits and the rating constants
 
 
-class ConfigError(ValueError):
+class ConfigError(ArenaError, ValueError):
     """A league config that cannot be used; str() is one line: file:line: key: problem."""
 
     def __init__(self, source: str, line: int | None, path: KeyPath, problem: str) -> None:

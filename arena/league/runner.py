@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.errors import ArenaError
 from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.openings import repeat_warning
 from arena.plugins import Plugins, bot_spec, loaded_plugins
@@ -43,7 +44,7 @@ from .versions import RunCache, bot_manifest
 WORKERS_PER_CPU = 4
 
 
-class RunError(RuntimeError):
+class RunError(ArenaError, RuntimeError):
     """A run that cannot go on for a reason that is no bot's fault (the host, the config,
     the store or the referee); str() is one line naming the cause."""
 

@@ -12,12 +12,13 @@ import abc
 import re
 from dataclasses import dataclass
 
+from arena.errors import ArenaError
 from arena.games import Game, InvalidMoveError, State
 
 PROTOCOL_VERSION = 1
 
 
-class ProtocolError(ValueError):
+class ProtocolError(ArenaError, ValueError):
     """A line from a bot that does not follow its dialect."""
 
 

@@ -17,6 +17,7 @@ from importlib import resources
 from itertools import chain
 from pathlib import Path
 
+from arena.errors import ArenaError
 from arena.league import RatingConfig, RatingSystem, Store, StoreError
 
 from .data import LeagueData, fault_pages, league_json, list_pages, load_league, move_chunks
@@ -27,7 +28,7 @@ ASSETS = ("style.css", "arena.js", "games.js", "replay.js", "bot.js")
 MARKER = ".arena-site"
 
 
-class PublishError(RuntimeError):
+class PublishError(ArenaError, RuntimeError):
     """A site that cannot be published: a missing or unusable store, or an output in the way."""
 
 

@@ -15,12 +15,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import arena
+from arena.errors import ArenaError
 from arena.protocol import DIALECTS
 
 from .referee import BotSpec
 
 
-class BotSpecError(ValueError):
+class BotSpecError(ArenaError, ValueError):
     """A bot description that names no bot and no command."""
 
 

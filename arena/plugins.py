@@ -45,6 +45,7 @@ DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
     ("builtin-games", "arena.games.plugin"),
     ("builtin-league", "arena.league.plugin"),
     ("builtin-commands", "arena.cli.builtin"),
+    ("builtin-dialects", "arena.protocol.plugin"),
     ("reference-bots", "bots.plugin"),
 )
 

@@ -6,10 +6,10 @@ import os
 import subprocess
 import sys
 import types
-import venv
 from pathlib import Path
 
 import pytest
+from fresh_venv import venv_with_plugin
 
 from arena.games import default_registry
 from arena.plugins import BotDeclaration, bot_spec, hookimpl, load_plugins
@@ -159,23 +159,8 @@ def test_a_plugin_that_fails_to_import_is_reported_by_name(tmp_path):
 
 
 def test_third_party_plugin_installs_into_a_fresh_environment_and_plays(tmp_path):
-    env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=False)
-    python = env_dir / "bin" / "python"
-    site = next((env_dir / "lib").glob("python3*/site-packages"))
     # the throw-away environment sees bot-arena as installed here, and nothing else of ours
-    parents = [p for p in sys.path if p.endswith("site-packages")]
-    (site / "parent.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in parents))
-    wheels = tmp_path / "wheels"
-    build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "--wheel-dir", str(wheels), str(ROOT / "examples" / "arena-example-plugin")],
-        capture_output=True, text=True, timeout=240)
-    assert build.returncode == 0, build.stderr
-    install = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-         *map(str, wheels.glob("*.whl"))], capture_output=True, text=True, timeout=240)
-    assert install.returncode == 0, install.stderr
+    python = venv_with_plugin(ROOT / "examples" / "arena-example-plugin", tmp_path)
     arena_cmd = [str(python), "-m", "arena"]
     listed = subprocess.run(arena_cmd + ["bots", "--game", "tictactoe"], capture_output=True,
                             text=True, timeout=60)
@@ -251,9 +236,12 @@ def test_built_in_games_bots_and_commands_are_default_plugins_needing_no_install
     assert plugins.errors == []
     assert plugins.games.names() == default_registry().names()
     assert {d.plugin for d in plugins.bots.all()} == {"reference-bots"} and len(plugins.bots.all()) == 15
-    assert {"builtin-games", "builtin-league", "builtin-commands", "reference-bots"} <= set(plugins.versions)
+    assert set(plugins.versions) == {"builtin-games", "builtin-league", "builtin-dialects",
+                                     "builtin-commands", "reference-bots"}
     assert plugins.commands.plugin("match") == "builtin-commands"
     assert plugins.commands.plugin("train") == "reference-bots"   # the CLI never imports bots
+    assert plugins.dialects.names() == ["arena", "codingame", "theaigames", "riddles"]
+    assert {plugins.dialects.plugin(name) for name in plugins.dialects} == {"builtin-dialects"}
 
 
 def test_a_plugin_game_that_clashes_or_is_no_game_is_named_and_the_rest_load():

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError
+from arena.sandbox import MODES as SANDBOX_MODES
 
 if TYPE_CHECKING:
     from arena.referee import BotSpec
@@ -216,7 +217,7 @@ def add_referee_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeouts", default="forfeit",
                    help="'forfeit' (a late move loses) or 'strikes:N' (N late moves are replaced "
                         "by a random legal move)")
-    p.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "unshare", "none"))
+    p.add_argument("--sandbox", default="auto", choices=SANDBOX_MODES)
     p.add_argument("--memory-mb", type=int, default=1024, help="memory limit per bot (MiB)")
     p.add_argument("--read", action="append", default=[], metavar="PATH",
                    help="a file or directory the bots may read, read-only (repeatable); a bot "

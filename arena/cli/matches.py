@@ -171,13 +171,12 @@ def _openings(args: argparse.Namespace, game, bots, seed: int):
     """The match's openings (--openings, --openings-order); refused up front for a dialect
     whose bots cannot start from one."""
     from arena.openings import OpeningError, parse_spec
-    from arena.protocol import get_dialect
     try:
         openings = parse_spec(args.openings, game, args.openings_order, seed)
     except OpeningError as exc:
         raise UserError(f"--openings: {exc}") from None
     for bot in bots:
-        if not openings.is_none and not get_dialect(bot.dialect).plays_openings:
+        if not openings.is_none and not loaded().dialects.require(bot.dialect).plays_openings:
             raise UserError(f"--openings {args.openings}: {bot.name} speaks the {bot.dialect} "
                             "dialect, which cannot start from an opening (docs/protocol.md); "
                             "use --openings none")

@@ -12,9 +12,6 @@ from .config import (
     LeagueConfig,
     RatingConfig,
     RayConfig,
-    SandboxConfig,
-    TimeControl,
-    TimeoutPolicy,
     config_from_dict,
     load_config,
 )
@@ -29,7 +26,7 @@ __all__ = [
     "DEFAULT_RATING_SYSTEM", "FORMATS", "BotCheck", "BotConfig", "BotProblem", "Cell",
     "ConfigError", "Fixture", "HistoryPoint", "Leaderboard", "LeagueConfig", "Rating",
     "RatingColumn", "RatingConfig", "RatingSystem", "RatingWords", "Ratings", "RayConfig", "Row",
-    "SandboxConfig", "Store", "StoreError", "StoredGame", "Tally", "TimeControl", "TimeoutPolicy",
-    "TrueSkill", "build_leaderboard", "compute_ratings", "config_from_dict", "load_config",
-    "make_env", "make_fixtures", "render", "schedule",
+    "Store", "StoreError", "StoredGame", "Tally", "TrueSkill", "build_leaderboard",
+    "compute_ratings", "config_from_dict", "load_config", "make_env", "make_fixtures", "render",
+    "schedule",
 ]

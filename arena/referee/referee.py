@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from arena.games import Game, IllegalMoveError, InvalidMoveError, State
-from arena.protocol import Dialect, ProtocolError, TurnInfo, get_dialect
+from arena.plugins import loaded_plugins
+from arena.protocol import Dialect, ProtocolError, TurnInfo
 from arena.record import BotEntry, GameRecord, MoveRecord, Termination
 from arena.sandbox import Sandbox, SandboxError
 from arena.sandbox.procfs import own_wait_seconds
@@ -81,9 +82,9 @@ class BotPool:
 
     def close(self) -> None:
         """Ask every kept bot to quit, then kill what is left."""
-        quit_lines = get_dialect("arena").quit_lines()
-        for channel in self._idle.values():
-            channel.request(quit_lines, expects_reply=False)
+        dialects = loaded_plugins().dialects
+        for key, channel in self._idle.items():
+            channel.request(dialects.require(key[2]).quit_lines(), expects_reply=False)
         deadline = time.monotonic() + self.quit_grace_s
         for channel in self._idle.values():
             while channel.proc.poll() is None and time.monotonic() < deadline:
@@ -106,7 +107,7 @@ class _Seat:
     def __init__(self, seat: int, spec: BotSpec, control: TimeControl) -> None:
         self.seat = seat
         self.spec = spec
-        self.dialect: Dialect = get_dialect(spec.dialect)
+        self.dialect: Dialect = loaded_plugins().dialects.require(spec.dialect)
         self.clock = Clock(control)
         self.channel: BotChannel | None = None
         self.strikes = 0

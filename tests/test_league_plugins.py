@@ -118,3 +118,32 @@ def test_a_plugin_rating_system_words_the_published_site(site_packages, store, t
     data = json.loads(arena(site_packages, "leaderboard", str(store), "--rating", "seq-elo",
                             "--format", "json").stdout)
     assert shown and int(shown.group(1)) == round(data["rows"][0]["seq_elo"])
+
+
+def test_a_league_config_names_its_rating_system_and_every_output_follows_it(site_packages, tmp_path):
+    config = tmp_path / "elo.yaml"
+    config.write_text("name: elo\ngame: tictactoe\nbots:\n  - {name: novice, bot: ttt-novice}\n"
+                      "  - {name: blind, bot: ttt-blind}\n  - {name: rnd, bot: random}\n"
+                      "games_per_pairing: 2\nworkers: 1\nseed: 3\nstore: elo.sqlite\npublish: site\n"
+                      "rating: {system: seq-elo}\n")
+    run = arena(site_packages, "run", str(config), "--standings", "0")
+    assert run.stdout.splitlines()[2].split()[:4] == ["rank", "bot", "score", "seq_elo"]
+    store = str(tmp_path / "elo.sqlite")
+    rows = json.loads(arena(site_packages, "leaderboard", store, "--format", "json").stdout)["rows"]
+    assert sum(row["seq_elo"] for row in rows) == pytest.approx(3 * 1500) and "mu" not in rows[0]
+    assert 'data-key="seq_elo"' in (tmp_path / "site" / "index.html").read_text()
+    again = json.loads(arena(site_packages, "leaderboard", str(config), "--format", "json").stdout)
+    assert again["rows"] == rows                                     # the config reads as its store
+    trueskill = arena(site_packages, "leaderboard", store, "--rating", "trueskill").stdout
+    assert trueskill.splitlines()[2].split()[:6] == ["rank", "bot", "score", "mu", "sigma", "exposed"]
+
+    config.write_text(config.read_text().replace("system: seq-elo", "system: seq-elo2"))
+    bad = arena(site_packages, "run", str(config), code=2)
+    assert bad.stderr.strip().splitlines() == [
+        f"arena run: error: {config}:12: rating.system: unknown rating system 'seq-elo2' "
+        "(did you mean 'seq-elo'?); known: trueskill, seq-elo"]
+    # the store names a system this environment lacks: one line, not a traceback
+    lacking = subprocess.run([sys.executable, "-m", "arena", "leaderboard", store], capture_output=True,
+                             text=True, timeout=300)
+    assert lacking.returncode == 2 and "unknown rating system 'seq-elo'" in lacking.stderr
+    assert "Traceback" not in lacking.stderr

@@ -227,5 +227,11 @@ def add_referee_options(p: argparse.ArgumentParser) -> None:
 def add_rating_option(p: argparse.ArgumentParser) -> None:
     """--rating NAME: a registered rating system (arena_register_rating_systems)."""
     from arena.league import DEFAULT_RATING_SYSTEM
-    p.add_argument("--rating", choices=loaded().rating_systems.names(), default=DEFAULT_RATING_SYSTEM,
-                   help=f"the rating system that ranks the bots (default: {DEFAULT_RATING_SYSTEM})")
+    p.add_argument("--rating", choices=loaded().rating_systems.names(),
+                   help=f"the rating system that ranks the bots (default: the league's rating.system, "
+                        f"{DEFAULT_RATING_SYSTEM} unless set)")
+
+
+def rating_system_from(args: argparse.Namespace):
+    """The rating system --rating names, or None: the league's own."""
+    return None if args.rating is None else loaded().rating_systems.require(args.rating)

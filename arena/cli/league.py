@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 
 from .command import Command
-from .common import EXIT_FAILED, UserError, add_rating_option, is_store, league_source, loaded
+from .common import EXIT_FAILED, UserError, add_rating_option, is_store, league_source, loaded, rating_system_from
 from .publish import publish
 
 
@@ -68,7 +68,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             games, versions = store.rated_games(args.all_versions)
             retired = store.retired()
             names = None if args.all_versions or names is None else [n for n in names if n not in retired]
-            system = loaded().rating_systems.require(args.rating)
+            system = rating_system_from(args)
             board = with_versions(build_leaderboard(games, rating, names, title or "", args.anchor,
                                                     system), versions)
     except (StoreError, sqlite3.Error) as exc:   # a file that is not a usable league store

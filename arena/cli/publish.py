@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 
 from .command import Command
-from .common import add_rating_option, league_source, loaded
+from .common import add_rating_option, league_source, rating_system_from
 
 
 def publish(store, out, rating=None, title=None, system=None):
-    """Write the site of a league store, rated by system (default TrueSkill); the index page's path."""
+    """Write the site of a league store, rated by system (default: the league's); the index page's path."""
     from arena.publish import publish_site
     return publish_site(store, out, rating=rating, title=title, system=system)
 
@@ -17,7 +17,7 @@ def publish(store, out, rating=None, title=None, system=None):
 def cmd_publish(args: argparse.Namespace) -> int:
     store_path, rating, _names, title = league_source(args.store)
     index = publish(store_path, args.out, rating=rating, title=args.title or title,
-                    system=loaded().rating_systems.require(args.rating))
+                    system=rating_system_from(args))
     print(f"published: {index}")
     return 0
 

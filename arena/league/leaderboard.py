@@ -20,7 +20,7 @@ from arena.stats import EloFit, MatchResults, Trinomial, fit_elo
 
 from .config import RatingConfig
 from .pairs import Pairing, Tally, between
-from .rating_systems import RatedGame, Rating, RatingSystem, TrueSkill
+from .rating_systems import RatedGame, Rating, RatingSystem, TrueSkill, rating_system
 from .ratings import GameRow
 
 #: the built-in output formats, in the order --format lists them (arena.league.plugin)
@@ -99,14 +99,14 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
                       bots: Sequence[str] | None = None, title: str = "",
                       elo_anchor: str | None = None,
                       system: RatingSystem | None = None) -> Leaderboard:
-    """The leaderboard of the games given in fixture order, rated by system (TrueSkill by
-    default). With bots, only games between two of them count, and each of them has a row
-    even without games; without, every bot met in the records has one.
+    """The leaderboard of the games given in fixture order, rated by system (by default the
+    registered one settings.system names). With bots, only games between two of them count,
+    and each of them has a row even without games; without, every bot met in the records has one.
 
     elo_anchor names the bot whose Elo is 0 (ValueError if it has no rating); by default
     the mean Elo is 0.
     """
-    rater: RatingSystem = system if system is not None else TrueSkill()
+    rater = system if system is not None else rating_system(settings)
     games = list(games)
     if bots is not None:
         wanted = set(bots)

@@ -1,7 +1,8 @@
 """Rating systems: how a league rates its bots from game outcomes, and how the ratings read.
 
 A rating system is registered by name through the `arena_register_rating_systems` hook
-(TrueSkill by arena's own default plugin, arena.league.plugin). The leaderboard, its text
+(TrueSkill by arena's own default plugin, arena.league.plugin) and a league names the one
+it is rated by in `rating.system` (RatingConfig.system). The leaderboard, its text
 formats and the site take their rating columns, legend and chart from the system a
 league is rated with, so a plugin system shows everywhere TrueSkill does.
 """
@@ -12,10 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from .config import RatingConfig
+from .config import DEFAULT_RATING_SYSTEM, RatingConfig
 from .ratings import make_env, replay
 
-DEFAULT_RATING_SYSTEM = "trueskill"
+__all__ = ["DEFAULT_RATING_SYSTEM", "RatedGame", "Rating", "RatingColumn", "RatingSystem",
+           "RatingWords", "TrueSkill", "rating_system"]
 
 
 @dataclass(frozen=True)
@@ -109,3 +111,10 @@ class TrueSkill:
 def _shown(mu: float, sigma: float) -> Rating:
     exposed = mu - 3 * sigma
     return Rating(value=exposed, figures=(mu, sigma, exposed), band=mu)
+
+
+def rating_system(settings: RatingConfig) -> RatingSystem:
+    """The registered rating system the settings name (UnknownExtensionError if none is)."""
+    from arena.plugins import loaded_plugins
+    system: RatingSystem = loaded_plugins().rating_systems.require(settings.system)
+    return system

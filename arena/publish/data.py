@@ -153,7 +153,7 @@ def load_league(store: Store, rating: RatingConfig | None = None,
 
     Rating settings and the bot list come from the store's config snapshot unless
     rating is given; the title defaults to the league's name; system rates the bots
-    (TrueSkill by default).
+    (by default the one the rating settings name).
     """
     meta = store.meta()
     settings = rating if rating is not None else rating_from_meta(meta)

@@ -35,8 +35,8 @@ class PublishError(ArenaError, RuntimeError):
 def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
                  rating: RatingConfig | None = None, title: str | None = None,
                  system: RatingSystem | None = None) -> Path:
-    """Write the static site of a league store into out_dir, rated by system (TrueSkill by
-    default); returns the path of its index.html."""
+    """Write the static site of a league store into out_dir, rated by system (by default the
+    one the rating settings name); returns the path of its index.html."""
     store_file = Path(store_path)
     if not store_file.is_file():
         raise PublishError(f"{store_file}: no such store file (run the league first)")

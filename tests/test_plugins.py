@@ -236,7 +236,8 @@ def test_built_in_games_bots_and_commands_are_default_plugins_needing_no_install
     assert plugins.errors == []
     assert plugins.games.names() == default_registry().names()
     assert {d.plugin for d in plugins.bots.all()} == {"reference-bots"} and len(plugins.bots.all()) == 15
-    assert set(plugins.versions) == {"builtin-games", "builtin-dialects", "builtin-commands", "reference-bots"}
+    assert set(plugins.versions) == {"builtin-games", "builtin-league", "builtin-dialects",
+                                     "builtin-commands", "reference-bots"}
     assert plugins.commands.plugin("match") == "builtin-commands"
     assert plugins.commands.plugin("train") == "reference-bots"   # the CLI never imports bots
     assert plugins.dialects.names() == ["arena", "codingame", "theaigames", "riddles"]

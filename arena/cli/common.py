@@ -148,18 +148,6 @@ def settings_from(args: argparse.Namespace):
     return MatchSettings(time=time_control, timeout_policy=policy)
 
 
-def describe(record) -> str:
-    """A game in one line: who played which seat, the result and why, moves, seed."""
-    names = [b.name for b in record.bots]
-    if record.winner is None:
-        outcome = "draw"
-    else:
-        outcome = f"{names[record.winner]} wins"
-    how = record.reason if record.faulted is not None else record.termination.value
-    return (f"{names[0]} (x) vs {names[1]} (o): {outcome}, {how}, {len(record.moves)} moves, "
-            f"seed {record.seed}")
-
-
 def with_reads(spec, args: argparse.Namespace):
     """The bot spec with the --read paths added to what it may read."""
     import dataclasses
@@ -234,3 +222,16 @@ def add_referee_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--read", action="append", default=[], metavar="PATH",
                    help="a file or directory the bots may read, read-only (repeatable); a bot "
                         "reads its program's directory and the files its command names anyway")
+
+
+def add_rating_option(p: argparse.ArgumentParser) -> None:
+    """--rating NAME: a registered rating system (arena_register_rating_systems)."""
+    from arena.league import DEFAULT_RATING_SYSTEM
+    p.add_argument("--rating", choices=loaded().rating_systems.names(),
+                   help=f"the rating system that ranks the bots (default: the league's rating.system, "
+                        f"{DEFAULT_RATING_SYSTEM} unless set)")
+
+
+def rating_system_from(args: argparse.Namespace):
+    """The rating system --rating names, or None: the league's own."""
+    return None if args.rating is None else loaded().rating_systems.require(args.rating)

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 
 from .command import Command
-from .common import EXIT_FAILED, UserError, is_store, league_source, loaded
+from .common import EXIT_FAILED, UserError, add_rating_option, is_store, league_source, loaded, rating_system_from
 from .publish import publish
 
 
@@ -68,8 +68,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             games, versions = store.rated_games(args.all_versions)
             retired = store.retired()
             names = None if args.all_versions or names is None else [n for n in names if n not in retired]
-            board = with_versions(build_leaderboard(games, rating, names, title or "", args.anchor),
-                                  versions)
+            system = rating_system_from(args)
+            board = with_versions(build_leaderboard(games, rating, names, title or "", args.anchor,
+                                                    system), versions)
     except (StoreError, sqlite3.Error) as exc:   # a file that is not a usable league store
         raise UserError(f"{path} is not a league store or config: {exc}") from None
     except ValueError as exc:
@@ -165,7 +166,7 @@ def _run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, help="parallel games (default: the config's workers)")
     p.add_argument("--keep-going", action="store_true",
                    help="play even if a bot fails to start in the preflight (it loses its games)")
-    p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
+    p.add_argument("--format", choices=loaded().output_formats.names(), default="table")
     p.add_argument("--standings", type=int, metavar="N",
                    help="show the top of the table (Elo +-95%%) every N games and at the end, "
                         "on stderr; 0: never (default: whole rounds, about 10 times a run)")
@@ -177,12 +178,13 @@ def _run_arguments(p: argparse.ArgumentParser) -> None:
 
 def _leaderboard_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("source", metavar="STORE_OR_CONFIG", help="a league store file or its config")
-    p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")
+    p.add_argument("--format", choices=loaded().output_formats.names(), default="table")
     p.add_argument("--anchor", metavar="BOT", help="the bot whose Elo is 0 (default: mean Elo 0)")
     p.add_argument("--all-versions", action="store_true",
                    help="rate every version of every bot as its own row (NAME@VERSION)")
     p.add_argument("--wide", action="store_true",
                    help="crosstable of win, draw, loss rates (default: a compact score table)")
+    add_rating_option(p)
 
 
 def _versions_arguments(p: argparse.ArgumentParser) -> None:

@@ -15,7 +15,6 @@ from .common import (
     UserError,
     add_referee_options,
     bot_for,
-    describe,
     loaded,
     make_game,
     rule_options,
@@ -125,7 +124,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
         if args.json:
             text = json.dumps(record.to_dict())
         else:
-            text = "\n".join([f"game {fixture.index + 1}: {describe(record)}",
+            text = "\n".join([f"game {fixture.index + 1}: {record.summary()}",
                               *stderr_tail(record, lines=5)])
         if progress is not None and sys.stdout.isatty():
             progress.print_above(text, sys.stdout)   # the status line stays the last line

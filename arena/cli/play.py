@@ -12,7 +12,6 @@ from .common import (
     UserError,
     add_referee_options,
     bot_for,
-    describe,
     is_store,
     league_source,
     loaded,
@@ -112,7 +111,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(f"  (not played: {exc})")
             break
         print(state.render())
-    print(f"\nresult: {describe(record)}")
+    print(f"\nresult: {record.summary()}")
     print_stderr_tail(record)
     return 0
 
@@ -223,7 +222,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"\nopponent played {_move_words(game, played[-1])}")
     print()
     print(draw(final, played[-1] if played else None))
-    print(f"result: {describe(record)}")
+    print(f"result: {record.summary()}")
     print_stderr_tail(record, lines=5)
     return 0
 

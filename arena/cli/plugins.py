@@ -40,9 +40,12 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     games = Counter(plugins.games.plugin(game) for game in plugins.games.names())
     commands = Counter(plugins.commands.plugin(command) for command in plugins.commands)
     dialects = Counter(plugins.dialects.plugin(dialect) for dialect in plugins.dialects)
+    ratings = Counter(plugins.rating_systems.plugin(name) for name in plugins.rating_systems)
+    formats = Counter(plugins.output_formats.plugin(name) for name in plugins.output_formats)
     for name, version in sorted(plugins.versions.items()):
-        declared = "".join(f"{n} {what}, " for n, what in ((games[name], "games"), (dialects[name], "dialects"),
-                                                             (commands[name], "commands")) if n)
+        declared = "".join(f"{n} {what}, " for n, what in (
+            (games[name], "games"), (dialects[name], "dialects"), (commands[name], "commands"),
+            (ratings[name], "rating systems"), (formats[name], "output formats")) if n)
         print(f"{name}  {version}  ({declared}{counts.get(name, 0)} bots)")
     for error in plugins.errors:
         print(f"FAILED  {error}")

@@ -5,18 +5,19 @@ from __future__ import annotations
 import argparse
 
 from .command import Command
-from .common import league_source
+from .common import add_rating_option, league_source, rating_system_from
 
 
-def publish(store, out, rating=None, title=None):
-    """Write the site of a league store; the index page's path."""
+def publish(store, out, rating=None, title=None, system=None):
+    """Write the site of a league store, rated by system (default: the league's); the index page's path."""
     from arena.publish import publish_site
-    return publish_site(store, out, rating=rating, title=title)
+    return publish_site(store, out, rating=rating, title=title, system=system)
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
     store_path, rating, _names, title = league_source(args.store)
-    index = publish(store_path, args.out, rating=rating, title=args.title or title)
+    index = publish(store_path, args.out, rating=rating, title=args.title or title,
+                    system=rating_system_from(args))
     print(f"published: {index}")
     return 0
 
@@ -26,6 +27,7 @@ def _publish_arguments(p: argparse.ArgumentParser) -> None:
                    help="a league store (results/NAME.sqlite) or its config")
     p.add_argument("--out", required=True, help="directory to write the site into")
     p.add_argument("--title", help="page title (default: the league name)")
+    add_rating_option(p)
 
 
 COMMANDS = (

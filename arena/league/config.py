@@ -63,10 +63,15 @@ BotCheck = Callable[[str, str, Mapping[str, Any]], "str | BotProblem | None"]
 # --- the config, as dataclasses -------------------------------------------------------------
 # Sections read by Reader.section() declare their checks with arena.bounds.bounded().
 
+#: the rating system a league is rated by unless its config names another
+DEFAULT_RATING_SYSTEM = "trueskill"
+
+
 @dataclass(frozen=True)
 class RatingConfig:
-    """TrueSkill constants and how faults are rated."""
+    """The rating system (a registered name), TrueSkill's constants and how faults are rated."""
 
+    system: str = DEFAULT_RATING_SYSTEM
     mu: float = bounded(25.0, min=-BIG, max=BIG)
     sigma: float = bounded(25.0 / 3, above=0, max=BIG)
     beta: float = bounded(25.0 / 6, above=0, max=BIG)
@@ -221,6 +226,18 @@ class _Known:
 
 # --- checking -------------------------------------------------------------------------------------
 
+def _rating(reader: Reader, raw: Any) -> RatingConfig:
+    """The rating section; its system one the loaded plugins registered."""
+    rating: RatingConfig = reader.section(raw, ("rating",), RatingConfig)
+    systems = loaded_plugins().rating_systems
+    if rating.system not in systems:
+        close = difflib.get_close_matches(rating.system, systems.names(), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        reader.fail(("rating", "system"), f"unknown rating system {rating.system!r}{hint}; known: "
+                                          f"{', '.join(systems.names())}")
+    return rating
+
+
 def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, known: _Known,
            source: Path | None) -> LeagueConfig:
     games = known.games
@@ -302,7 +319,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         time_control=reader.section(top.get("time_control"), ("time_control",), TimeControl),
         timeout_policy=timeout_policy,
         sandbox_mode=sandbox_mode, limits=limits,
-        rating=reader.section(top.get("rating"), ("rating",), RatingConfig),
+        rating=_rating(reader, top.get("rating")),
         workers=reader.value(top.get("workers", os.cpu_count() or 1), ("workers",), int,
                              {"min": 1, "max": MAX_WORKERS}),
         executor=executor, ray=ray, store=store,

@@ -171,14 +171,12 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
             last_move = move
         _check_idle(seats, mux)  # an unasked line with the last move is a fault all the same
         record.winner = state.winner
-        record.scores = state.returns()
         record.termination = Termination.NORMAL
         record.reason = "draw" if state.winner is None else f"{'xo'[state.winner]} wins"
     except _Faulted as faulted:
         record.termination = faulted.fault.termination
         record.faulted = faulted.seat
         record.winner = 1 - faulted.seat
-        record.scores = (0.0, 1.0) if faulted.seat == 0 else (1.0, 0.0)
         record.reason = f"{bots[faulted.seat].name} (seat {faulted.seat}): {faulted.fault.reason}"
     except KeyboardInterrupt:
         record.termination = Termination.ABORTED

@@ -744,7 +744,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"--workers must be 1 or more, not {args.workers}")
     if args.standings is not None and args.standings < 0:
         raise UserError(f"--standings must be 0 (never) or more games, not {args.standings}")
-    from arena.league.ray_executor import RayExecutorError
+    from arena.league.executors.ray import RayExecutorError
     from arena.league.runner import RunError
     try:
         with _sigterm_as_interrupt():

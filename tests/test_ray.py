@@ -28,14 +28,14 @@ import pytest
 
 from arena.league import Store, build_leaderboard, config_from_dict, render, runner
 from arena.league.config import ConfigError, RayConfig
-from arena.league.progress import Progress
-from arena.league.ray_executor import (
+from arena.league.executors.ray import (
     RayExecutorError,
     Shipment,
     build_bundle,
     localize,
     play_fixtures_ray,
 )
+from arena.league.progress import Progress
 from arena.league.runner import make_job, run_league
 from arena.league.schedule import schedule
 from arena.plugins import load_plugins
@@ -92,7 +92,7 @@ def leaderboard(config):
 # --- no Ray needed ----------------------------------------------------------------------------
 
 def test_arena_never_imports_ray_unless_asked():
-    code = ("import sys, arena.cli, arena.league.runner, arena.league.ray_executor; "
+    code = ("import sys, arena.cli, arena.league.runner, arena.league.executors.ray; "
             "print('ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60, check=False)
@@ -217,7 +217,7 @@ def test_bundle_holds_every_file_of_every_bot_dir_and_is_reproducible(tmp_path, 
     assert again.path.read_bytes() == bundle.path.read_bytes()   # same files, same archive
     (mine / "weights" / "w.bin").write_bytes(b"\x01" * 1000)
     assert build_bundle(job, tmp_path / "c.zip").id != bundle.id
-    monkeypatch.setattr("arena.league.ray_executor.MAX_BUNDLE_BYTES", 500)
+    monkeypatch.setattr("arena.league.executors.ray.MAX_BUNDLE_BYTES", 500)
     with pytest.raises(RayExecutorError, match="use ray.files: shared"):
         build_bundle(job, tmp_path / "d.zip")
 

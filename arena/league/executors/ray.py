@@ -44,9 +44,9 @@ from arena.referee import BotPool, BotSpec, play_game
 from arena.referee.botspec import ARENA_PACKAGE_DIR
 from arena.sandbox import Sandbox
 
-from .config import RayConfig
-from .runner import GameJob, chunks
-from .schedule import Fixture
+from ..config import RayConfig
+from ..schedule import Fixture
+from .base import GameJob, chunks
 
 logger = logging.getLogger("arena.league.ray")
 

@@ -275,7 +275,6 @@ def _named(a, b, names: Sequence[str]):
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from arena.games import BUILTIN_GAMES
     from arena.league import StoreError
     from arena.league.runner import GameJob, RunError
     from arena.match import DEFAULT_SPRT_CAP, MatchTally, match_fixtures, match_identity
@@ -324,12 +323,9 @@ def cmd_match(args: argparse.Namespace) -> int:
         fixtures = match_fixtures(a.name, b.name, cap, seed,
                                   None if openings.is_none else
                                   lambda k, pair_seed: openings.opening(game, k, pair_seed))
-        plugins = _plugins()
-        extra = tuple(plugins.games.get(n) for n in plugins.games.names()
-                      if plugins.games.get(n) not in BUILTIN_GAMES)
         job = GameJob(game=game.name, rules=_rule_options(args.rule), bots={a.name: a, b.name: b},
                       settings=settings, sandbox_mode=sandbox.mode,
-                      limits=Limits(memory_mb=args.memory_mb), extra_games=extra)
+                      limits=Limits(memory_mb=args.memory_mb))
         try:
             return _run_match(args, job, fixtures, MatchTally(a.name, b.name), sprt, store, seed)
         except (RunError, StoreError) as exc:   # no bot's fault: the host, the disk
@@ -744,13 +740,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"--workers must be 1 or more, not {args.workers}")
     if args.standings is not None and args.standings < 0:
         raise UserError(f"--standings must be 0 (never) or more games, not {args.standings}")
-    from arena.league.executors.ray import RayExecutorError
+    from arena.errors import ArenaError
     from arena.league.runner import RunError
     try:
         with _sigterm_as_interrupt():
             summary = run_league(config, plugins, workers=args.workers, keep_going=args.keep_going,
                                  standings=args.standings, new_season=args.new_season)
-    except (StoreError, RayExecutorError) as exc:
+    except (StoreError, ArenaError) as exc:   # an executor's too (Ray missing or unreachable)
         raise UserError(str(exc)) from None
     except RunError as exc:
         print(f"arena run: error: {exc}", file=sys.stderr)

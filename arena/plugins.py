@@ -44,6 +44,7 @@ ENTRY_POINT_GROUP = "arena"
 DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
     ("builtin-games", "arena.games.plugin"),
     ("reference-bots", "bots.plugin"),
+    ("builtin-executors", "arena.league.executors.plugin"),
 )
 
 hookspec = pluggy.HookspecMarker(PROJECT)

@@ -121,12 +121,12 @@ def test_an_error_in_a_worker_stops_the_run_and_is_no_bots_loss(tmp_path, monkey
     import io
 
     from arena.league import runner
-    from arena.league.executors import local
+    from arena.league.executors import worker
     from arena.league.progress import Progress
 
     config = runner.load_league(str(write_config(tmp_path / f"w{workers}.yaml", RANDOMS[:3],
                                                  games_per_pairing=4, workers=workers)))
-    real_play_game, calls = local.play_game, tmp_path / "calls"
+    real_play_game, calls = worker.play_game, tmp_path / "calls"
 
     def play_game(*args, **kwargs):     # forked workers inherit this too
         with open(calls, "a") as f:
@@ -135,7 +135,7 @@ def test_an_error_in_a_worker_stops_the_run_and_is_no_bots_loss(tmp_path, monkey
             raise OverflowError("timestamp out of range for platform time_t")
         return real_play_game(*args, **kwargs)
 
-    monkeypatch.setattr(local, "play_game", play_game)
+    monkeypatch.setattr(worker, "play_game", play_game)
     with pytest.raises(runner.RunError, match="^OverflowError: timestamp out of range"):
         runner.run_league(config, progress=Progress(0, stream=io.StringIO()))
     games = stored(config.store)

@@ -283,13 +283,13 @@ def test_each_game_is_stored_as_soon_as_it_ends(tmp_path, monkeypatch, workers):
     import io
 
     from arena.league import runner
-    from arena.league.executors import local
+    from arena.league.executors import worker
     from arena.league.progress import Progress
 
     config = runner.load_league(str(write_config(tmp_path / f"w{workers}.yaml", RANDOMS[:3],
                                                  games_per_pairing=8, workers=workers)))
     ended = tmp_path / "ended"
-    real_play_game = local.play_game
+    real_play_game = worker.play_game
 
     def play_game(*args, **kwargs):     # forked workers inherit this too
         record = real_play_game(*args, **kwargs)
@@ -297,7 +297,7 @@ def test_each_game_is_stored_as_soon_as_it_ends(tmp_path, monkeypatch, workers):
             f.write("x")
         return record
 
-    monkeypatch.setattr(local, "play_game", play_game)
+    monkeypatch.setattr(worker, "play_game", play_game)
     behind = []
 
     class Check(Progress):

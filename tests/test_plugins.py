@@ -211,7 +211,9 @@ def test_built_in_games_and_bots_are_default_plugins_needing_no_installation_met
     assert plugins.errors == []
     assert plugins.games.names() == default_registry().names()
     assert {d.plugin for d in plugins.bots.all()} == {"reference-bots"} and len(plugins.bots.all()) == 15
-    assert set(plugins.versions) == {"builtin-games", "reference-bots"}
+    assert set(plugins.versions) == {"builtin-games", "reference-bots", "builtin-executors"}
+    assert plugins.executors.names() == ["local", "ray"]
+    assert {plugins.executors.plugin(name) for name in plugins.executors} == {"builtin-executors"}
 
 
 def test_a_plugin_game_that_clashes_or_is_no_game_is_named_and_the_rest_load():

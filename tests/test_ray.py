@@ -92,7 +92,8 @@ def leaderboard(config):
 # --- no Ray needed ----------------------------------------------------------------------------
 
 def test_arena_never_imports_ray_unless_asked():
-    code = ("import sys, arena.cli, arena.league.runner, arena.league.executors.ray; "
+    code = ("import sys, arena.cli, arena.league.runner, arena.league.executors.ray, arena.plugins; "
+            "arena.plugins.loaded_plugins(); "
             "print('ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60, check=False)

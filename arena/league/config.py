@@ -15,7 +15,7 @@ import re
 import shlex
 import shutil
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, get_type_hints
@@ -23,11 +23,11 @@ from typing import Any, NoReturn, get_type_hints
 import yaml
 
 from arena.games import GameRegistry, default_registry
+from arena.plugins import loaded_plugins
 
 DIALECTS = ("arena", "codingame", "theaigames", "riddles")  #: as arena.protocol names them
 #: sandbox modes (as arena.sandbox takes them); "auto": the strongest isolation the host offers
 SANDBOX_MODES = ("auto", "bwrap", "unshare", "none")
-EXECUTORS = ("local", "ray")
 TIMEOUT_MODES = ("forfeit", "strikes")
 #: how bots' files reach Ray nodes: the same paths everywhere, or shipped with the run
 RAY_FILES = ("shared", "runtime_env")
@@ -238,8 +238,10 @@ NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 # --- entry points ---------------------------------------------------------------------------
 
 def load_config(path: str | os.PathLike[str], known_bots: BotCheck | None = None, *,
-                games: GameRegistry | None = None) -> LeagueConfig:
-    """Read and validate a league YAML file; raises ConfigError (one line) on any problem."""
+                games: GameRegistry | None = None,
+                executors: Collection[str] | None = None) -> LeagueConfig:
+    """Read and validate a league YAML file; raises ConfigError (one line) on any problem.
+    executors: the names `executor:` may give (None: the loaded plugins' executors)."""
     source = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -248,16 +250,18 @@ def load_config(path: str | os.PathLike[str], known_bots: BotCheck | None = None
     data, lines = _parse_yaml(text, source)
     base = Path(path).resolve().parent
     reader = _Reader(source, lines)
-    return _build(reader, data, base, known_bots, games or default_registry(), Path(path))
+    return _build(reader, data, base, known_bots, games or default_registry(), Path(path),
+                  executors)
 
 
 def config_from_dict(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] = ".",
                      known_bots: BotCheck | None = None, games: GameRegistry | None = None,
-                     source: str = "<config>") -> LeagueConfig:
+                     source: str = "<config>",
+                     executors: Collection[str] | None = None) -> LeagueConfig:
     """Validate a config given as a dict (no line numbers); raises ConfigError."""
     reader = _Reader(source, {})
     return _build(reader, data, Path(base_dir).resolve(), known_bots, games or default_registry(),
-                  None)
+                  None, executors)
 
 
 # --- YAML with line numbers -----------------------------------------------------------------
@@ -430,7 +434,8 @@ def _section(reader: _Reader, raw: Any, path: KeyPath, cls: type[Any]) -> Any:
 
 
 def _build(reader: _Reader, data: Any, base: Path, known_bots: BotCheck | None,
-           games: GameRegistry, source: Path | None) -> LeagueConfig:
+           games: GameRegistry, source: Path | None,
+           executors: Collection[str] | None = None) -> LeagueConfig:
     if data is None:
         reader.fail((), f"the config is empty; expected a mapping with keys {', '.join(TOP_KEYS)}")
     top = reader.mapping(data, (), TOP_KEYS, required=("name", "game", "bots"))
@@ -467,8 +472,10 @@ def _build(reader: _Reader, data: Any, base: Path, known_bots: BotCheck | None,
         reader.fail(("timeout_policy", "strikes"), "only allowed with mode: strikes "
                                                   "(mode is 'forfeit')")
 
+    if executors is None:
+        executors = loaded_plugins().executors.names()   # built-ins first
     executor = reader.value(top.get("executor", "local"), ("executor",), str,
-                            {"choices": EXECUTORS})
+                            {"choices": tuple(executors)})
     ray = None
     if "ray" in top:
         if executor != "ray":

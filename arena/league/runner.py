@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from arena.games import BUILTIN_GAMES
 from arena.openings import repeat_warning
 from arena.plugins import Plugins, bot_spec, loaded_plugins
 from arena.record import Termination
@@ -26,8 +25,8 @@ from arena.referee.botspec import ARENA_PACKAGE_DIR, command_spec
 from arena.sandbox import Limits, Sandbox
 
 from .config import BotConfig, BotProblem, LeagueConfig, load_config
-from .executors.base import GameJob, RunError, cause
-from .executors.local import WORKERS_PER_CPU, die_with_parent, play_fixtures
+from .executors.base import Executor, GameJob, RunError, cause
+from .executors.local import WORKERS_PER_CPU
 from .leaderboard import build_leaderboard, render_top
 from .preflight import preflight
 from .progress import Progress, standings_every
@@ -79,7 +78,7 @@ def load_league(path: str, plugins: Plugins | None = None) -> LeagueConfig:
     """A league config validated against the registered bots and games."""
     plugins = plugins or loaded_plugins()
     return load_config(path, known_bots_check(plugins, Path(path).resolve().parent),
-                       games=plugins.games)
+                       games=plugins.games, executors=plugins.executors.names())
 
 
 def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
@@ -90,10 +89,8 @@ def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
                              timeout_policy=TimeoutPolicy(**dataclasses.asdict(tp)))
     limits = Limits(memory_mb=sb.memory_mb, cpu_seconds=sb.cpu_seconds, file_size_mb=sb.file_size_mb,
                     open_files=sb.open_files, processes=sb.processes, scratch_mb=sb.scratch_mb)
-    extra = tuple(plugins.games.get(n) for n in plugins.games.names()
-                  if plugins.games.get(n) not in BUILTIN_GAMES)
     return GameJob(game=config.game, rules=dict(config.rules), bots=specs, settings=settings,
-                   sandbox_mode=sb.mode, limits=limits, extra_games=extra)
+                   sandbox_mode=sb.mode, limits=limits)
 
 
 def _spec(bot: BotConfig, plugins: Plugins, base_dir) -> BotSpec:
@@ -107,18 +104,6 @@ def _spec(bot: BotConfig, plugins: Plugins, base_dir) -> BotSpec:
     extra = tuple(str(d) for d in (bot.dir,) if d is not None) + (ARENA_PACKAGE_DIR,) + extra
     spec = command_spec(bot.name, bot.dialect, bot.command or "", cwd=str(base_dir), readable=extra)
     return dataclasses.replace(spec, spec=bot.spec)
-
-
-def _executor(config: LeagueConfig):
-    """The function that plays fixtures for `config.executor`: local processes or Ray tasks."""
-    if config.executor == "ray":
-        from .executors.ray import (  # only when asked: Ray is optional
-            import_ray,
-            play_fixtures_ray,
-        )
-        import_ray()   # a missing Ray is said before anything starts
-        return lambda job, fixtures, workers: play_fixtures_ray(job, fixtures, config.ray, workers)
-    return play_fixtures
 
 
 class BuildError(RunError):
@@ -170,7 +155,8 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     and at the end (0: never; None: whole rounds, about ten times a run)."""
     out = out or sys.stderr
     plugins = plugins or loaded_plugins()
-    play = _executor(config)
+    executor: Executor = plugins.executors.require(config.executor)
+    executor.check(config)
     build_bots(config, out)
     started = time.monotonic()
     with Store(config.store) as store:
@@ -197,18 +183,18 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
             pairings = len({f.pairing for f in fixtures})
             progress.standings = lambda: live_standings(store, config)
             progress.standings_every = standings or standings_every(pairings, len(todo))
-        workers = _bounded_workers(config, workers or config.workers, progress)
+        workers = _bounded_workers(executor, workers or config.workers, progress)
         job = make_job(config, plugins)
         played = 0
         interrupted = False
         try:
-            # bots start where games are played: here, not on a Ray cluster's nodes
-            if todo and (config.ray is None or config.ray.address is None):
+            # bots start where games are played: here, not on a cluster's nodes
+            if todo and executor.plays_here(config):
                 playing = tuple(bot for bot in config.bots if bot.name not in retired)
                 _preflight(dataclasses.replace(config, bots=playing), job, plugins, keep_going,
                            progress)
             progress.start()
-            games = play(job, todo, workers)
+            games = executor.play(job, todo, workers, config)
             try:
                 for fixture, record in games:
                     if record.termination is Termination.ABORTED:
@@ -217,7 +203,9 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
                     played += 1
                     progress.update(record)
             finally:
-                games.close()   # stops the workers now, whatever ended the loop
+                close = getattr(games, "close", None)   # a generator's: it stops the workers
+                if close is not None:
+                    close()     # now, whatever ended the loop
         except KeyboardInterrupt:
             interrupted = True
         except StoreError as exc:   # disk full, read-only: what is stored stays stored
@@ -248,13 +236,14 @@ def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
                            for g in store.records(current=True, keys=keys)])
 
 
-def _bounded_workers(config: LeagueConfig, workers: int, progress: Progress) -> int:
-    """Local workers capped at WORKERS_PER_CPU per CPU, with a warning: more only add
-    load, and load must never become a bot's fault."""
-    limit = WORKERS_PER_CPU * (os.cpu_count() or 1)
-    if config.executor != "local" or workers <= limit:
+def _bounded_workers(executor: Executor, workers: int, progress: Progress) -> int:
+    """Workers capped at the executor's workers_per_cpu (local: WORKERS_PER_CPU) per CPU,
+    with a warning: more only add load, and load must never become a bot's fault."""
+    per_cpu = executor.workers_per_cpu
+    limit = (per_cpu or 0) * (os.cpu_count() or 1)
+    if per_cpu is None or workers <= limit:
         return workers
-    progress.warn(f"workers: {workers} is more than {WORKERS_PER_CPU} per CPU on this machine; "
+    progress.warn(f"workers: {workers} is more than {per_cpu} per CPU on this machine; "
                   f"playing with {limit}")
     return limit
 
@@ -279,6 +268,6 @@ def _preflight(config: LeagueConfig, job: GameJob, plugins: Plugins, keep_going:
         progress.warn(f"{problem}; playing anyway (--keep-going)")
 
 
-__all__ = ["BuildError", "GameJob", "RunError", "RunSummary", "bot_versions", "build_bots", "cause",
-           "die_with_parent", "known_bots_check", "load_league", "make_job", "play_fixtures",
-           "repeated_games", "run_league"]
+__all__ = ["WORKERS_PER_CPU", "BuildError", "GameJob", "RunError", "RunSummary", "bot_versions",
+           "build_bots", "cause", "known_bots_check", "load_league", "make_job", "repeated_games",
+           "run_league"]

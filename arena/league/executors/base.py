@@ -1,14 +1,18 @@
-"""What every executor shares: the job workers play from, the pieces fixtures are cut
-into, and the error that stops a run for a reason that is no bot's fault."""
+"""What every executor shares: the Executor protocol, the job workers play from, the
+pieces fixtures are cut into, and the error that stops a run for a reason that is no
+bot's fault."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
+from arena.record import GameRecord
 from arena.referee import BotSpec, MatchSettings
 from arena.sandbox import Limits, SandboxError
 
+from ..config import LeagueConfig
 from ..schedule import Fixture
 from ..store import StoreError
 
@@ -28,7 +32,33 @@ class GameJob:
     settings: MatchSettings
     sandbox_mode: str
     limits: Limits
-    extra_games: tuple[type, ...] = ()
+
+
+class Executor(Protocol):
+    """Where a league's games are played: registered by name (the config's `executor:`)
+    with the arena_register_executors hook. Subclass it to inherit the defaults below;
+    only name and play are required."""
+
+    #: the name a league config gives as `executor:`
+    name: ClassVar[str]
+    #: workers beyond this many per CPU of this machine are not used (None: no cap)
+    workers_per_cpu: ClassVar[int | None] = None
+
+    def play(self, job: GameJob, fixtures: list[Fixture], workers: int,
+             config: LeagueConfig | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
+        """Each fixture's record as its game ends, in any order, each once; `workers` games
+        at a time. The caller stores a record before asking for the next, and closes the
+        iterator to stop (stopping every game in flight). A problem that is no bot's fault
+        raises RunError (or another ArenaError). config: the league's, when a league plays."""
+        ...
+
+    def check(self, config: LeagueConfig) -> None:
+        """Before anything starts: raise an ArenaError if this executor cannot play config."""
+        return None
+
+    def plays_here(self, config: LeagueConfig) -> bool:
+        """True when the bots run on this machine (the run then starts each once first)."""
+        return True
 
 
 def cause(exc: BaseException) -> str:

@@ -11,43 +11,21 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.record import GameRecord
-from arena.referee import BotPool, play_game
-from arena.sandbox import Sandbox
+from arena.referee import BotPool
 
+from ..config import LeagueConfig
 from ..schedule import Fixture
-from .base import GameJob, RunError, cause, chunks
+from .base import Executor, GameJob, RunError, cause, chunks
+from .worker import play_piece, set_table
 
 #: local workers beyond this many per CPU are not used: they only slow every game down
 WORKERS_PER_CPU = 4
 
 
-_WORKER: dict[str, Any] = {}
-
-
-def _setup(job: GameJob) -> None:
-    registry = GameRegistry()
-    for cls in BUILTIN_GAMES + job.extra_games:
-        registry.add(cls)
-    _WORKER["job"] = job
-    _WORKER["game"] = registry.create(job.game, **job.rules)
-    _WORKER["sandbox"] = Sandbox(limits=job.limits, mode=job.sandbox_mode)
-
-
 #: bot processes a local worker keeps idle between games at most: every bot of a league
 #: this size stays started, as pairings come interleaved; larger leagues start bots more often
 MAX_IDLE_BOTS = 24
-
-
-def _play_chunk(chunk: list[Fixture], pool: BotPool) -> Iterator[tuple[Fixture, GameRecord]]:
-    """Play fixtures in a row, reusing bots' processes from the pool between them;
-    each game's record as soon as it ends."""
-    job: GameJob = _WORKER["job"]
-    for fixture in chunk:
-        seats = (job.bots[fixture.seat0], job.bots[fixture.seat1])
-        yield fixture, play_game(_WORKER["game"], seats, fixture.seed, _WORKER["sandbox"],
-                                 job.settings, pool=pool, opening=fixture.opening)
 
 
 PR_SET_PDEATHSIG = 1
@@ -83,12 +61,12 @@ def _worker_main(job: GameJob, tasks, results, parent: int) -> None:
     die_with_parent(parent)
     pool = BotPool(max_idle=MAX_IDLE_BOTS)
     try:
-        _setup(job)
+        table = set_table(job)
         while True:
             chunk = tasks.get()
             if chunk is None:
                 return
-            for item in _play_chunk(chunk, pool):
+            for item in play_piece(table, chunk, pool):
                 results.send_bytes(pickle.dumps(("game", item), pickle.HIGHEST_PROTOCOL))
                 results.recv_bytes()    # the coordinator has stored it: play the next
     except (SystemExit, BrokenPipeError):
@@ -110,9 +88,9 @@ def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterat
     if workers <= 1:
         pool = BotPool(max_idle=MAX_IDLE_BOTS)
         try:
-            _setup(job)
+            table = set_table(job)
             for chunk in work:
-                yield from _play_chunk(chunk, pool)
+                yield from play_piece(table, chunk, pool)
         except Exception as exc:
             raise RunError(cause(exc)) from exc
         finally:
@@ -182,3 +160,14 @@ def _stop(procs: list, terminate: bool) -> None:
         if proc.is_alive():
             proc.kill()
             proc.join()
+
+
+class LocalExecutor(Executor):
+    """`executor: local`: worker processes on this machine (play_fixtures)."""
+
+    name = "local"
+    workers_per_cpu = WORKERS_PER_CPU
+
+    def play(self, job: GameJob, fixtures: list[Fixture], workers: int,
+             config: LeagueConfig | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
+        return play_fixtures(job, fixtures, workers)

@@ -161,12 +161,16 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path):
                           games_per_pairing=6, workers=2, move_ms=GATED_MOVE_MS)
     db = tmp_path / "stop.sqlite"
     proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     try:
         wait_for_games(db, 4)      # and the run cannot end before the gate opens
-    finally:
         proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:    # it did not stop: never leave it waiting at the gate
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     assert proc.returncode == 130, err
     assert "stopped:" in err and "Traceback" not in err
     kept = stored(db)

@@ -83,3 +83,21 @@ def test_executor_names_come_from_the_registry_in_one_line_naming_file_line_and_
     # without the plugin, its name is no executor
     with pytest.raises(ConfigError, match="must be one of 'local', 'ray', got 'serial'"):
         load_league(str(league(tmp_path, "bare", "serial")), load_plugins())
+
+
+def test_a_plugin_executor_that_is_no_executor_is_named_before_anything_runs(tmp_path):
+    import types
+
+    from arena.plugins import PluginError, hookimpl
+
+    @hookimpl
+    def arena_register_executors(registry):
+        registry.add("broken", lambda job, fixtures, workers: iter(()))   # a bare function
+
+    plugin = types.ModuleType("broken_executor")
+    plugin.arena_register_executors = arena_register_executors
+    plugins = load_plugins(extra=(plugin,))
+    config = load_league(str(league(tmp_path, "broken", "broken")), plugins)
+    with pytest.raises(PluginError, match="plugin 'broken_executor': executor 'broken' is <function"):
+        run_league(config, plugins, progress=Progress(0, stream=io.StringIO()))
+    assert not config.store.exists()

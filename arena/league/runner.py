@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.openings import repeat_warning
-from arena.plugins import Plugins, bot_spec, loaded_plugins
+from arena.plugins import PluginError, Plugins, bot_spec, loaded_plugins
 from arena.record import Termination
 from arena.referee import (
     BotSpec,
@@ -106,6 +106,15 @@ def _spec(bot: BotConfig, plugins: Plugins, base_dir) -> BotSpec:
     return dataclasses.replace(spec, spec=bot.spec)
 
 
+def registered_executor(plugins: Plugins, name: str) -> Executor:
+    """The executor registered as name; PluginError if a plugin registered something else."""
+    executor = plugins.executors.require(name)
+    if not all(callable(getattr(executor, method, None)) for method in ("play", "check", "plays_here")):
+        raise PluginError(f"plugin {plugins.executors.plugin(name)!r}: executor {name!r} is "
+                          f"{executor!r}, not an arena.league.executors.Executor (subclass it)")
+    return executor
+
+
 class BuildError(RunError):
     """A bot's build command failed: the run stops with its output."""
 
@@ -155,7 +164,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     and at the end (0: never; None: whole rounds, about ten times a run)."""
     out = out or sys.stderr
     plugins = plugins or loaded_plugins()
-    executor: Executor = plugins.executors.require(config.executor)
+    executor = registered_executor(plugins, config.executor)
     executor.check(config)
     build_bots(config, out)
     started = time.monotonic()
@@ -269,5 +278,5 @@ def _preflight(config: LeagueConfig, job: GameJob, plugins: Plugins, keep_going:
 
 
 __all__ = ["WORKERS_PER_CPU", "BuildError", "GameJob", "RunError", "RunSummary", "bot_versions",
-           "build_bots", "cause", "known_bots_check", "load_league", "make_job", "repeated_games",
-           "run_league"]
+           "build_bots", "cause", "known_bots_check", "load_league", "make_job", "registered_executor",
+           "repeated_games", "run_league"]

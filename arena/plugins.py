@@ -47,6 +47,7 @@ DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
     ("builtin-commands", "arena.cli.builtin"),
     ("builtin-dialects", "arena.protocol.plugin"),
     ("reference-bots", "bots.plugin"),
+    ("builtin-executors", "arena.league.executors.plugin"),
 )
 
 hookspec = pluggy.HookspecMarker(PROJECT)

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.league import LeagueConfig, config_from_dict, runner
+from arena.league.executors.base import chunks
 from arena.league.progress import Progress
-from arena.league.runner import chunks
 from arena.league.schedule import schedule
 from arena.plugins import Plugins, load_plugins
 from arena.record import GameRecord

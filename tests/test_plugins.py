@@ -237,11 +237,13 @@ def test_built_in_games_bots_and_commands_are_default_plugins_needing_no_install
     assert plugins.games.names() == default_registry().names()
     assert {d.plugin for d in plugins.bots.all()} == {"reference-bots"} and len(plugins.bots.all()) == 15
     assert set(plugins.versions) == {"builtin-games", "builtin-league", "builtin-dialects",
-                                     "builtin-commands", "reference-bots"}
+                                     "builtin-commands", "builtin-executors", "reference-bots"}
     assert plugins.commands.plugin("match") == "builtin-commands"
     assert plugins.commands.plugin("train") == "reference-bots"   # the CLI never imports bots
     assert plugins.dialects.names() == ["arena", "codingame", "theaigames", "riddles"]
     assert {plugins.dialects.plugin(name) for name in plugins.dialects} == {"builtin-dialects"}
+    assert plugins.executors.names() == ["local", "ray"]
+    assert {plugins.executors.plugin(name) for name in plugins.executors} == {"builtin-executors"}
 
 
 def test_a_plugin_game_that_clashes_or_is_no_game_is_named_and_the_rest_load():

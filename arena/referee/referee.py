@@ -136,6 +136,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         started_at=datetime.now(UTC).isoformat(timespec="milliseconds"))
     seats = [_Seat(i, spec, settings.time) for i, spec in enumerate(bots)]
     mux: Multiplexer | None = None
+    pending: list[Callable[[], None]] = []   # readings of replies left for later (_one_move)
     state = _play_opening(game, opening, record)
     try:
         for s in seats:
@@ -164,10 +165,12 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
             s = seats[state.to_move]
             _check_idle(seats, mux)
             if s.seat in local:
+                _settle(pending)
                 move, state = _local_move(game, s, state, last_move, local[s.seat], record)
             else:
-                move, state = _one_move(game, s, state, last_move, settings, mux, rng, record)
+                move, state = _one_move(game, s, state, last_move, settings, mux, rng, record, pending)
             last_move = move
+        _settle(pending)
         _check_idle(seats, mux)  # an unasked line with the last move is a fault all the same
         record.winner = state.winner
         record.scores = state.returns()
@@ -184,6 +187,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         record.reason = "interrupted"
         raise
     finally:
+        _settle(pending)
         if record.startup_ms:
             record.play_ms = round((time.monotonic() - started) * 1000 - record.startup_ms, 3)
         _finish(seats, record, mux, pool)
@@ -259,7 +263,10 @@ def _local_move(game: Game, s: _Seat, state: State, last_move: int | None, playe
 
 
 def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, mux: Multiplexer,
-              rng: random.Random, record: GameRecord) -> tuple[int, State]:
+              rng: random.Random, record: GameRecord, pending: list[Callable[[], None]]) -> tuple[int, State]:
+    """Ask the seat's bot for a move and play it. A reply that is surely in time leaves
+    its readings (CPU, waits, the clock's charge) in `pending`: the next move takes them
+    once its request is written, while that bot thinks, not between the two."""
     control = settings.time
     allowed = s.clock.allowed_ms()
     legal = state.legal_moves()
@@ -277,23 +284,32 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     meter = MoveMeter(budget_ms / 1000, control.load_grace, ch.proc.usage, own_wait_seconds)
     ch.request(s.dialect.turn_lines(game, turn))
     meter.start()
+    _settle(pending)
     when = f"to move {ply + 1} within {allowed + startup_extra} ms"
     strikes_left = settings.timeout_policy.mode == "strikes" and \
         s.strikes < settings.timeout_policy.strikes
-    try:
-        line = mux.wait_line(ch, meter.started + budget_ms / 1000, when,
-                             kill_on_timeout=not strikes_left, judge=meter.judge)
-        wall_ms = meter.look() * 1000
-        if meter.cpu_s * 1000 >= budget_ms:
-            if not strikes_left:
-                ch.proc.kill_tree()
-            raise BotFault(Termination.TIMEOUT, f"replied too late {when}: it used "
-                                                f"{meter.cpu_s * 1000:.0f} ms of CPU")
+
+    def charge(wall_ms: float) -> None:
         # a reply read before the referee found the bot late is in time: the wall time
         # now may hold delays of the referee's that no counter shows (another thread
         # holding the interpreter lock), so it is charged at most the budget
         used_ms = min(meter.used_s(wall_ms / 1000) * 1000, budget_ms)
         s.clock.charge(max(0.0, used_ms - control.overhead_ms - startup_extra))
+
+    try:
+        line = mux.wait_line(ch, meter.started + budget_ms / 1000, when,
+                             kill_on_timeout=not strikes_left, judge=meter.judge)
+        replied = time.monotonic()
+        wall_ms = (replied - meter.started) * 1000
+        later = meter.surely_in_time(replied)
+        if not later:
+            meter.look()
+            if meter.cpu_s * 1000 >= budget_ms:
+                if not strikes_left:
+                    ch.proc.kill_tree()
+                raise BotFault(Termination.TIMEOUT, f"replied too late {when}: it used "
+                                                    f"{meter.cpu_s * 1000:.0f} ms of CPU")
+            charge(wall_ms)
     except BotFault as fault:
         if fault.termination is Termination.TIMEOUT and strikes_left:
             s.strikes += 1
@@ -307,8 +323,20 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
             # no handshake: dying before the first reply is failing to start
             fault = BotFault(Termination.STARTUP_FAILURE, fault.reason)
         raise _Faulted(s.seat, fault) from None   # the fault travels as the payload
-    record.moves.append(MoveRecord(seat=s.seat, move=line.strip()[:32], wall_ms=round(wall_ms, 3),
-                                   cpu_ms=round(meter.cpu_s * 1000, 3), wait_ms=round(meter.wait_s * 1000, 3)))
+    entry = MoveRecord(seat=s.seat, move=line.strip()[:32], wall_ms=round(wall_ms, 3))
+    record.moves.append(entry)
+
+    def readings() -> None:
+        if later:
+            meter.read_late(replied)
+            charge(wall_ms)
+        entry.cpu_ms = round(meter.cpu_s * 1000, 3)
+        entry.wait_ms = round(meter.wait_s * 1000, 3)
+
+    if later:
+        pending.append(readings)
+    else:
+        readings()
     try:
         move = s.dialect.parse_move(game, turn, line)
         after = state.play(move)
@@ -316,8 +344,14 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
         raise _Faulted(s.seat, BotFault(Termination.MALFORMED, f"move {ply + 1}: {exc}")) from exc
     except IllegalMoveError as exc:
         raise _Faulted(s.seat, BotFault(Termination.ILLEGAL_MOVE, f"move {ply + 1}: {exc}")) from exc
-    record.moves[-1].move = game.move_text(move)
+    entry.move = game.move_text(move)
     return move, after
+
+
+def _settle(pending: list[Callable[[], None]]) -> None:
+    """Take the readings of replies left for later (see _one_move)."""
+    while pending:
+        pending.pop()()
 
 
 def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from arena.sandbox.procfs import TreeUsage
 
 MIN_LOOK_S = 0.005  #: shortest pause between two looks at a bot past its deadline
+CPUS = os.cpu_count() or 1  #: read once: os.cpu_count() reads /sys every call
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ class MoveMeter:
         self.cap_s = load_grace * budget_s
         self._sample = sample
         self._own_wait = own_wait
+        self.sampled = time.monotonic()  #: just before the first reading: no CPU before counts
         self._base = sample(False)
         self._own_base = own_wait()
         self.started = time.monotonic()
@@ -103,7 +105,7 @@ class MoveMeter:
         self.bot_wait_s = 0.0   #: the longest run-queue wait of one of its threads
         self.own_wait_s = 0.0   #: the referee's run-queue wait
         self.runnable = False
-        self._cpus = os.cpu_count() or 1
+        self._cpus = CPUS
 
     def start(self) -> None:
         """The request has been written: the move's wall time starts now."""
@@ -117,6 +119,10 @@ class MoveMeter:
     def look(self, states: bool = False) -> float:
         """Read the bot's tree and the referee's wait now; the wall time so far (s)."""
         wall = time.monotonic() - self.started
+        self._read(states)
+        return wall
+
+    def _read(self, states: bool) -> None:
         usage = self._sample(states)
         self.cpu_s = max(self.cpu_s, usage.cpu_seconds - self._base.cpu_seconds)
         before = self._base.waits
@@ -124,7 +130,19 @@ class MoveMeter:
         self.bot_wait_s = max(self.bot_wait_s, waited)
         self.own_wait_s = max(self.own_wait_s, self._own_wait() - self._own_base)
         self.runnable = usage.runnable
-        return wall
+
+    def surely_in_time(self, now: float) -> bool:
+        """True if a reply read at `now` is in time whatever the tree's readings say: the
+        tree cannot have used the budget in CPU time since the first reading (CPU time
+        grows at most cpus times as fast as wall time), nor in wall time."""
+        return (now - self.sampled) * self._cpus < self.budget_s
+
+    def read_late(self, replied: float) -> None:
+        """The readings for a reply read at `replied` (surely in time), taken later: the CPU
+        time counted is at most what the tree could have used up to `replied` (cpus times
+        the wall time since the first reading), so reading late charges nothing more."""
+        self._read(False)
+        self.cpu_s = min(self.cpu_s, (replied - self.sampled) * self._cpus)
 
     def used_s(self, wall_s: float) -> float:
         """What the move has used of its budget after wall_s: CPU or net wall time."""

@@ -2,17 +2,25 @@
 
   (a) raw round trip: one line to a trivial bot over pipes and its one-line
       answer, blocking pipes with a selector deadline (no referee);
-  (a2) the floor of a whole game: the same line sent to two sandboxed trivial
-      bots in turn, as a game alternates its seats (no referee);
+  (a2) the floor of a whole game: the turn lines of a real game sent to two
+      sandboxed echo bots in turn, as a game alternates its seats (no referee);
   (b) the referee's cost per move in whole ultimate games between two trivial
-      sandboxed bots (request to reply, parsing, rules, records);
+      sandboxed bots (request to reply, the clock's readings, parsing, rules, records);
+  (d) the Python SDK: the same turn lines as (a2) to two sandboxed first-legal-move
+      SDK bots (sdk_bot.py) in turn; its ratio to (a2) is what the SDK's turn costs;
   (c) start-to-ready of a sandboxed SDK bot, next to a bare `python -c pass`.
 
-Targets: (b) <= 2x (a2); (c) <= 2x. Run: python benchmarks/referee.py
+(a2), (b) and (d) are measured in --rounds rounds, one after the other in each, and
+the medians are printed with the median of each round's ratio: on a machine shared
+with other work the floor moves with the load (a busy CPU wakes faster than an idle
+one), so the ratios, measured seconds apart, say more than any one figure.
+
+Targets: (b) <= 2x (a2); (c) <= 2x. Run: python benchmarks/referee.py [--rounds 5]
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import selectors
 import statistics
@@ -22,7 +30,8 @@ import time
 from pathlib import Path
 
 from arena.games import default_registry
-from arena.protocol import get_dialect
+from arena.protocol import TurnInfo, get_dialect
+from arena.protocol.dialects import format_turn
 from arena.referee import BotSpec, MatchSettings, TimeControl, play_game
 from arena.referee.botspec import ARENA_PACKAGE_DIR, byte_compile
 from arena.referee.channel import BotChannel, Multiplexer, OutputLimits
@@ -55,32 +64,49 @@ def raw_round_trip_us(n: int = 5000) -> float:
     return elapsed / n * 1e6
 
 
-def two_bot_floor_us(sandbox: Sandbox, n: int = 5000) -> float:
-    """Microseconds a move: one line to each of two sandboxed echo bots in turn, each
-    answer awaited with a selector deadline, as a game alternates its seats."""
-    procs = [sandbox.start([sys.executable, str(BOTS / "echo_bot.py")], readable=(str(BOTS),))
-             for _ in range(2)]
+def turn_lines(plies: int = 60) -> list[bytes]:
+    """The arena turn lines of one ultimate game (first legal moves), as the referee sends them."""
+    game = default_registry().create("ultimate")
+    state, lines, last = game.initial_state(), [], None
+    while not state.is_terminal() and len(lines) < plies:
+        legal = state.legal_moves()
+        turn = TurnInfo(state=state, last_move=last, legal=legal, move_ms=1000, bank_ms=0,
+                        ply=len(lines), seat=state.to_move)
+        lines.append(format_turn(game, turn).encode() + b"\n")
+        last = legal[0]
+        state = state.play(last)
+    return lines
+
+
+def two_bot_us(sandbox: Sandbox, script: str, n: int = 3000) -> float:
+    """Microseconds a move: a game's turn lines to two sandboxed bots in turn, each answer
+    awaited with a selector deadline, as a game alternates its seats. The floor of a
+    whole game with echo_bot.py; with sdk_bot.py, what the SDK adds to it."""
+    readable = (str(BOTS), ARENA_PACKAGE_DIR)
+    procs = [sandbox.start([sys.executable, str(BOTS / script)], readable=readable) for _ in range(2)]
     try:
         sel = selectors.DefaultSelector()
         for proc in procs:
             sel.register(proc.stdout_fd, selectors.EVENT_READ)
-        line = b"turn 1000 0 40 36,37,38,39,41,42,43,44 " + b"." * 81 + b" o 4\n"
+        lines = turn_lines()
 
-        def move(proc) -> None:
+        def ask(proc, line: bytes) -> None:
             os.write(proc.stdin_fd, line)
             while True:
-                ready = sel.select(5.0)
+                ready = sel.select(10.0)
                 if not ready:
-                    raise RuntimeError("a sandboxed echo bot did not answer")
+                    raise RuntimeError(f"a sandboxed {script} did not answer")
                 if any(key.fd == proc.stdout_fd for key, _ in ready):
                     os.read(proc.stdout_fd, 4096)
                     return
 
+        for seat, proc in enumerate(procs):   # the handshake (the echo bot answers it too)
+            ask(proc, f"arena 1 ultimate {seat} 1\n".encode())
         for i in range(200):  # warm up
-            move(procs[i % 2])
+            ask(procs[i % 2], lines[i % len(lines)])
         start = time.perf_counter()
         for i in range(n):
-            move(procs[i % 2])
+            ask(procs[i % 2], lines[i % len(lines)])
         return (time.perf_counter() - start) / n * 1e6
     finally:
         for proc in procs:
@@ -129,20 +155,38 @@ def start_to_ready_ms(sandbox: Sandbox, n: int = 20) -> tuple[float, float]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of (a2), (b) and (d)")
+    args = parser.parse_args()
     sandbox = Sandbox()
-    print(f"# sandbox mode: {sandbox.mode}")
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"# sandbox mode: {sandbox.mode}, {os.cpu_count()} CPUs, load average {load}")
     for warning in sandbox.warnings:
         print(f"# WARNING: {warning}")
     a = raw_round_trip_us()
     print(f"(a) raw round trip over pipes: {a:.1f} us")
-    a2 = two_bot_floor_us(sandbox)
-    print(f"(a2) two sandboxed bots in turn (a game's floor): {a2:.1f} us a move")
-    b, moves = referee_per_move_us(sandbox)
-    print(f"(b) referee per move, whole games: {b:.1f} us  ({moves} moves; {b / a:.2f}x (a))")
-    print(f"referee per move / floor: {b / a2:.2f} x  (target <= 2x)")
+    floors, referees, sdks = [], [], []
+    moves = 0
+    for _ in range(args.rounds):
+        floors.append(two_bot_us(sandbox, "echo_bot.py"))
+        b, moves = referee_per_move_us(sandbox, games=10)
+        referees.append(b)
+        sdks.append(two_bot_us(sandbox, "sdk_bot.py"))
+    a2, b, d = (statistics.median(x) for x in (floors, referees, sdks))
+    ratio = statistics.median(r / f for r, f in zip(referees, floors, strict=True))
+    sdk_ratio = statistics.median(x / f for x, f in zip(sdks, floors, strict=True))
+    print(f"(a2) two sandboxed echo bots in turn (a game's floor): {a2:.1f} us a move "
+          f"(rounds: {', '.join(f'{x:.0f}' for x in floors)})")
+    print(f"(b) referee per move, whole games: {b:.1f} us ({moves} moves a round; rounds: "
+          f"{', '.join(f'{x:.0f}' for x in referees)})")
+    print(f"referee per move / floor: {ratio:.2f} x  (target <= 2x; median of the rounds' ratios)")
+    print(f"(d) two sandboxed first-legal-move SDK bots in turn: {d:.1f} us a move (rounds: "
+          f"{', '.join(f'{x:.0f}' for x in sdks)})")
+    print(f"SDK bot per move / echo bot: {sdk_ratio:.2f} x  (median of the rounds' ratios)")
     sdk_ms, bare_ms = start_to_ready_ms(sandbox)
     print(f"(c) sandboxed SDK bot start-to-ready: {sdk_ms:.1f} ms; bare python -c pass: {bare_ms:.1f} ms "
           f"({sdk_ms / bare_ms:.2f}x, target <= 2x)")
+    print(f"# load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

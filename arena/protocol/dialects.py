@@ -111,7 +111,7 @@ class ArenaDialect(Dialect):
 def format_turn(game: Game, turn: TurnInfo) -> str:
     """The arena protocol's turn line."""
     last = "-" if turn.last_move is None else game.move_text(turn.last_move)
-    legal = ",".join(game.move_text(m) for m in turn.legal)
+    legal = ",".join(map(game.move_text, turn.legal))
     return f"turn {turn.move_ms} {turn.bank_ms} {last} {legal} {turn.state.encode()}"
 
 

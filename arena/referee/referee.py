@@ -48,9 +48,11 @@ class BotPool:
     """Bot processes kept alive between games, so a league does not pay a process start
     per game. Only dialects that can say "new game" are kept; a bot that faulted is never
     kept. With max_idle, the processes idle longest are closed beyond that many. Close the
-    pool when its games are done."""
+    pool when its games are done: a kept bot is told to quit and, unless quit_grace_s is
+    given, killed at once (its games are over and recorded: nothing it does on the way out
+    counts, and a league's last worker would wait for it)."""
 
-    def __init__(self, quit_grace_s: float = QUIT_GRACE_S, max_idle: int | None = None) -> None:
+    def __init__(self, quit_grace_s: float = 0.0, max_idle: int | None = None) -> None:
         self._idle: dict[tuple, BotChannel] = {}     # in the order they were given back
         self.quit_grace_s = quit_grace_s
         self.max_idle = max_idle
@@ -80,16 +82,21 @@ class BotPool:
             self._idle.pop(next(iter(self._idle))).proc.close()   # the least recently used
 
     def close(self) -> None:
-        """Ask every kept bot to quit, then kill what is left."""
+        """Ask every kept bot to quit, give them quit_grace_s together, then kill what is
+        left, every tree at once before waiting for any (the waits then overlap)."""
         quit_lines = get_dialect("arena").quit_lines()
-        for channel in self._idle.values():
+        channels = list(self._idle.values())
+        self._idle.clear()
+        for channel in channels:
             channel.request(quit_lines, expects_reply=False)
         deadline = time.monotonic() + self.quit_grace_s
-        for channel in self._idle.values():
+        for channel in channels:
             while channel.proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.001)
+        for channel in channels:
+            channel.proc.kill_tree()
+        for channel in channels:
             channel.proc.close()
-        self._idle.clear()
 
 
 def bot_seed(game_seed: int, seat: int, name: str) -> int:
@@ -283,7 +290,7 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     budget_ms = allowed + startup_extra + control.overhead_ms
     meter = MoveMeter(budget_ms / 1000, control.load_grace, ch.proc.usage, own_wait_seconds)
     ch.request(s.dialect.turn_lines(game, turn))
-    meter.start()
+    meter.start()      # the first reading and the last reply's ones, while the bot wakes up
     _settle(pending)
     when = f"to move {ply + 1} within {allowed + startup_extra} ms"
     strikes_left = settings.timeout_policy.mode == "strikes" and \

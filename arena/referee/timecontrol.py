@@ -87,7 +87,10 @@ class MoveMeter:
     """Measures one move of a bot and says when it is late (see TimeControl).
 
     sample(states) reads the bot's process tree; own_wait() the referee's run-queue
-    wait so far. Create it before the request is written, call start() right after.
+    wait so far. Create it, write the request, then call start(): the wall time starts
+    there and the first reading is taken while the bot wakes up to read the request, not
+    before it is asked (the bot's CPU time before that reading, microseconds at most,
+    is not counted; the tree's CPU counter moves in clock ticks anyway).
     """
 
     def __init__(self, budget_s: float, load_grace: float, sample: Callable[[bool], TreeUsage],
@@ -97,10 +100,9 @@ class MoveMeter:
         self.cap_s = load_grace * budget_s
         self._sample = sample
         self._own_wait = own_wait
-        self.sampled = time.monotonic()  #: just before the first reading: no CPU before counts
-        self._base = sample(False)
-        self._own_base = own_wait()
-        self.started = time.monotonic()
+        self._base = TreeUsage(0.0, {})
+        self._own_base = 0.0
+        self.started = self.sampled = time.monotonic()
         self.cpu_s = 0.0        #: CPU time of the bot's tree since the request
         self.bot_wait_s = 0.0   #: the longest run-queue wait of one of its threads
         self.own_wait_s = 0.0   #: the referee's run-queue wait
@@ -108,8 +110,10 @@ class MoveMeter:
         self._cpus = CPUS
 
     def start(self) -> None:
-        """The request has been written: the move's wall time starts now."""
-        self.started = time.monotonic()
+        """The request has been written: the move's wall time starts now; the first reading."""
+        self.started = self.sampled = time.monotonic()  # sampled: no CPU before it counts
+        self._base = self._sample(False)
+        self._own_base = self._own_wait()
 
     @property
     def wait_s(self) -> float:

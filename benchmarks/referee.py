@@ -6,6 +6,8 @@
       sandboxed echo bots in turn, as a game alternates its seats (no referee);
   (b) the referee's cost per move in whole ultimate games between two trivial
       sandboxed bots (request to reply, the clock's readings, parsing, rules, records);
+      also the referee's own CPU time a move, and its turnaround: from reading a reply
+      to writing the next request, the part of its work no bot's thinking hides;
   (d) the Python SDK: the same turn lines as (a2) to two sandboxed first-legal-move
       SDK bots (sdk_bot.py) in turn; its ratio to (a2) is what the SDK's turn costs;
   (c) start-to-ready of a sandboxed SDK bot, next to a bare `python -c pass`.
@@ -32,7 +34,7 @@ from pathlib import Path
 from arena.games import default_registry
 from arena.protocol import TurnInfo, get_dialect
 from arena.protocol.dialects import format_turn
-from arena.referee import BotSpec, MatchSettings, TimeControl, play_game
+from arena.referee import BotPool, BotSpec, MatchSettings, TimeControl, play_game
 from arena.referee.botspec import ARENA_PACKAGE_DIR, byte_compile
 from arena.referee.channel import BotChannel, Multiplexer, OutputLimits
 from arena.sandbox import Sandbox
@@ -67,7 +69,8 @@ def raw_round_trip_us(n: int = 5000) -> float:
 def turn_lines(plies: int = 60) -> list[bytes]:
     """The arena turn lines of one ultimate game (first legal moves), as the referee sends them."""
     game = default_registry().create("ultimate")
-    state, lines, last = game.initial_state(), [], None
+    state, last = game.initial_state(), None
+    lines: list[bytes] = []
     while not state.is_terminal() and len(lines) < plies:
         legal = state.legal_moves()
         turn = TurnInfo(state=state, last_move=last, legal=legal, move_ms=1000, bank_ms=0,
@@ -83,7 +86,9 @@ def two_bot_us(sandbox: Sandbox, script: str, n: int = 3000) -> float:
     awaited with a selector deadline, as a game alternates its seats. The floor of a
     whole game with echo_bot.py; with sdk_bot.py, what the SDK adds to it."""
     readable = (str(BOTS), ARENA_PACKAGE_DIR)
-    procs = [sandbox.start([sys.executable, str(BOTS / script)], readable=readable) for _ in range(2)]
+    env = {"PYTHONPATH": str(Path(ARENA_PACKAGE_DIR).parent)}   # the arena package it may read
+    procs = [sandbox.start([sys.executable, str(BOTS / script)], readable=readable, env=env)
+             for _ in range(2)]
     try:
         sel = selectors.DefaultSelector()
         for proc in procs:
@@ -127,6 +132,55 @@ def referee_per_move_us(sandbox: Sandbox, games: int = 30) -> tuple[float, int]:
     return play_ms * 1000 / moves, moves
 
 
+def referee_cpu_per_move_us(sandbox: Sandbox, games: int = 20) -> float:
+    """The referee's own CPU time a move (its thread's, system time included), in whole
+    games between two bots kept in a pool (started once, so their start does not count):
+    the work (b) does per move, and a figure the machine's load moves much less than (b)."""
+    game = default_registry().create("ultimate")
+    argv = (sys.executable, str(BOTS / "first_legal_bot.py"))
+    bots = (BotSpec(name="first0", argv=argv, readable=(str(BOTS),)),
+            BotSpec(name="first1", argv=argv, readable=(str(BOTS),)))
+    settings = MatchSettings(time=TimeControl(move_ms=1000))
+    pool = BotPool()
+    try:
+        play_game(game, bots, 0, sandbox, settings, pool=pool)   # both started, kept
+        moves, cpu = 0, 0.0
+        for seed in range(1, games + 1):
+            started = time.thread_time()
+            record = play_game(game, bots, seed, sandbox, settings, pool=pool)
+            cpu += time.thread_time() - started
+            assert record.termination.value == "normal", record.reason
+            moves += len(record.moves)
+    finally:
+        pool.close()
+    return cpu / moves * 1e6
+
+
+def referee_turnaround_us(sandbox: Sandbox, games: int = 10) -> float:
+    """Median microseconds from reading a bot's reply to writing the next bot's request
+    in whole games (the referee's part of a move that no bot's thinking hides), timed by
+    wrapping the channel's read and request for the measurement only."""
+    marks: dict[str, float] = {}
+    spans: list[float] = []
+    read, request = BotChannel.read_stdout, BotChannel.request
+
+    def timed_read(self: BotChannel) -> None:
+        marks["reply"] = time.perf_counter()
+        read(self)
+
+    def timed_request(self: BotChannel, lines: list[str], expects_reply: bool = True) -> None:
+        if expects_reply and "reply" in marks:
+            spans.append(time.perf_counter() - marks.pop("reply"))
+        request(self, lines, expects_reply)
+
+    BotChannel.read_stdout, BotChannel.request = timed_read, timed_request  # type: ignore[method-assign]
+    try:
+        referee_per_move_us(sandbox, games)
+    finally:
+        BotChannel.read_stdout, BotChannel.request = read, request  # type: ignore[method-assign]
+    return statistics.median(spans) * 1e6
+
+
 def start_to_ready_ms(sandbox: Sandbox, n: int = 20) -> tuple[float, float]:
     argv = [sys.executable, str(BOTS / "sdk_bot.py")]
     byte_compile(ARENA_PACKAGE_DIR)   # as the referee does before it starts a Python bot
@@ -135,7 +189,8 @@ def start_to_ready_ms(sandbox: Sandbox, n: int = 20) -> tuple[float, float]:
     sandboxed = []
     for i in range(n):
         t0 = time.perf_counter()
-        proc = sandbox.start(argv, readable=(ARENA_PACKAGE_DIR, str(BOTS)))
+        proc = sandbox.start(argv, readable=(ARENA_PACKAGE_DIR, str(BOTS)),
+                             env={"PYTHONPATH": str(Path(ARENA_PACKAGE_DIR).parent)})
         try:
             ch = BotChannel(proc, OutputLimits(), "sdk")
             mux = Multiplexer([ch])
@@ -175,11 +230,15 @@ def main() -> None:
     a2, b, d = (statistics.median(x) for x in (floors, referees, sdks))
     ratio = statistics.median(r / f for r, f in zip(referees, floors, strict=True))
     sdk_ratio = statistics.median(x / f for x, f in zip(sdks, floors, strict=True))
+    cpu = referee_cpu_per_move_us(sandbox)
+    turnaround = referee_turnaround_us(sandbox)
     print(f"(a2) two sandboxed echo bots in turn (a game's floor): {a2:.1f} us a move "
           f"(rounds: {', '.join(f'{x:.0f}' for x in floors)})")
     print(f"(b) referee per move, whole games: {b:.1f} us ({moves} moves a round; rounds: "
           f"{', '.join(f'{x:.0f}' for x in referees)})")
     print(f"referee per move / floor: {ratio:.2f} x  (target <= 2x; median of the rounds' ratios)")
+    print(f"(b) the referee's own CPU time a move (bots kept between games): {cpu:.1f} us; from a "
+          f"reply read to the next request written: {turnaround:.1f} us (median)")
     print(f"(d) two sandboxed first-legal-move SDK bots in turn: {d:.1f} us a move (rounds: "
           f"{', '.join(f'{x:.0f}' for x in sdks)})")
     print(f"SDK bot per move / echo bot: {sdk_ratio:.2f} x  (median of the rounds' ratios)")

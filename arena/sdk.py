@@ -97,7 +97,7 @@ def lazy_state(game: Game, legal: str, text: str) -> State:
     It is an instance of the game's own state class (isinstance holds) whose fields are
     filled from game.parse_state(text) on first use; until then legal_moves() answers from
     the turn's list of legal moves, so a bot that only needs those builds no state."""
-    lazy = _lazy_class(type(game), game)
+    lazy: Any = _lazy_class(type(game), game)
     state = lazy.__new__(lazy)
     object.__setattr__(state, "_sdk_turn", [game, legal, text])
     return state
@@ -117,16 +117,8 @@ def _lazy_class(game_class: type, game: Game) -> type:
     def fill(state: Any) -> None:
         turn = object.__getattribute__(state, "_sdk_turn")
         object.__setattr__(state, "_sdk_turn", None)
-        parsed = turn[0].parse_state(turn[2])
-        for klass in type(parsed).__mro__:
-            slots = klass.__dict__.get("__slots__", ())
-            for name in (slots,) if isinstance(slots, str) else slots:
-                if name.startswith("__") and not name.endswith("__"):
-                    name = f"_{klass.__name__.lstrip('_')}{name}"
-                if name not in ("__dict__", "__weakref__") and hasattr(parsed, name):
-                    object.__setattr__(state, name, getattr(parsed, name))
-        if hasattr(parsed, "__dict__"):
-            state.__dict__.update(parsed.__dict__)
+        for name, value in _fields(turn[0].parse_state(turn[2])).items():
+            object.__setattr__(state, name, value)
 
     def __getattr__(state: Any, name: str) -> Any:
         # only for what normal lookup did not find: a field not filled yet, or none at all
@@ -144,12 +136,41 @@ def _lazy_class(game_class: type, game: Game) -> type:
             turn[1] = tuple(map(int, texts)) if decimal else tuple(turn[0].parse_move(t) for t in texts)
         return turn[1]
 
+    def __reduce_ex__(state: Any, protocol: Any) -> Any:
+        # copied or pickled as a plain state of the game's class (which pickle can name)
+        if object.__getattribute__(state, "_sdk_turn") is not None:
+            fill(state)
+        return _plain_state, (real, _fields(state))
+
     lazy = type(real.__name__, (real,), {
         "__slots__": ("_sdk_turn",), "__getattr__": __getattr__, "legal_moves": legal_moves,
+        "__reduce_ex__": __reduce_ex__,
         "__module__": real.__module__, "__qualname__": real.__qualname__,
         "__doc__": real.__doc__})
     _LAZY_CLASSES[game_class] = lazy
     return lazy
+
+
+def _fields(source: Any) -> dict[str, Any]:
+    """Every field (slot or attribute) a state has set, by name."""
+    found: dict[str, Any] = {}
+    for klass in type(source).__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name.startswith("__") and not name.endswith("__"):
+                name = f"_{klass.__name__.lstrip('_')}{name}"     # a private slot's real name
+            if name not in ("__dict__", "__weakref__", "_sdk_turn") and hasattr(source, name):
+                found[name] = getattr(source, name)
+    found.update(getattr(source, "__dict__", {}))
+    return found
+
+
+def _plain_state(cls: Any, fields: dict[str, Any]) -> Any:
+    """A state of class cls with the given fields (how a turn's state is copied or pickled)."""
+    state = cls.__new__(cls)
+    for name, value in fields.items():
+        object.__setattr__(state, name, value)
+    return state
 
 
 def create_game(name: str, rules: dict[str, str]) -> Game:

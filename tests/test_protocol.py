@@ -218,3 +218,19 @@ def test_sdk_state_read_on_first_look_is_the_games_own_state():
     assert games.parsed == 6    # once a turn, however much the bot looks
     assert [seen[2] for seen in Looks.seen] == [t.split(" ", 5)[5] for t in turns]
     assert [seen[1] for seen in Looks.seen] == [0, 1, 0, 1, 0, 1]
+
+
+def test_sdk_state_copies_and_pickles_as_the_games_own_state():
+    import copy
+    import pickle
+
+    from arena.sdk import lazy_state
+    game = R.create("ultimate")
+    turn = _turns(game, 5)[-1].split(" ", 5)
+    for fresh in (True, False):
+        state = lazy_state(game, turn[4], turn[5])
+        if not fresh:
+            assert state.target >= -1    # filled before it is copied
+        for twin in (copy.deepcopy(state), pickle.loads(pickle.dumps(state))):
+            assert type(twin) is type(game.initial_state())
+            assert twin == game.parse_state(turn[5]) and twin.legal_moves() == state.legal_moves()

@@ -246,13 +246,21 @@ class TreeSampler:
 _OWN = threading.local()
 
 
+def _forget_own_wait() -> None:
+    fd = _OWN.__dict__.pop("fd", None)
+    if fd is not None:
+        os.close(fd)     # the parent thread's schedstat: a forked child opens its own
+
+
+os.register_at_fork(after_in_child=_forget_own_wait)
+
+
 def own_wait_seconds() -> float:
     """Run-queue delay of the calling thread so far (0.0 where schedstat is missing)."""
     fd = getattr(_OWN, "fd", None)
     try:
-        if fd is None or getattr(_OWN, "pid", None) != os.getpid():  # a forked child reopens
+        if fd is None:
             fd = _OWN.fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
-            _OWN.pid = os.getpid()
         return int(os.pread(fd, 128, 0).split()[1]) / 1e9
     except (OSError, ValueError, IndexError):
         return 0.0

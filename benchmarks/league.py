@@ -141,6 +141,7 @@ def main() -> None:
             played, whole, steady = play(many, plugins)
             print(f"(iii) {args.many_bots} bots, 2 workers: {played} games, {whole:6.1f} games/s "
                   f"whole run, {steady:6.1f} steady", flush=True)
+        print(f"     load average now: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
         if args.no_ray:
             return
         try:

@@ -1,7 +1,8 @@
 """Referee overhead, measured side by side in one run.
 
   (a) raw round trip: one line to a trivial bot over pipes and its one-line
-      answer, blocking pipes with a selector deadline (no referee);
+      answer, blocking pipes with a selector deadline (no referee); then the same
+      with the bot sandboxed, which says what the sandbox adds to a wake-up;
   (a2) the floor of a whole game: the turn lines of a real game sent to two
       sandboxed echo bots in turn, as a game alternates its seats (no referee);
   (b) the referee's cost per move in whole ultimate games between two trivial
@@ -43,27 +44,39 @@ HERE = Path(__file__).resolve().parent
 BOTS = HERE / "fixture_bots"
 
 
-def raw_round_trip_us(n: int = 5000) -> float:
-    proc = subprocess.Popen([sys.executable, str(BOTS / "echo_bot.py")], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, bufsize=0)
+def raw_round_trip_us(n: int = 5000, sandbox: Sandbox | None = None) -> float:
+    """Microseconds for one line to an echo bot and its answer, the bot started plainly
+    or, given a sandbox, in it (the cost of the sandbox's wake-up, if any)."""
+    argv = [sys.executable, str(BOTS / "echo_bot.py")]
+    if sandbox is None:
+        plain = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        assert plain.stdin is not None and plain.stdout is not None
+        fd_in, fd_out = plain.stdin.fileno(), plain.stdout.fileno()
+    else:
+        boxed = sandbox.start(argv, readable=(str(BOTS),))
+        fd_in, fd_out = boxed.stdin_fd, boxed.stdout_fd
     sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    fd_in, fd_out = proc.stdin.fileno(), proc.stdout.fileno()
+    sel.register(fd_out, selectors.EVENT_READ)
     line = b"turn 1000 0 40 36,37,38,39,41,42,43,44 " + b"." * 81 + b" o 4\n"
-    for _ in range(200):  # warm up
-        os.write(fd_in, line)
-        sel.select(1.0)
-        os.read(fd_out, 4096)
-    start = time.perf_counter()
-    for _ in range(n):
-        os.write(fd_in, line)
-        if not sel.select(1.0):
-            raise RuntimeError("echo bot did not answer")
-        os.read(fd_out, 4096)
-    elapsed = time.perf_counter() - start
-    proc.stdin.close()
-    proc.wait()
-    return elapsed / n * 1e6
+    try:
+        for _ in range(200):  # warm up
+            os.write(fd_in, line)
+            sel.select(5.0)
+            os.read(fd_out, 4096)
+        start = time.perf_counter()
+        for _ in range(n):
+            os.write(fd_in, line)
+            if not sel.select(5.0):
+                raise RuntimeError("echo bot did not answer")
+            os.read(fd_out, 4096)
+        return (time.perf_counter() - start) / n * 1e6
+    finally:
+        if sandbox is None:
+            assert plain.stdin is not None
+            plain.stdin.close()
+            plain.wait()
+        else:
+            boxed.close()
 
 
 def turn_lines(plies: int = 60) -> list[bytes]:
@@ -219,7 +232,9 @@ def main() -> None:
     for warning in sandbox.warnings:
         print(f"# WARNING: {warning}")
     a = raw_round_trip_us()
-    print(f"(a) raw round trip over pipes: {a:.1f} us")
+    a1 = raw_round_trip_us(sandbox=sandbox)
+    print(f"(a) raw round trip over pipes: {a:.1f} us; the echo bot sandboxed: {a1:.1f} us "
+          f"({a1 / a:.2f}x)")
     floors, referees, sdks = [], [], []
     moves = 0
     for _ in range(args.rounds):

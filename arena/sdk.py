@@ -120,12 +120,19 @@ def _lazy_class(game_class: type, game: Game) -> type:
         for name, value in _fields(turn[0].parse_state(turn[2])).items():
             object.__setattr__(state, name, value)
 
+    own_getattr = getattr(real, "__getattr__", None)   # a state class may have its own
+
     def __getattr__(state: Any, name: str) -> Any:
         # only for what normal lookup did not find: a field not filled yet, or none at all
-        if name == "_sdk_turn" or object.__getattribute__(state, "_sdk_turn") is None:
-            raise AttributeError(f"{real.__name__!r} object has no attribute {name!r}")
-        fill(state)
-        return object.__getattribute__(state, name)
+        if name != "_sdk_turn" and object.__getattribute__(state, "_sdk_turn") is not None:
+            fill(state)
+            try:
+                return object.__getattribute__(state, name)
+            except AttributeError:
+                pass
+        if own_getattr is not None and name != "_sdk_turn":
+            return own_getattr(state, name)
+        raise AttributeError(f"{real.__name__!r} object has no attribute {name!r}")
 
     def legal_moves(state: Any) -> tuple[int, ...]:
         turn = object.__getattribute__(state, "_sdk_turn")

@@ -168,15 +168,17 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         record.startup_ms = round((time.monotonic() - started) * 1000, 3)
         rng = random.Random(seed)
         last_move: int | None = opening[-1] if opening else None
+        mover: int | None = None
         while not state.is_terminal():
             s = seats[state.to_move]
             _check_idle(seats, mux)
+            if s.seat in local or s.seat == mover:
+                _settle(pending)    # a seat's clock is charged before its next move is timed
             if s.seat in local:
-                _settle(pending)
                 move, state = _local_move(game, s, state, last_move, local[s.seat], record)
             else:
                 move, state = _one_move(game, s, state, last_move, settings, mux, rng, record, pending)
-            last_move = move
+            last_move, mover = move, s.seat
         _settle(pending)
         _check_idle(seats, mux)  # an unasked line with the last move is a fault all the same
         record.winner = state.winner
@@ -273,7 +275,8 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
               rng: random.Random, record: GameRecord, pending: list[Callable[[], None]]) -> tuple[int, State]:
     """Ask the seat's bot for a move and play it. A reply that is surely in time leaves
     its readings (CPU, waits, the clock's charge) in `pending`: the next move takes them
-    once its request is written, while that bot thinks, not between the two."""
+    once its request is written, while that bot thinks, not between the two (the loop
+    takes them first when the same seat moves again: its clock must be charged)."""
     control = settings.time
     allowed = s.clock.allowed_ms()
     legal = state.legal_moves()

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from arena.league.pairs import Tally
 from arena.league.progress import Progress
-from arena.league.ratings import points
 from arena.league.runner import GameJob, play_fixtures
 from arena.league.schedule import Fixture
 from arena.league.store import Store
@@ -28,7 +28,6 @@ from arena.stats import (
     SprtSpec,
     SprtState,
     Summary,
-    Trinomial,
     check,
     summarize,
 )
@@ -56,42 +55,24 @@ def match_fixtures(a: str, b: str, games: int, seed: int,
 
 class MatchTally:
     """The first bot's results so far: every game one by one, and seat-swapped pairs
-    (the two games of one seed) as soon as both have finished; as arena.league.pairs
-    counts stored games, kept up to date game by game."""
+    (the two games of one seed) as soon as both have finished; counted as the league
+    counts stored games (arena.league.pairs.Tally), game by game."""
 
     def __init__(self, a: str, b: str) -> None:
         self.a, self.b = a, b
-        self.wdl = [0, 0, 0]
-        self.pairs = [0, 0, 0, 0, 0]
-        self._waiting: dict[int, tuple[list[float], list[float]]] = {}   # seed -> A first, A second
+        self._tally = Tally()
 
     def add(self, record: GameRecord) -> bool:
         """Count a finished game; True when it completed a pair."""
-        result = points(record)
-        if result is None:
-            return False
-        seat = 0 if record.bots[0].name == self.a else 1
-        mine = result[seat]
-        self.wdl[0 if mine == 1 else 1 if mine == 0.5 else 2] += 1
-        first, second = self._waiting.setdefault(record.seed, ([], []))
-        (first if seat == 0 else second).append(mine)
-        if not (first and second):
-            return False
-        self.pairs[round(2 * (first.pop(0) + second.pop(0)))] += 1
-        if not first and not second:
-            del self._waiting[record.seed]
-        return True
+        return self._tally.add(record)
 
     @property
     def pentanomial(self) -> Pentanomial:
-        c = self.pairs
-        return Pentanomial((c[0], c[1], c[2], c[3], c[4]))
+        return self.results().pairs
 
     def results(self) -> MatchResults:
         """Everything counted, as arena.stats takes it."""
-        lone = [s for first, second in self._waiting.values() for s in first + second]
-        unpaired = Trinomial(lone.count(1.0), lone.count(0.5), lone.count(0.0))
-        return MatchResults(self.a, self.b, Trinomial(*self.wdl), self.pentanomial, unpaired)
+        return self._tally.between(self.a, self.b)
 
 
 @dataclass

@@ -43,6 +43,9 @@ ENTRY_POINT_GROUP = "arena"
 #: plugins that ship inside bot-arena: (plugin name, module), registered before any entry point
 DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
     ("builtin-games", "arena.games.plugin"),
+    ("builtin-league", "arena.league.plugin"),
+    ("builtin-commands", "arena.cli.builtin"),
+    ("builtin-dialects", "arena.protocol.plugin"),
     ("reference-bots", "bots.plugin"),
 )
 

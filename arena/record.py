@@ -2,12 +2,15 @@
 
 Why a game ended (Termination) is kept apart from who won (winner), and a fault
 names the seat that caused it, so a bot's misbehaviour is data, not an exception.
+A record's Outcome (who won, how, and what each side scored) is derived from those
+three fields, which every record version stores: it is what results are counted from.
 """
 
 from __future__ import annotations
 
 import enum
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +35,74 @@ class Termination(str, enum.Enum):
     def is_fault(self) -> bool:
         """True when a bot, not the rules, ended the game."""
         return self not in (Termination.NORMAL, Termination.ABORTED)
+
+    @property
+    def label(self) -> str:
+        """How people read it: "illegal move", "start-up failure"."""
+        return _LABELS[self.value]
+
+
+_LABELS = {
+    "normal": "normal", "timeout": "timeout", "crash": "crash", "illegal_move": "illegal move",
+    "malformed": "malformed output", "output_cap": "output over its cap",
+    "startup_failure": "start-up failure", "resource_limit": "resource limit",
+    "aborted": "aborted",
+}
+
+
+class Result(str, enum.Enum):
+    """A game's result for one side."""
+
+    WIN = "win"
+    DRAW = "draw"
+    LOSS = "loss"
+
+    @property
+    def points(self) -> float:
+        """What it scores: win 1, draw 1/2, loss 0."""
+        return 1.0 if self is Result.WIN else 0.5 if self is Result.DRAW else 0.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: who won (None: nobody), why, and the seat whose fault ended it."""
+
+    winner: int | None = None
+    termination: Termination = Termination.NORMAL
+    faulted: int | None = None
+
+    def result(self, seat: int, faults_count_as_losses: bool = True) -> Result | None:
+        """The seat's result as the standings count it, or None for a game left out: an
+        aborted game, or a bot's fault when faults do not count as losses. A fault is a
+        loss for the seat that faulted, whatever else the record says."""
+        if self.termination is Termination.ABORTED:
+            return None
+        if self.termination.is_fault and self.faulted is not None:
+            if not faults_count_as_losses:
+                return None
+            return Result.LOSS if seat == self.faulted else Result.WIN
+        if self.winner is None:
+            return Result.DRAW
+        return Result.WIN if seat == self.winner else Result.LOSS
+
+    def points(self, faults_count_as_losses: bool = True) -> tuple[float, float] | None:
+        """Points per seat (win 1, draw 1/2) the game counts for, or None if it is left out."""
+        first = self.result(0, faults_count_as_losses)
+        second = self.result(1, faults_count_as_losses)
+        if first is None or second is None:
+            return None
+        return (first.points, second.points)
+
+    def text(self, names: Sequence[str]) -> str:
+        """Who won, for people: "b faulted (crash); a wins", "aborted", "draw", "a wins"."""
+        if self.termination.is_fault and self.faulted in (0, 1):
+            return (f"{names[self.faulted]} faulted ({self.termination.label}); "
+                    f"{names[1 - self.faulted]} wins")
+        if self.termination is Termination.ABORTED:
+            return "aborted"
+        if self.winner is None:
+            return "draw"
+        return f"{names[self.winner]} wins"
 
 
 @dataclass
@@ -70,7 +141,6 @@ class GameRecord:
     termination: Termination = Termination.NORMAL
     faulted: int | None = None
     reason: str = ""
-    scores: tuple[float, float] = (0.5, 0.5)
     stderr_tails: list[str] = field(default_factory=lambda: ["", ""])
     started_at: str = ""        #: ISO 8601 UTC
     duration_ms: float = 0.0    #: start of the first process to the last one's end
@@ -79,6 +149,38 @@ class GameRecord:
     #: how many of the first moves are the opening the referee played, not the bots
     opening: int = 0
     version: int = RECORD_VERSION
+
+    @property
+    def outcome(self) -> Outcome:
+        """Who won and how the game ended."""
+        return Outcome(self.winner, self.termination, self.faulted)
+
+    @property
+    def scores(self) -> tuple[float, float]:
+        """Points per seat, faults counted as losses; an aborted game's are 1/2 each."""
+        return self.outcome.points() or (0.5, 0.5)
+
+    def seat_of(self, bot: str) -> int:
+        """The seat the bot sat in; ValueError if it did not play this game."""
+        for seat, entry in enumerate(self.bots):
+            if entry.name == bot:
+                return seat
+        raise ValueError(f"{bot!r} did not play this game")
+
+    def result(self, bot: str, faults_count_as_losses: bool = True) -> Result | None:
+        """The bot's result, as Outcome.result counts it."""
+        return self.outcome.result(self.seat_of(bot), faults_count_as_losses)
+
+    def summary(self) -> str:
+        """The game in one line: "a (x) vs b (o): a wins, normal, 9 moves, seed 7", or for a
+        fault "a (x) vs b (o): a faulted (crash); b wins, exited ... (exit code 3), 4 moves, ..."."""
+        names = [b.name for b in self.bots]
+        result = self.outcome.text(names)
+        how = self.termination.value
+        if self.faulted is not None:   # the reason without the "NAME (seat N): " the result says
+            how = self.reason.removeprefix(f"{names[self.faulted]} (seat {self.faulted}): ")
+        said = result if how == result else f"{result}, {how}"     # "aborted" once
+        return f"{names[0]} (x) vs {names[1]} (o): {said}, {len(self.moves)} moves, seed {self.seed}"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data (built by hand: dataclasses.asdict deep-copies and is slow)."""
@@ -107,7 +209,7 @@ class GameRecord:
         data["bots"] = [BotEntry(**b) for b in data["bots"]]
         data["moves"] = [MoveRecord(**m) for m in data.get("moves", [])]
         data["termination"] = Termination(data["termination"])
-        data["scores"] = tuple(data["scores"])
+        data.pop("scores", None)   # written for readers of the format; derived from the outcome
         return cls(**data)
 
     @classmethod

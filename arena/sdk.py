@@ -25,6 +25,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TextIO
 
+from arena.errors import ArenaError
 from arena.games import Game, GameRegistry, State, default_registry
 
 PROTOCOL_VERSION = 1
@@ -39,7 +40,7 @@ class Agent(Protocol):
 AgentFactory = Callable[..., Agent]
 
 
-class SDKError(RuntimeError):
+class SDKError(ArenaError, RuntimeError):
     """The referee sent something this SDK cannot follow."""
 
 

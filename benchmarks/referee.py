@@ -33,12 +33,19 @@ import time
 from pathlib import Path
 
 from arena.games import default_registry
-from arena.protocol import TurnInfo, get_dialect
+from arena.plugins import loaded_plugins
+from arena.protocol import TurnInfo
 from arena.protocol.dialects import format_turn
 from arena.referee import BotPool, BotSpec, MatchSettings, TimeControl, play_game
 from arena.referee.botspec import ARENA_PACKAGE_DIR, byte_compile
 from arena.referee.channel import BotChannel, Multiplexer, OutputLimits
 from arena.sandbox import Sandbox
+
+
+def dialect_named(name):
+    """A dialect of the loaded registry, as the referee finds it."""
+    return loaded_plugins().dialects.require(name)
+
 
 HERE = Path(__file__).resolve().parent
 BOTS = HERE / "fixture_bots"
@@ -198,7 +205,7 @@ def start_to_ready_ms(sandbox: Sandbox, n: int = 20) -> tuple[float, float]:
     argv = [sys.executable, str(BOTS / "sdk_bot.py")]
     byte_compile(ARENA_PACKAGE_DIR)   # as the referee does before it starts a Python bot
     game = default_registry().create("ultimate")
-    dialect = get_dialect("arena")
+    dialect = dialect_named("arena")
     sandboxed = []
     for i in range(n):
         t0 = time.perf_counter()

@@ -7,7 +7,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from arena.errors import ArenaError
 from arena.games import Game, State
+
+from .catalog import BY_TARGET
 
 #: Part of the referee's per-move allowance an agent plans to use (the rest is margin for transport).
 TIME_SHARE = 0.5
@@ -15,7 +18,7 @@ TIME_SHARE = 0.5
 TIME_MARGIN_MS = 5.0
 
 
-class AgentOptionError(ValueError):
+class AgentOptionError(ArenaError, ValueError):
     """An option the agent does not have, or a value it cannot take."""
 
 
@@ -29,7 +32,10 @@ def _parse_bool(text: str) -> bool:
 
 
 class Agent(ABC):
-    """A game-playing agent: chooses a legal move for a state; all randomness comes from its rng."""
+    """A game-playing agent: chooses a legal move for a state; all randomness comes from its rng.
+
+    A reference agent (one bots.catalog declares by its 'module:Class') takes its name,
+    game, description and options from that declaration; another sets them itself."""
 
     name: ClassVar[str] = ""
     game: ClassVar[str] = "*"
@@ -38,6 +44,13 @@ class Agent(ABC):
     options: ClassVar[dict[str, tuple[Any, str]]] = {}
     #: how to read an option given as text when its default (None) does not say
     option_types: ClassVar[dict[str, Callable[[Any], Any]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        bot = BY_TARGET.get(f"{cls.__module__}:{cls.__qualname__}")
+        if bot is not None:
+            cls.name, cls.game, cls.description = bot.name, bot.game, bot.description
+            cls.options = {key: (option.default, option.help) for key, option in bot.options.items()}
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
         if self.game != "*" and game.name != self.game:
@@ -105,9 +118,6 @@ class Agent(ABC):
         return moves[int(self.rng.random() * len(moves))]
 
 
-SEED_OPTION: dict[str, tuple[Any, str]] = {
-    "seed": (None, "integer seed for this agent's own random generator (default: use the one it is given)"),
-}
 Agent.option_types = {"seed": int}
 
-__all__ = ["Agent", "AgentOptionError", "SEED_OPTION", "TIME_MARGIN_MS", "TIME_SHARE"]
+__all__ = ["Agent", "AgentOptionError", "TIME_MARGIN_MS", "TIME_SHARE"]

@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.games import Game, State, random_playout
 
-from .base import SEED_OPTION, Agent
+from .base import Agent
 
 
 class Node:
@@ -41,20 +41,6 @@ class Node:
 
 class MCTS(Agent):
     """UCT with random playouts, for any game; a time budget per move and an optional iteration cap."""
-
-    name = "mcts"
-    game = "*"
-    description = ("beyond the papers: UCT Monte Carlo tree search with random playouts "
-                   "(the game's fast playout when it has one), any game")
-    options = {
-        "time_ms": (1000.0, "thinking time per move in ms; 0 = no own limit (then set iterations); "
-                            "always capped at half the referee's allowance"),
-        "iterations": (0, "most simulations per move; 0 = no cap (use it with time_ms=0 for "
-                          "reproducible play)"),
-        "c": (0.9, "UCB1 exploration constant"),
-        "reuse": (True, "keep the subtree of the position reached for the next move"),
-        **SEED_OPTION,
-    }
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
         super().__init__(game, rng, **options)

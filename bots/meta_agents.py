@@ -32,7 +32,7 @@ from typing import Any
 from arena.games import Game, State
 from arena.games.bigboard import BigBoardState
 
-from .base import SEED_OPTION, Agent
+from .base import Agent
 from .features import META_CONSTANTS, meta_eval
 from .search9 import INF, Search9
 
@@ -67,16 +67,6 @@ def parse_constants(value: Any) -> dict[str, float]:
 class MetaMinimax(Agent):
     """Seed 000: alpha-beta minimax to a fixed depth (3 ply) with the six-basis-function utility."""
 
-    name = "meta-minimax"
-    game = "meta"
-    description = "paper 000 (meta-tic-tac-toe, TD-learned minimax): alpha-beta, six basis functions, 3 ply"
-    options = {
-        "depth": (3, "plies searched (the paper's experiments use 3)"),
-        "constants": (None, "c1..c6 as 'c1=3,c2=2,...' or JSON (default: the paper's 3, 2, .5, .5, .5, .5)"),
-        "weights": (None, "path of a file holding the constants as JSON or a Python dict (the paper's td.txt)"),
-        "time_ms": (None, "own time limit per move in ms (default: none; the referee's limit always applies)"),
-        **SEED_OPTION,
-    }
     option_types = {"constants": parse_constants, "weights": str, "time_ms": float, "seed": int}
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:

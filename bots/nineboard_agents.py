@@ -40,15 +40,6 @@ class NineBoardNegamax(Agent):
     """Seed 004, section 2: negamax alpha-beta with time-limited iterative deepening and the
     two-in-a-row heuristic (+5 own, -5 opponent's, win 100, tie 0)."""
 
-    name = "nineboard-negamax"
-    game = "nineboard"
-    description = ("paper 004 (9-board Tic-Tac-Toe), section 2: iterative-deepening negamax alpha-beta, "
-                   "two-in-a-row heuristic")
-    options = {
-        "time_ms": (500.0, "thinking time per move in ms (capped at half the referee's allowance)"),
-        "max_depth": (0, "deepest iteration in plies; 0 = until the time runs out"),
-    }
-
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
         super().__init__(game, rng, **options)
         nineboard_eval(0), nineboard_eval(1), winning_squares()  # tables built now, not in a move

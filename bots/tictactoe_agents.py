@@ -20,7 +20,7 @@ from typing import Any
 from arena.games import Game, State
 from arena.games.grid import FULL, HAS_LINE, POPCOUNT, SQUARES
 
-from .base import SEED_OPTION, Agent
+from .base import Agent
 
 
 def seed002_score(x: int, o: int) -> int | None:
@@ -99,11 +99,6 @@ def ranked_moves(x: int, o: int) -> list[tuple[int, int]]:
 class Blind(Agent):
     """Seed 002, "A Blind Move": a uniformly random empty square."""
 
-    name = "ttt-blind"
-    game = "tictactoe"
-    description = "paper 002 (Tic-Tac-Toe AI), 'A Blind Move': plays a uniformly random empty cell"
-    options = dict(SEED_OPTION)
-
     def choose(self, state: State, time_left_ms: float | None) -> int:
         return self.pick(self.legal(state))
 
@@ -116,11 +111,6 @@ class Master(Agent):
     from a table of all 5478 reachable positions, solved once per process when
     the first master or novice agent is made (about 10 ms).
     """
-
-    name = "ttt-master"
-    game = "tictactoe"
-    description = "paper 002 (Tic-Tac-Toe AI), 'A Master Move': perfect minimax with the paper's 10 - o-moves score"
-    options = {}
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
         super().__init__(game, rng, **options)
@@ -142,15 +132,6 @@ class Novice(Agent):
     stable sort: when two moves share the best value it is an optimal move too.
     One random number is drawn per decision, even when only one move is legal.
     """
-
-    name = "ttt-novice"
-    game = "tictactoe"
-    description = ("paper 002 (Tic-Tac-Toe AI), 'A Novice Move': the best-ranked move 40% of the time, "
-                   "else the second-ranked")
-    options = {
-        "optimal_percent": (40.0, "percent of decisions that take the best-ranked move (seed: 40)"),
-        **SEED_OPTION,
-    }
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
         super().__init__(game, rng, **options)
@@ -200,11 +181,6 @@ class Negamax(Agent):
     empty board that is 549,946 without pruning (the seed's figure) and 20,866
     with it (the seed reports about 18,000; the count depends on move order).
     """
-
-    name = "ttt-negamax"
-    game = "tictactoe"
-    description = "paper 004 (9-board Tic-Tac-Toe), section 1.2: negamax with alpha-beta, counting states explored"
-    options = {"pruning": (True, "alpha-beta pruning (false reproduces the seed's plain minimax count)")}
 
     def choose(self, state: State, time_left_ms: float | None) -> int:
         moves = self.legal(state)

@@ -71,6 +71,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.errors import ArenaError
 from arena.games import default_registry
 from arena.games.bigboard import BigBoardState
 from arena.games.grid import CENTRE, FULL, POPCOUNT, SQUARES
@@ -454,12 +455,20 @@ def _constants(text: str) -> dict[str, float]:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
+class TrainingError(ArenaError):
+    """Arguments that parse but do not go together, or a directory that is not there."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """`arena train`'s argument parser."""
-    parser = argparse.ArgumentParser(
-        prog="arena train",
-        description="Learn evaluation weights by TD learning, as the papers did (in-process, never "
-                    "a rated game). Same arguments, same output file.")
+    """`arena train`'s argument parser, on its own."""
+    from .plugin import TRAIN
+    parser = argparse.ArgumentParser(prog="arena train", description=TRAIN.description)
+    add_arguments(parser)
+    return parser
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """`arena train`'s arguments: a subcommand per seed, meta and ultimate."""
     sub = parser.add_subparsers(dest="what", required=True, metavar="{meta,ultimate}")
 
     def common(p: argparse.ArgumentParser) -> None:
@@ -507,16 +516,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="search depth d of the moves actually played (default 1; 0 = Advanced Perceptron)")
     p.add_argument("--init", choices=("zero", "paper"), default="zero",
                    help="starting weights: all zero (default) or the paper's learned weights")
-    return parser
 
 
 def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
-    """`arena train ...`: parse, train, write the weights file; 0 on success."""
+    """`arena train ...` with its own parser: parse, train, write the weights file; 0 on success."""
     parser = build_parser()
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        return run(args, stderr)
+    except TrainingError as exc:
+        parser.error(str(exc))
+
+
+def run(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
+    """Train as the parsed arguments say and write the weights file; 0 on success,
+    TrainingError for arguments that do not go together."""
     out = Path(args.out)
     if not out.parent.is_dir():
-        parser.error(f"argument --out: directory {str(out.parent)!r} does not exist")
+        raise TrainingError(f"argument --out: directory {str(out.parent)!r} does not exist")
     err = stderr or sys.stderr
 
     def say(line: str) -> None:
@@ -527,7 +544,7 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
         if args.what == "meta":
             if args.opponent != "static" and (args.learner_seat != "alternate" or args.static is not None
                                               or args.draws != "draws"):
-                parser.error("--learner-seat, --static and --draws apply to --opponent static only")
+                raise TrainingError("--learner-seat, --static and --draws apply to --opponent static only")
             tally: list[int] = []
             weights = train_meta(args.games, args.seed, depth=args.depth, alpha=args.alpha,
                                  start=args.start, opponent=args.opponent, progress=say,
@@ -564,6 +581,6 @@ def usage_hint(what: str, out: str) -> str:
             f"  arena match {bot}:weights={out} {rival} --game {what} --games 10")
 
 
-__all__ = ["FEATURES", "UltimateRollouts", "build_parser", "main", "meta_board_eval", "meta_search",
-           "meta_td_update", "meta_utility", "normalize", "td_update", "train_meta", "train_ultimate",
-           "write_weights"]
+__all__ = ["FEATURES", "TrainingError", "UltimateRollouts", "add_arguments", "build_parser", "main",
+           "meta_board_eval", "meta_search", "meta_td_update", "meta_utility", "normalize", "run", "td_update",
+           "train_meta", "train_ultimate", "write_weights"]

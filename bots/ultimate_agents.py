@@ -48,7 +48,7 @@ from arena.games.bigboard import BigBoardState
 from arena.games.grid import FULL, SQUARES
 from arena.games.search_support import FREE
 
-from .base import SEED_OPTION, Agent, AgentOptionError
+from .base import Agent, AgentOptionError
 from .features import ADVANCED_WEIGHTS, SIMPLE_WEIGHTS, BoardEval, advanced_eval, scaled, simple_features
 from .search9 import INF, Search9, SearchTimeout, winning_squares
 
@@ -98,10 +98,6 @@ EMULATE_PARTS: dict[str, str] = {
 #: The parts that change the search itself (the others change the evaluation or the Reflex filter).
 SEARCH_PARTS = frozenset({"min-node", "seat0", "depth"})
 
-EMULATE_HELP = ("'none' (the paper's text), 'published-code' (every defect of the authors' code this "
-                "agent has), or a comma-separated list of: " + ", ".join(EMULATE_PARTS))
-
-
 def parse_emulate(agent: str, value: str, allowed: tuple[str, ...]) -> frozenset[str]:
     """The set of published-code defects named by an `emulate` option value."""
     text = str(value).strip()
@@ -118,17 +114,8 @@ def parse_emulate(agent: str, value: str, allowed: tuple[str, ...]) -> frozenset
     return frozenset(parts)
 
 
-WEIGHTS_HELP = ("learned weights (`arena train ultimate`): a mapping, JSON text or a JSON file's path "
-                "(default: the paper's weights, section 2.3.2)")
-
-
 class UltimateRandom(Agent):
     """Seed 001, section 2.2.1 (Random Agent): a uniformly random legal move."""
-
-    name = "uttt-random"
-    game = "ultimate"
-    description = "paper 001 (Ultimate TTT with TD learning), 2.2.1 Random Agent: a uniformly random move"
-    options = dict(SEED_OPTION)
 
     def choose(self, state: State, time_left_ms: float | None) -> int:
         return self.pick(self.legal(state))
@@ -142,10 +129,6 @@ class Perceptron(Agent):
     squares with at least one of its own squares next to them (across a side or a
     corner, within the same small board)."""
 
-    name = "uttt-perceptron"
-    game = "ultimate"
-    description = "paper 001, 2.2.2 Perceptron Agent: simple features (2.3.1) with the paper's weights"
-    options = {"emulate": ("none", EMULATE_HELP), **SEED_OPTION}
     emulate_parts = ("adjacent-pairs",)
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
@@ -171,10 +154,6 @@ class Reflex(Agent):
     """Seed 001, section 2.2.3 (Reflex Agent): a random move among those after which no opponent reply
     wins a small board; a random move of all when every move allows one."""
 
-    name = "uttt-reflex"
-    game = "ultimate"
-    description = "paper 001, 2.2.3 Reflex Agent: random among moves that let the opponent win no small board"
-    options = {"emulate": ("none", EMULATE_HELP), **SEED_OPTION}
     emulate_parts = ("reflex-wins",)
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
@@ -205,15 +184,7 @@ class Reflex(Agent):
 class _Seed001Search(Agent):
     """Shared search of seed 001's Minimax, Minimax Pruning, Advanced Perceptron and Expectimax agents."""
 
-    game = "ultimate"
     mode = "minimax"  # "minimax" | "pruning" | "expectimax"
-    options = {
-        "depth": (2, "search depth d of section 2.2.4: d drops after the opponent's move (d=1 is 2 plies)"),
-        "top": (3, "successors kept at each inner node, best by Eval (section 2.2.4); 0 keeps them all"),
-        "weights": (None, WEIGHTS_HELP),
-        "emulate": ("none", EMULATE_HELP),
-        **SEED_OPTION,
-    }
     option_types = {"weights": parse_weights, "seed": int}
     emulate_parts: tuple[str, ...] = ("seat0", "depth", "adjacent-pairs")
 
@@ -348,7 +319,6 @@ class _Seed001Search(Agent):
                 alpha = val
         return out
 
-
     # ---------------------------------------------------------------- the published code's search
 
     def _published_root_values(self, state: State, depth: int) -> list[tuple[int, float]]:
@@ -439,8 +409,6 @@ class Minimax(_Seed001Search):
     """Seed 001, section 2.2.4 (Minimax Agent): depth-limited minimax over the top-3 successors at each
     node, Eval = the learned linear function of the Advanced Feature Extractor (2.3.2)."""
 
-    name = "uttt-minimax"
-    description = "paper 001, 2.2.4 Minimax Agent: depth-limited minimax, top-3 successor filter, learned weights"
     mode = "minimax"
 
 
@@ -448,8 +416,6 @@ class MinimaxPruning(_Seed001Search):
     """Seed 001, section 2.2.5 (Minimax Pruning Agent): the Minimax Agent with alpha-beta pruning;
     picks among moves of exactly the same values as the Minimax Agent (same rng, same move)."""
 
-    name = "uttt-minimax-pruning"
-    description = "paper 001, 2.2.5 Minimax Pruning Agent: the Minimax Agent with alpha-beta pruning"
     mode = "pruning"
     emulate_parts = ("min-node", "seat0", "depth", "adjacent-pairs")
 
@@ -458,10 +424,7 @@ class AdvancedPerceptron(_Seed001Search):
     """Seed 001, section 2.2.6 (Advanced Perceptron Agent): the move whose successor has the highest
     learned Eval (advanced features, learned weights), ties at random; minimax at depth 0."""
 
-    name = "uttt-advanced-perceptron"
-    description = "paper 001, 2.2.6 Advanced Perceptron Agent: best successor by the learned evaluation"
     mode = "minimax"
-    options = {"weights": (None, WEIGHTS_HELP), "emulate": ("none", EMULATE_HELP), **SEED_OPTION}
     emulate_parts = ("seat0", "adjacent-pairs")
 
     def __init__(self, game: Game, rng: random.Random, **options: Any) -> None:
@@ -474,16 +437,7 @@ class Expectimax(_Seed001Search):
     """Seed 001, section 2.2.7 (Expectimax Agent): like the Minimax Agent but the opponent is assumed
     to play uniformly at random (its nodes average over all successors)."""
 
-    name = "uttt-expectimax"
-    description = "paper 001, 2.2.7 Expectimax Agent: opponent nodes average all successors, agent nodes max of top 3"
     mode = "expectimax"
-    options = {
-        "depth": (1, "search depth d (section 2.2.4 semantics; Table 1 uses 1 and 2)"),
-        "top": (3, "successors kept at agent nodes, best by Eval; 0 keeps them all"),
-        "weights": (None, WEIGHTS_HELP),
-        "emulate": ("none", EMULATE_HELP),
-        **SEED_OPTION,
-    }
 
 
 __all__ = ["EMULATE_PARTS", "AdvancedPerceptron", "Expectimax", "Minimax", "MinimaxPruning", "Perceptron",

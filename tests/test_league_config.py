@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena.league import BotProblem, ConfigError, LeagueConfig, config_from_dict, load_config, schedule
+from arena.sandbox import Limits
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "config.md"
 
@@ -80,7 +81,7 @@ def test_a_valid_config_loads_with_resolved_paths_and_defaults(league_dir, tmp_p
     assert (config.timeout_policy.mode, config.timeout_policy.strikes) == ("strikes", 2)
     assert config.rating.draw_probability == 0.2 and config.rating.mu == 25.0
     assert config.rating.faults_count_as_losses is True
-    assert config.sandbox.mode == "auto" and config.sandbox.memory_mb == 1024
+    assert config.sandbox_mode == "auto" and config.limits == Limits()
     assert config.workers == 3 and config.executor == "local" and config.ray is None
     assert config.store == league_dir / "results" / "quick.sqlite"
     assert config.seed == 7 and config.publish is None and config.base_dir == league_dir
@@ -121,8 +122,9 @@ def test_every_documented_key_is_a_real_key():
     documented = set(re.findall(r"^\| `(\w+)` \|", text, re.M))
     assert set(cfg.TOP_KEYS) | set(cfg.BOT_KEYS) <= documented
     import dataclasses
-    for section in (cfg.TimeControl, cfg.TimeoutPolicy, cfg.SandboxConfig, cfg.RatingConfig):
+    for section in (cfg.TimeControl, cfg.TimeoutPolicy, cfg.Limits, cfg.RatingConfig):
         assert {f.name for f in dataclasses.fields(section)} <= documented
+    assert set(cfg.SANDBOX_KEYS) <= documented
 
 
 # Each case: (replace this, with that) in BASE, then what the one-line error must contain:
@@ -152,6 +154,8 @@ ERRORS = [
     (("name: rand", "name: 'a|b'"), "a|b", "bots[1].name", ["without '|'"]),
     (("dialect: codingame", "dialect: uci"), "dialect", "bots[2].dialect",
      ["'arena', 'codingame', 'theaigames'", "got 'uci'"]),
+    (("seed: 7", "seed: 7\nsandbox: {open_files: 2}"), "sandbox", "sandbox.open_files",
+     ["integer >= 3", "got 2"]),
     (("mode: strikes, strikes: 2", "mode: forfeit, strikes: 2"), "timeout_policy",
      "timeout_policy.strikes", ["only allowed with mode: strikes"]),
     (("mode: strikes, strikes: 2", "mode: sometimes"), "timeout_policy", "timeout_policy.mode",

@@ -11,6 +11,7 @@ import trueskill  # type: ignore[import-untyped]
 from arena.league import Cell, RatingConfig, Store, build_leaderboard, compute_ratings, make_fixtures, render
 from arena.league.leaderboard import format_cell
 from arena.record import BotEntry, GameRecord, MoveRecord, Termination
+from arena.registry import UnknownExtensionError
 
 BOTS = ["ace", "bee", "cat", "dog"]
 STRENGTH = {"ace": 4, "bee": 3, "cat": 2, "dog": 1}
@@ -60,10 +61,11 @@ def test_rows_add_up_and_rank_by_mu_minus_three_sigma(tmp_path):
     games = fill(tmp_path / "s.sqlite", results)
     board = build_leaderboard(games, RatingConfig(), BOTS, title="t")
     assert [row.rank for row in board.rows] == [1, 2, 3, 4]
-    exposed = [row.exposed for row in board.rows]
+    exposed = [row.rating.value for row in board.rows]
     assert exposed == sorted(exposed, reverse=True)
     for row in board.rows:
-        assert row.exposed == pytest.approx(row.mu - 3 * row.sigma)
+        mu, sigma, shown = row.rating.figures
+        assert row.rating.value == shown == pytest.approx(mu - 3 * sigma)
         assert row.games == 3 * 6 == row.wins + row.draws + row.losses
         assert row.score == row.wins + 0.5 * row.draws
         assert row.faults == {} and row.mean_move_ms == pytest.approx(1.5)
@@ -191,7 +193,7 @@ def test_render_table_is_aligned_plain_text(board):
     standings = lines[4:8]
     end_of_exposed = header.index("exposed") + len("exposed")
     for line, row in zip(standings, board.rows):
-        assert line[:end_of_exposed].endswith(f"{row.exposed:.2f}")     # right-aligned numbers
+        assert line[:end_of_exposed].endswith(f"{row.rating.value:.2f}")     # right-aligned numbers
         assert row.bot in line
     assert set(rule) <= {"-", " "}
     assert "row vs column" in text
@@ -212,7 +214,7 @@ def test_render_markdown_csv_json(board):
     rows = list(csv.DictReader(io.StringIO(render(board, "csv"))))
     assert [r["bot"] for r in rows] == [row.bot for row in board.rows]
     assert {"faults_timeout", "faults_crash", "mean_move_ms"} <= set(rows[0])
-    assert float(rows[0]["exposed"]) == pytest.approx(board.rows[0].exposed, abs=1e-4)
+    assert float(rows[0]["exposed"]) == pytest.approx(board.rows[0].rating.value, abs=1e-4)
 
     data = json.loads(render(board, "json"))
     assert data["title"] == "demo league" and len(data["rows"]) == 4
@@ -220,5 +222,5 @@ def test_render_markdown_csv_json(board):
     cell = data["crosstable"][first][second]
     assert cell["games"] == 4 and cell["text"] == format_cell(board.cell(first, second))
 
-    with pytest.raises(ValueError, match="formats: table, md, csv, json"):
+    with pytest.raises(UnknownExtensionError, match="known: table, md, csv, json"):
         render(board, "html")

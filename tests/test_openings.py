@@ -19,11 +19,18 @@ from arena.openings import (
     repeat_warning,
     shipped_books,
 )
-from arena.protocol import TurnInfo, get_dialect
+from arena.plugins import loaded_plugins
+from arena.protocol import TurnInfo
 from arena.record import GameRecord, Termination
 from arena.referee import MatchSettings, TimeControl, play_game
 from arena.referee.botspec import command_spec
 from arena.sandbox import Sandbox
+
+
+def dialect_named(name):
+    """A dialect of the loaded registry, as the referee finds it."""
+    return loaded_plugins().dialects.require(name)
+
 
 ROOT = Path(__file__).resolve().parent.parent
 R = default_registry()
@@ -150,7 +157,7 @@ def test_theaigames_bots_play_on_from_the_opening_they_are_shown(sandbox, dialec
         state = game.replay(list(opening))
         turn = TurnInfo(state=state, last_move=opening[-1], legal=state.legal_moves(), move_ms=1000,
                         bank_ms=0, ply=4, seat=0)
-        lines = get_dialect(dialect).turn_lines(game, turn)
+        lines = dialect_named(dialect).turn_lines(game, turn)
         field = next(line for line in lines if "field" in line).split()[-1].split(",")
         empty = "." if dialect == "riddles" else "0"
         assert sum(v != empty for v in field) == 4

@@ -4,14 +4,13 @@ sandboxed referee with its SDK bots, run as a league from YAML, replayed, and pu
 as a site whose replay viewer draws its 7x6 board (in Chromium too, when present)."""
 
 import json
-import shutil
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
 from browser import chromium as browser
+from fresh_venv import venv_with_plugin
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "examples" / "arena-connect-four"
@@ -35,19 +34,7 @@ seed: 7
 def env(tmp_path_factory):
     """A fresh venv that sees bot-arena as installed here, with the plugin pip-installed."""
     root = tmp_path_factory.mktemp("c4")
-    env_dir = root / "venv"
-    venv.create(env_dir, with_pip=False)
-    python = env_dir / "bin" / "python"
-    site = next((env_dir / "lib").glob("python3*/site-packages"))
-    parents = [p for p in sys.path if p.endswith("site-packages")]
-    (site / "parent.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in parents))
-    # a copy, so that the in-tree build leaves nothing in examples/
-    source = shutil.copytree(PLUGIN, root / "src", ignore=shutil.ignore_patterns(
-        "build", "*.egg-info", "__pycache__"))
-    install = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-         "--no-build-isolation", str(source)], capture_output=True, text=True, timeout=240, check=False)
-    assert install.returncode == 0, install.stderr
+    python = venv_with_plugin(PLUGIN, root)
     return root, python
 
 

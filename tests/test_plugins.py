@@ -6,10 +6,10 @@ import os
 import subprocess
 import sys
 import types
-import venv
 from pathlib import Path
 
 import pytest
+from fresh_venv import venv_with_plugin
 
 from arena.games import default_registry
 from arena.plugins import BotDeclaration, bot_spec, hookimpl, load_plugins
@@ -23,16 +23,56 @@ FAST_OPTIONS = {"mcts": {"time_ms": 30}, "nineboard-negamax": {"time_ms": 30},
                 "uttt-minimax-pruning": {"depth": 1}}
 
 
-def test_reference_bots_are_declared_exactly_as_the_classes_define_them():
+def test_reference_bots_are_declared_once_and_the_plugin_and_classes_agree_with_it():
+    import inspect
+
     import bots
+    from bots.base import Agent
+    from bots.catalog import BOTS
     declared = {d.name: d for d in load_plugins().bots.all() if d.plugin == "reference-bots"}
     classes = {cls.name: cls for cls in bots.all_agents()}
-    assert set(declared) == set(classes)
+    assert list(declared) == list(classes) == [bot.name for bot in BOTS]
     for name, cls in classes.items():
         decl = declared[name]
-        assert decl.game == cls.game
+        assert (decl.game, decl.description) == (cls.game, cls.description)
         assert decl.target == f"{cls.__module__}:{cls.__name__}"
-        assert {k: o.default for k, o in decl.options.items()} == {k: v[0] for k, v in cls.options.items()}
+        assert {k: (o.default, o.help) for k, o in decl.options.items()} == cls.options
+        assert bots.agent_class(name) is cls
+    # every concrete agent class in bots/ is declared: none is left with attributes of its own
+    for module in {cls.__module__ for cls in classes.values()}:
+        for _, cls in inspect.getmembers(sys.modules[module], inspect.isclass):
+            if issubclass(cls, Agent) and cls.__module__ == module and not inspect.isabstract(cls) \
+                    and not cls.__name__.startswith("_"):
+                assert cls.name in declared, f"{module}:{cls.__name__} is not in bots.catalog"
+
+
+def test_the_catalogs_option_has_the_fields_of_bot_option():
+    # bots.catalog.Option mirrors arena.plugins.BotOption on purpose (a bot process must not
+    # import pluggy); the plugin makes one from the other field by field
+    import dataclasses
+
+    from arena.plugins import BotOption
+    from bots.catalog import Option
+    assert list(Option._fields) == [f.name for f in dataclasses.fields(BotOption)]
+    assert BotOption(**Option(2, "h", kind="integer", low=1)._asdict()) == BotOption(2, "h", kind="integer", low=1)
+
+
+def test_a_bot_process_imports_only_its_own_agent_and_never_the_plugin_machinery():
+    # what `python -m arena.sdk bots.mcts:MCTS` imports before it plays: the catalog, not the
+    # other agents' modules (tables built at import) nor arena.plugins (pluggy, importlib.metadata)
+    code = ("import sys, arena.sdk; arena.sdk.load_factory('bots.mcts:MCTS'); "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith(('bots', 'pluggy', 'arena.plugins', "
+            "'importlib.metadata')))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["bots", "bots.base", "bots.catalog", "bots.mcts"]
+
+
+def test_the_emulate_option_names_every_defect_an_agent_can_emulate():
+    from bots.catalog import BOTS
+    from bots.ultimate_agents import EMULATE_PARTS
+    (text,) = {bot.options["emulate"].help for bot in BOTS if "emulate" in bot.options}
+    assert all(part in text for part in EMULATE_PARTS), text
 
 
 def test_every_reference_option_declares_what_it_takes_and_its_default_fits():
@@ -119,23 +159,8 @@ def test_a_plugin_that_fails_to_import_is_reported_by_name(tmp_path):
 
 
 def test_third_party_plugin_installs_into_a_fresh_environment_and_plays(tmp_path):
-    env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=False)
-    python = env_dir / "bin" / "python"
-    site = next((env_dir / "lib").glob("python3*/site-packages"))
     # the throw-away environment sees bot-arena as installed here, and nothing else of ours
-    parents = [p for p in sys.path if p.endswith("site-packages")]
-    (site / "parent.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in parents))
-    wheels = tmp_path / "wheels"
-    build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "--wheel-dir", str(wheels), str(ROOT / "examples" / "arena-example-plugin")],
-        capture_output=True, text=True, timeout=240)
-    assert build.returncode == 0, build.stderr
-    install = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-         *map(str, wheels.glob("*.whl"))], capture_output=True, text=True, timeout=240)
-    assert install.returncode == 0, install.stderr
+    python = venv_with_plugin(ROOT / "examples" / "arena-example-plugin", tmp_path)
     arena_cmd = [str(python), "-m", "arena"]
     listed = subprocess.run(arena_cmd + ["bots", "--game", "tictactoe"], capture_output=True,
                             text=True, timeout=60)
@@ -206,12 +231,17 @@ def test_a_python_bots_code_is_byte_compiled_before_it_starts(tmp_path, monkeypa
         locked.chmod(0o755)
 
 
-def test_built_in_games_and_bots_are_default_plugins_needing_no_installation_metadata():
+def test_built_in_games_bots_and_commands_are_default_plugins_needing_no_installation_metadata():
     plugins = load_plugins(entry_points=False)
     assert plugins.errors == []
     assert plugins.games.names() == default_registry().names()
     assert {d.plugin for d in plugins.bots.all()} == {"reference-bots"} and len(plugins.bots.all()) == 15
-    assert set(plugins.versions) == {"builtin-games", "reference-bots"}
+    assert set(plugins.versions) == {"builtin-games", "builtin-league", "builtin-dialects",
+                                     "builtin-commands", "reference-bots"}
+    assert plugins.commands.plugin("match") == "builtin-commands"
+    assert plugins.commands.plugin("train") == "reference-bots"   # the CLI never imports bots
+    assert plugins.dialects.names() == ["arena", "codingame", "theaigames", "riddles"]
+    assert {plugins.dialects.plugin(name) for name in plugins.dialects} == {"builtin-dialects"}
 
 
 def test_a_plugin_game_that_clashes_or_is_no_game_is_named_and_the_rest_load():

@@ -5,10 +5,17 @@ import io
 import pytest
 
 from arena.games import InvalidMoveError, default_registry
-from arena.protocol import LineBuffer, LineTooLongError, TurnInfo, get_dialect
+from arena.plugins import loaded_plugins
+from arena.protocol import LineBuffer, LineTooLongError, TurnInfo
 from arena.protocol.dialects import cell_to_row_col, format_turn, row_col_to_cell
 from arena.referee import Clock, TimeControl, TimeoutPolicy
 from arena.sdk import SDKError, run
+
+
+def dialect_named(name):
+    """A dialect of the loaded registry, as the referee finds it."""
+    return loaded_plugins().dialects.require(name)
+
 
 R = default_registry()
 
@@ -56,7 +63,7 @@ def test_arena_turn_line_carries_everything_a_stateless_bot_needs():
 
 def test_codingame_turn_and_reply():
     game = R.create("ultimate")
-    dialect = get_dialect("codingame")
+    dialect = dialect_named("codingame")
     first = dialect.turn_lines(game, _turn(game, []))
     assert first[0] == "-1 -1" and first[1] == "81" and len(first) == 83
     lines = dialect.turn_lines(game, _turn(game, [40]))  # board 4 square 4 = row 4 col 4
@@ -72,7 +79,7 @@ def test_codingame_turn_and_reply():
 @pytest.mark.parametrize("flavour", ["theaigames", "riddles"])
 def test_theaigames_field_and_macroboard(flavour):
     game = R.create("ultimate")
-    dialect = get_dialect(flavour)
+    dialect = dialect_named(flavour)
     start = dialect.start_lines(game, 1, 5, 100, 900)
     me = "1" if flavour == "riddles" else "2"
     assert f"settings your_botid {me}" in start and "settings timebank 1000" in start
@@ -90,9 +97,9 @@ def test_theaigames_field_and_macroboard(flavour):
 
 
 def test_dialects_refuse_games_they_cannot_express():
-    assert get_dialect("theaigames").supports(R.create("tictactoe"))
-    assert get_dialect("codingame").supports(R.create("tictactoe")) is None
-    assert get_dialect("arena").supports(R.create("meta")) is None
+    assert dialect_named("theaigames").supports(R.create("tictactoe"))
+    assert dialect_named("codingame").supports(R.create("tictactoe")) is None
+    assert dialect_named("arena").supports(R.create("meta")) is None
 
 
 class FirstLegal:

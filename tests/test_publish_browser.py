@@ -148,7 +148,7 @@ def test_crosstable_is_a_heat_map_and_the_history_chart_picks_out_bots(driver, l
     assert "μ − 3σ" in axis and "ranks" in axis              # the line is what the table ranks by
     board = build_leaderboard(_games, RatingConfig(), bot_names(20, hostile=True))
     shown = texts(driver, "ol.legend button .muted")
-    assert shown[0] == f"{board.rows[0].exposed:.1f}"          # the value beside the top bot
+    assert shown[0] == f"{board.rows[0].rating.value:.1f}"          # the value beside the top bot
     screenshot(driver, "history")
     no_console_errors(driver)
 

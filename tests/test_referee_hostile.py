@@ -148,7 +148,8 @@ def test_an_answer_just_inside_the_limit_is_not_a_timeout(sandbox):
 def test_strikes_policy_substitutes_random_moves_then_forfeits(sandbox):
     settings = MatchSettings(time=TimeControl(move_ms=200, startup_ms=3000),
                              timeout_policy=TimeoutPolicy(mode="strikes", strikes=2))
-    record = play_game(ULTIMATE, (hostile("late", "300"), GOOD), 7, sandbox, settings)
+    # 3 s against 200 ms: no load grace (the referee's own run-queue waits) can make it in time
+    record = play_game(ULTIMATE, (hostile("late", "3000"), GOOD), 7, sandbox, settings)
     substituted = [m for m in record.moves if m.substituted]
     assert [m.seat for m in substituted] == [0, 0]
     assert "strike 1 of 2" in substituted[0].substituted

@@ -5,8 +5,10 @@ from __future__ import annotations
 import abc
 from typing import Any, ClassVar, NamedTuple
 
+from arena.errors import ArenaError
 
-class GameError(ValueError):
+
+class GameError(ArenaError, ValueError):
     """A request the rules cannot honour."""
 
 

@@ -12,21 +12,21 @@ from .config import (
     LeagueConfig,
     RatingConfig,
     RayConfig,
-    SandboxConfig,
-    TimeControl,
-    TimeoutPolicy,
     config_from_dict,
     load_config,
 )
 from .leaderboard import FORMATS, Cell, Leaderboard, Row, build_leaderboard, render
-from .ratings import HistoryPoint, Ratings, compute_ratings, make_env, points
+from .pairs import Tally
+from .rating_systems import DEFAULT_RATING_SYSTEM, Rating, RatingColumn, RatingSystem, RatingWords, TrueSkill
+from .ratings import HistoryPoint, Ratings, compute_ratings, make_env
 from .schedule import Fixture, make_fixtures, schedule
 from .store import Store, StoredGame, StoreError
 
 __all__ = [
-    "FORMATS", "BotCheck", "BotConfig", "BotProblem", "Cell", "ConfigError", "Fixture",
-    "HistoryPoint", "Leaderboard", "LeagueConfig", "RatingConfig", "Ratings", "RayConfig", "Row",
-    "SandboxConfig", "Store", "StoreError", "StoredGame", "TimeControl", "TimeoutPolicy",
-    "build_leaderboard", "compute_ratings", "config_from_dict", "load_config", "make_env",
-    "make_fixtures", "points", "render", "schedule",
+    "DEFAULT_RATING_SYSTEM", "FORMATS", "BotCheck", "BotConfig", "BotProblem", "Cell",
+    "ConfigError", "Fixture", "HistoryPoint", "Leaderboard", "LeagueConfig", "Rating",
+    "RatingColumn", "RatingConfig", "RatingSystem", "RatingWords", "Ratings", "RayConfig", "Row",
+    "Store", "StoreError", "StoredGame", "Tally", "TrueSkill", "build_leaderboard",
+    "compute_ratings", "config_from_dict", "load_config", "make_env", "make_fixtures", "render",
+    "schedule",
 ]

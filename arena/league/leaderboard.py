@@ -1,21 +1,29 @@
-"""The league table and crosstable, derived from stored records, and their text formats."""
+"""The league table and crosstable, derived from stored records, and their text formats.
+
+Results are counted once (pairs.Tally, from each record's Outcome); ratings come from a
+rating system (rating_systems) and the text formats are output formats registered by
+name (arena.league.plugin registers table, md, csv and json), so a plugin adds either.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from arena.record import Termination
 from arena.stats import EloFit, MatchResults, Trinomial, fit_elo
 
 from .config import RatingConfig
-from .pairs import Pairing, match_results
-from .ratings import GameRow, HistoryPoint, compute_ratings, exposed, points
+from .pairs import Pairing, Tally, between
+from .rating_systems import RatedGame, Rating, RatingSystem, TrueSkill, rating_system
+from .ratings import GameRow
 
+#: the built-in output formats, in the order --format lists them (arena.league.plugin)
 FORMATS = ("table", "md", "csv", "json")
 #: every kind of fault, in the order columns show them
 FAULT_KINDS = tuple(t.value for t in Termination if t.is_fault)
@@ -30,9 +38,7 @@ class Row:
     rank: int
     bot: str
     score: float            #: points: win 1, draw 0.5
-    mu: float
-    sigma: float
-    exposed: float          #: mu - 3 sigma, what the table is sorted by
+    rating: Rating          #: as the board's rating system gives it; rows are sorted by its value
     games: int
     wins: int
     draws: int
@@ -74,12 +80,15 @@ class Leaderboard:
 
     rows: tuple[Row, ...]
     crosstable: Mapping[str, Mapping[str, Cell]]
-    history: Mapping[str, tuple[HistoryPoint, ...]] = field(default_factory=dict)
+    #: each bot's rating after each of its rated games: (fixture key, rating)
+    history: Mapping[str, tuple[tuple[str, Rating], ...]] = field(default_factory=dict)
     title: str = ""
     elo_anchor: str | None = None     #: the bot rated Elo 0, or None: the mean is 0
     #: every pairing's results (names sorted), pairs and all, as the Elo fit read them
     matches: Mapping[Pairing, MatchResults] = field(default_factory=dict)
     elo_fit: EloFit | None = None     #: the fit behind the Elo columns (LOS of any two bots)
+    system: RatingSystem = field(default_factory=TrueSkill)   #: what rated the bots
+    prior: Rating | None = None       #: the rating of a bot without games
 
     def cell(self, bot: str, opponent: str) -> Cell:
         """Results of bot against opponent (an empty Cell if they never met)."""
@@ -88,60 +97,79 @@ class Leaderboard:
 
 def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
                       bots: Sequence[str] | None = None, title: str = "",
-                      elo_anchor: str | None = None) -> Leaderboard:
-    """The leaderboard of the games given in fixture order (see compute_ratings for bots).
+                      elo_anchor: str | None = None,
+                      system: RatingSystem | None = None) -> Leaderboard:
+    """The leaderboard of the games given in fixture order, rated by system (by default the
+    registered one settings.system names). With bots, only games between two of them count,
+    and each of them has a row even without games; without, every bot met in the records has one.
 
     elo_anchor names the bot whose Elo is 0 (ValueError if it has no rating); by default
     the mean Elo is 0.
     """
+    rater = system if system is not None else rating_system(settings)
     games = list(games)
     if bots is not None:
         wanted = set(bots)
         games = [g for g in games if {b.name for b in g[2].bots} <= wanted]
-    rating = compute_ratings(games, settings, bots)
-    names = list(rating.ratings)
-    for _key, _index, record in games:
-        names += [b.name for b in record.bots if b.name not in names]
+    names = list(dict.fromkeys([*(bots or ()), *(b.name for g in games for b in g[2].bots)]))
+    tally = Tally(settings.faults_count_as_losses)
+    rated: list[RatedGame] = []
     faults: dict[str, dict[str, int]] = {name: {} for name in names}
     move_ms: dict[str, list[float]] = {name: [] for name in names}
-    cross: dict[str, dict[str, list[int]]] = {name: {} for name in names}   # [wins, draws, losses]
-    for _key, _index, record in games:
-        seats = [b.name for b in record.bots]
+    for key, _index, record in games:
+        seats = (record.bots[0].name, record.bots[1].name)
         for move in record.moves[record.opening:]:   # the opening's moves took no time
             move_ms[seats[move.seat]].append(move.wall_ms)
         if record.termination.is_fault and record.faulted is not None:
             kinds = faults[seats[record.faulted]]
             kinds[record.termination.value] = kinds.get(record.termination.value, 0) + 1
-        result = points(record, settings.faults_count_as_losses)
-        if result is None:
-            continue
-        for seat, name in enumerate(seats):
-            mine, theirs = result[seat], result[1 - seat]
-            column = 0 if mine > theirs else 2 if mine < theirs else 1
-            cross[name].setdefault(seats[1 - seat], [0, 0, 0])[column] += 1
-
-    final = {name: rating.ratings.get(name, rating.env.create_rating()) for name in names}
-    exposure = {name: exposed(r) for name, r in final.items()}
-    order = sorted(names, key=lambda name: (-exposure[name], name))
+        tally.add(record)
+        result = record.outcome.points(settings.faults_count_as_losses)
+        if result is not None:
+            rated.append(RatedGame(key, seats, result))
+    history = _history(rater, rated, settings)
+    prior = rater.prior(settings)
+    final = {name: history[name][-1][1] if history.get(name) else prior for name in names}
+    order = sorted(names, key=lambda name: (-final[name].value, name))
+    table = tally.results()
+    crosstable = {name: {other: Cell(*_counts(between(table, name, other).games)) for other in order
+                         if (min(name, other), max(name, other)) in table and other != name}
+                  for name in order}
     rows: list[Row] = []
     for position, name in enumerate(order, 1):
-        rank = rows[-1].rank if rows and rows[-1].exposed == exposure[name] else position
-        r = final[name]
-        wins, draws, losses = (sum(cell[i] for cell in cross[name].values()) for i in range(3))
+        rank = rows[-1].rank if rows and rows[-1].rating.value == final[name].value else position
+        total = sum(crosstable[name].values(), Trinomial())
         times = move_ms[name]
         rows.append(Row(
-            rank=rank, bot=name, score=wins + 0.5 * draws, mu=r.mu, sigma=r.sigma,
-            exposed=exposure[name], games=wins + draws + losses,
-            wins=wins, draws=draws, losses=losses,
+            rank=rank, bot=name, score=total.points, rating=final[name], games=total.games,
+            wins=total.wins, draws=total.draws, losses=total.losses,
             faults={kind: faults[name][kind] for kind in FAULT_KINDS if kind in faults[name]},
             mean_move_ms=sum(times) / len(times) if times else None))
-    crosstable = {name: {other: Cell(*cross[name][other]) for other in order if other in cross[name]}
-                  for name in order}
-    table = match_results(games, settings.faults_count_as_losses)
     fit = fit_elo(table.values(), [row.bot for row in rows], elo_anchor)
-    return Leaderboard(rows=_with_elo(rows, fit), crosstable=crosstable,
-                       history=rating.history, title=title, elo_anchor=elo_anchor,
-                       matches=table, elo_fit=fit)
+    return Leaderboard(rows=_with_elo(rows, fit), crosstable=crosstable, history=history,
+                       title=title, elo_anchor=elo_anchor, matches=table, elo_fit=fit,
+                       system=rater, prior=prior)
+
+
+def _counts(games: Trinomial) -> tuple[int, int, int]:
+    return games.wins, games.draws, games.losses
+
+
+def _history(system: RatingSystem, games: Sequence[RatedGame],
+             settings: RatingConfig) -> dict[str, tuple[tuple[str, Rating], ...]]:
+    """Each bot's (fixture key, rating) after each of its games, as the system rates them."""
+    keys: dict[str, list[str]] = {}
+    for game in games:
+        for name in game.bots:
+            keys.setdefault(name, []).append(game.key)
+    paths = system.rate(games, settings)
+    history = {}
+    for name, path in paths.items():
+        if len(path) != len(keys.get(name, ())):
+            raise ValueError(f"the rating system gave {name!r} {len(path)} ratings for "
+                             f"{len(keys.get(name, ()))} games")
+        history[name] = tuple(zip(keys[name], path))
+    return history
 
 
 def with_versions(board: Leaderboard, versions: Mapping[str, tuple[int, str | None]]) -> Leaderboard:
@@ -166,22 +194,36 @@ def _with_elo(rows: Sequence[Row], fit: EloFit) -> tuple[Row, ...]:
 
 # --- formats --------------------------------------------------------------------------------
 
+class OutputFormat(Protocol):
+    """A leaderboard as text: the board, and whether the crosstable may be wide."""
+
+    def __call__(self, board: Leaderboard, wide: bool = False) -> str: ...
+
+
 def render(board: Leaderboard, fmt: str = "table", wide: bool = False) -> str:
-    """The leaderboard as text: table (terminal), md, csv (standings only) or json; the
-    table's crosstable is compact (fits 100 columns) unless wide."""
-    if fmt == "table":
-        return _render_table(board, wide)
-    if fmt == "md":
-        return _render_md(board)
-    if fmt == "csv":
-        return _render_csv(board)
-    if fmt == "json":
-        return json.dumps(_as_dict(board), indent=2) + "\n"
-    raise ValueError(f"unknown leaderboard format {fmt!r}; formats: {', '.join(FORMATS)}")
+    """The leaderboard in a registered output format: table (terminal), md, csv (standings
+    only), json, or a plugin's; the table's crosstable is compact (fits 100 columns) unless
+    wide. UnknownExtensionError names the formats there are."""
+    from arena.plugins import loaded_plugins
+    renderer: OutputFormat = loaded_plugins().output_formats.require(fmt)
+    return renderer(board, wide=wide)
 
 
-_HEADERS = ("rank", "bot", "score", "mu", "sigma", "exposed", "Elo", "+-95%", "LOS>next",
-            "games", "W", "D", "L", "faults", "move ms")
+def rating_headers(board: Leaderboard) -> list[str]:
+    """The rating system's column headings: "mu", "sigma", "exposed"."""
+    return [column.key for column in board.system.columns]
+
+
+def rating_texts(row: Row) -> list[str]:
+    """A row's rating figures as the text formats show them."""
+    return [f"{x:.2f}" for x in row.rating.figures]
+
+
+def _headers(board: Leaderboard) -> list[str]:
+    return ["rank", "bot", "score", *rating_headers(board), "Elo", "+-95%", "LOS>next", "games",
+            "W", "D", "L", "faults", "move ms"]
+
+
 _LEFT = {"bot", "faults", "LOS>next"}
 #: after a LOS below SIGNIFICANT_LOS: this bot and the next may well be in the other order
 NOT_SIGNIFICANT = "~"
@@ -189,8 +231,8 @@ NOT_SIGNIFICANT = "~"
 
 def _row_cells(row: Row) -> list[str]:
     detail = ", ".join(f"{kind} {n}" for kind, n in row.faults.items())
-    return [str(row.rank), row.bot, f"{row.score:g}", f"{row.mu:.2f}", f"{row.sigma:.2f}",
-            f"{row.exposed:.2f}", *_elo_cells(row), str(row.games), str(row.wins),
+    return [str(row.rank), row.bot, f"{row.score:g}", *rating_texts(row), *_elo_cells(row),
+            str(row.games), str(row.wins),
             str(row.draws), str(row.losses), f"{row.fault_count} ({detail})" if detail else "0",
             "-" if row.mean_move_ms is None else f"{row.mean_move_ms:.1f}"]
 
@@ -246,11 +288,13 @@ def _aligned(header: Sequence[str], body: Sequence[Sequence[str]], left: set[int
     return [fmt(header), "  ".join("-" * w for w in widths), *map(fmt, body)]
 
 
-def _render_table(board: Leaderboard, wide: bool = False) -> str:
+def render_table(board: Leaderboard, wide: bool = False) -> str:
+    """The terminal table: standings, what they mean, and the crosstable."""
     lines = [board.title, ""] if board.title else []
-    left = {i for i, h in enumerate(_HEADERS) if h in _LEFT}
-    lines += _aligned(_HEADERS, [_row_cells(row) for row in board.rows], left)
-    lines += _legend()
+    headers = _headers(board)
+    left = {i for i, h in enumerate(headers) if h in _LEFT}
+    lines += _aligned(headers, [_row_cells(row) for row in board.rows], left)
+    lines += _legend(board)
     lines += _elo_note(board)
     if wide:
         header, body = _cross_rows(board)
@@ -261,31 +305,28 @@ def _render_table(board: Leaderboard, wide: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-_TOP_HEADERS = ("rank", "bot", "Elo", "+-95%", "LOS>next", "score", "games", "W", "D", "L",
-                "exposed")
-
-
 def render_top(board: Leaderboard, rows: int = 10) -> list[str]:
     """The first rows of the table with Elo and its interval, as lines: the live standings
     of a run (arena run), with the same columns and marks as the full table."""
     shown = board.rows[:rows]
+    ranking = [c.key for c in board.system.columns if c.ranks][:1] or ["rating"]
+    headers = ["rank", "bot", "Elo", "+-95%", "LOS>next", "score", "games", "W", "D", "L", *ranking]
     body = [[str(r.rank), r.bot, *_elo_cells(r), f"{r.score:g}", str(r.games), str(r.wins),
-             str(r.draws), str(r.losses), f"{r.exposed:.2f}"] for r in shown]
-    left = {i for i, h in enumerate(_TOP_HEADERS) if h in _LEFT}
+             str(r.draws), str(r.losses), f"{r.rating.value:.2f}"] for r in shown]
+    left = {i for i, h in enumerate(headers) if h in _LEFT}
     more = len(board.rows) - len(shown)
     tail = [f"... and {more} more"] if more > 0 else []
-    return _aligned(_TOP_HEADERS, body, left) + tail
+    return _aligned(headers, body, left) + tail
 
 
-def _legend() -> list[str]:
-    """What the table's columns mean, under it."""
-    return ["", LEGEND[0], LEGEND[1], LEGEND[2]]
+def _legend(board: Leaderboard) -> list[str]:
+    """What the table's columns mean, under it: the rating system's words, then the rest."""
+    return ["", *textwrap.wrap(f"{board.system.words.legend} {LEGEND}", LEGEND_WIDTH)]
 
 
-LEGEND = (
-    "Ranked by exposed = mu - 3 sigma (TrueSkill's cautious rating: the skill is above it with",
-    "about 99.9% probability); mu: estimated skill, sigma: its uncertainty; score: win 1, draw 1/2;",
-    "faults: games the bot lost by misbehaving (timeout, crash, ...); move ms: mean time per move.")
+LEGEND = ("score: win 1, draw 1/2; faults: games the bot lost by misbehaving (timeout, crash, "
+          "...); move ms: mean time per move.")
+LEGEND_WIDTH = 94
 
 
 COMPACT_COLUMNS = 100   #: the compact crosstable fits this many columns up to ~20 bots
@@ -324,10 +365,12 @@ def _md_table(header: Sequence[str], body: Sequence[Sequence[str]], left: set[in
     return ["| " + " | ".join(line) + " |" for line in [header, rule, *body]]
 
 
-def _render_md(board: Leaderboard) -> str:
+def render_md(board: Leaderboard, wide: bool = False) -> str:
+    """Markdown: the standings and the wide crosstable."""
     lines = [f"## {board.title}", ""] if board.title else []
-    left = {i for i, h in enumerate(_HEADERS) if h in _LEFT}
-    lines += _md_table(_HEADERS, [_row_cells(row) for row in board.rows], left)
+    headers = _headers(board)
+    left = {i for i, h in enumerate(headers) if h in _LEFT}
+    lines += _md_table(headers, [_row_cells(row) for row in board.rows], left)
     lines += ["", *_elo_note(board)]
     header, body = _cross_rows(board)
     lines += ["", "Row vs column: win, draw, loss rates of the row bot (games).", ""]
@@ -335,15 +378,16 @@ def _render_md(board: Leaderboard) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _render_csv(board: Leaderboard) -> str:
+def render_csv(board: Leaderboard, wide: bool = False) -> str:
+    """CSV: one line a bot, every figure of the standings."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["rank", "bot", "score", "mu", "sigma", "exposed", "games", "wins", "draws",
+    writer.writerow(["rank", "bot", "score", *rating_headers(board), "games", "wins", "draws",
                      "losses", "faults", *(f"faults_{kind}" for kind in FAULT_KINDS),
                      "mean_move_ms", *_ELO_FIELDS, "version", "fingerprint"])
     for row in board.rows:
-        writer.writerow([row.rank, row.bot, row.score, round(row.mu, 4), round(row.sigma, 4),
-                         round(row.exposed, 4), row.games, row.wins, row.draws, row.losses,
+        writer.writerow([row.rank, row.bot, row.score, *(round(x, 4) for x in row.rating.figures),
+                         row.games, row.wins, row.draws, row.losses,
                          row.fault_count, *(row.faults.get(kind, 0) for kind in FAULT_KINDS),
                          "" if row.mean_move_ms is None else round(row.mean_move_ms, 3),
                          *("" if v is None else v for v in _elo_values(row).values()),
@@ -351,9 +395,15 @@ def _render_csv(board: Leaderboard) -> str:
     return out.getvalue()
 
 
+def render_json(board: Leaderboard, wide: bool = False) -> str:
+    """JSON: the standings and the crosstable, every figure."""
+    return json.dumps(_as_dict(board), indent=2) + "\n"
+
+
 def _as_dict(board: Leaderboard) -> dict[str, Any]:
-    rows = [{"rank": r.rank, "bot": r.bot, "score": r.score, "mu": r.mu, "sigma": r.sigma,
-             "exposed": r.exposed, "games": r.games, "wins": r.wins, "draws": r.draws,
+    keys = rating_headers(board)
+    rows = [{"rank": r.rank, "bot": r.bot, "score": r.score, **dict(zip(keys, r.rating.figures)),
+             "games": r.games, "wins": r.wins, "draws": r.draws,
              "losses": r.losses, "faults": dict(r.faults), "mean_move_ms": r.mean_move_ms,
              **_elo_values(r), "version": r.version, "fingerprint": r.fingerprint}
             for r in board.rows]

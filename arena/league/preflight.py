@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.games import Game, State
-from arena.protocol import get_dialect
+from arena.plugins import loaded_plugins
 from arena.record import GameRecord, Termination
 from arena.referee import BotPool, BotSpec, MatchSettings, play_game
 from arena.sandbox import Sandbox, SandboxedProcess
@@ -74,7 +74,7 @@ def check_start(game: Game, spec: BotSpec, sandbox: Sandbox, settings: MatchSett
                 seed: int = 0) -> StartProblem | None:
     """Start one bot as a game would and take it through its handshake (for a dialect
     without one, through its first move); None when it is up, else why not."""
-    handshake = get_dialect(spec.dialect).expects_ready
+    handshake = loaded_plugins().dialects.require(spec.dialect).expects_ready
     stand_in = BotSpec(name="preflight" if spec.name != "preflight" else "preflight-", argv=())
     # with a handshake the bot sits in seat 1, so the stand-in, to move first, ends the
     # game as soon as the handshake is done; without one the bot must make a move

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import trueskill
 
-from arena.record import GameRecord, Termination
+from arena.record import GameRecord
 
 from .config import RatingConfig
 
@@ -57,24 +57,6 @@ def make_env(settings: RatingConfig) -> trueskill.TrueSkill:
                                tau=settings.tau, draw_probability=settings.draw_probability)
 
 
-def points(record: GameRecord, faults_count_as_losses: bool = True) -> tuple[float, float] | None:
-    """Points per seat a game counts for in the standings (1 win, 0.5 draw), or None if left out.
-
-    A fault is a loss for the seat that faulted when faults count as losses; otherwise
-    the game is left out of ratings and standings (its fault is still counted).
-    Aborted games are always left out.
-    """
-    if record.termination is Termination.ABORTED:
-        return None
-    if record.termination.is_fault and record.faulted is not None:
-        if not faults_count_as_losses:
-            return None
-        return (0.0, 1.0) if record.faulted == 0 else (1.0, 0.0)
-    if record.winner is None:
-        return (0.5, 0.5)
-    return (1.0, 0.0) if record.winner == 0 else (0.0, 1.0)
-
-
 def compute_ratings(games: Iterable[GameRow], settings: RatingConfig,
                     bots: Sequence[str] | None = None) -> Ratings:
     """Replay games in the order given (Store.records() gives fixture order).
@@ -83,15 +65,36 @@ def compute_ratings(games: Iterable[GameRow], settings: RatingConfig,
     rating even without games; without, every bot met in the records is rated.
     """
     env = make_env(settings)
-    ratings: dict[str, trueskill.Rating] = {name: env.create_rating() for name in bots or ()}
-    history: dict[str, list[HistoryPoint]] = {name: [] for name in ratings}
+    wanted = set(bots) if bots is not None else None
+    rated = []
     for key, _index, record in games:
         seats = (record.bots[0].name, record.bots[1].name)
-        if bots is not None and not all(name in ratings for name in seats):
+        if wanted is not None and not wanted.issuperset(seats):
             continue
-        result = points(record, settings.faults_count_as_losses)
-        if result is None:
-            continue
+        result = record.outcome.points(settings.faults_count_as_losses)
+        if result is not None:
+            rated.append((key, seats, result))
+    ratings: dict[str, trueskill.Rating] = {name: env.create_rating() for name in bots or ()}
+    final, history = _replay(env, rated)
+    ratings.update(final)
+    return Ratings(env=env, ratings=ratings,
+                   history={name: tuple(history.get(name, ())) for name in ratings})
+
+
+#: a game as TrueSkill rates it: fixture key, the bots by seat, their points
+RatedRow = tuple[str, tuple[str, str], tuple[float, float]]
+
+
+def replay(env: trueskill.TrueSkill, games: Iterable[RatedRow]) -> dict[str, list[HistoryPoint]]:
+    """Every bot's rating after each of its games, the games rated in the order given."""
+    return _replay(env, games)[1]
+
+
+def _replay(env: trueskill.TrueSkill, games: Iterable[RatedRow]
+            ) -> tuple[dict[str, trueskill.Rating], dict[str, list[HistoryPoint]]]:
+    ratings: dict[str, trueskill.Rating] = {}
+    history: dict[str, list[HistoryPoint]] = {}
+    for key, seats, result in games:
         for name in seats:
             if name not in ratings:
                 ratings[name] = env.create_rating()
@@ -101,5 +104,4 @@ def compute_ratings(games: Iterable[GameRow], settings: RatingConfig,
             [(ratings[seats[0]],), (ratings[seats[1]],)], ranks=ranks)
         for name in seats:
             history[name].append(HistoryPoint(key, ratings[name].mu, ratings[name].sigma))
-    return Ratings(env=env, ratings=ratings,
-                   history={name: tuple(points_) for name, points_ in history.items()})
+    return ratings, history

@@ -38,6 +38,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
+from arena.errors import ArenaError
 from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.record import GameRecord
 from arena.referee import BotPool, BotSpec, play_game
@@ -64,7 +65,7 @@ RESIZE_EVERY_S = 5.0
 T = TypeVar("T")
 
 
-class RayExecutorError(RuntimeError):
+class RayExecutorError(ArenaError, RuntimeError):
     """Ray missing or unreachable, bot files that cannot be shipped, or a game lost for good."""
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.errors import ArenaError
 from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.openings import repeat_warning
 from arena.plugins import Plugins, bot_spec, loaded_plugins
@@ -24,8 +25,6 @@ from arena.referee import (
     BotPool,
     BotSpec,
     MatchSettings,
-    TimeControl,
-    TimeoutPolicy,
     play_game,
 )
 from arena.referee.botspec import ARENA_PACKAGE_DIR, command_spec
@@ -43,7 +42,7 @@ from .versions import RunCache, bot_manifest
 WORKERS_PER_CPU = 4
 
 
-class RunError(RuntimeError):
+class RunError(ArenaError, RuntimeError):
     """A run that cannot go on for a reason that is no bot's fault (the host, the config,
     the store or the referee); str() is one line naming the cause."""
 
@@ -104,21 +103,17 @@ def load_league(path: str, plugins: Plugins | None = None) -> LeagueConfig:
     """A league config validated against the registered bots and games."""
     plugins = plugins or loaded_plugins()
     return load_config(path, known_bots_check(plugins, Path(path).resolve().parent),
-                       games=plugins.games)
+                       games=plugins.games, dialects=plugins.dialects)
 
 
 def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
     """Turn a validated config into the picklable description workers play from."""
     specs = {bot.name: _spec(bot, plugins, config.base_dir) for bot in config.bots}
-    tc, tp, sb = config.time_control, config.timeout_policy, config.sandbox
-    settings = MatchSettings(time=TimeControl(**dataclasses.asdict(tc)),
-                             timeout_policy=TimeoutPolicy(**dataclasses.asdict(tp)))
-    limits = Limits(memory_mb=sb.memory_mb, cpu_seconds=sb.cpu_seconds, file_size_mb=sb.file_size_mb,
-                    open_files=sb.open_files, processes=sb.processes, scratch_mb=sb.scratch_mb)
+    settings = MatchSettings(time=config.time_control, timeout_policy=config.timeout_policy)
     extra = tuple(plugins.games.get(n) for n in plugins.games.names()
                   if plugins.games.get(n) not in BUILTIN_GAMES)
     return GameJob(game=config.game, rules=dict(config.rules), bots=specs, settings=settings,
-                   sandbox_mode=sb.mode, limits=limits, extra_games=extra)
+                   sandbox_mode=config.sandbox_mode, limits=config.limits, extra_games=extra)
 
 
 def _spec(bot: BotConfig, plugins: Plugins, base_dir) -> BotSpec:

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from arena.errors import ArenaError
 from arena.record import GameRecord, Termination
 
 from .config import LeagueConfig
@@ -90,7 +91,7 @@ def _same_rules(stored: str, current: str, game: str) -> bool:
         old[k] == new[k] if k in old else k in defaults and new[k] == defaults[k] for k in new)
 
 
-class StoreError(RuntimeError):
+class StoreError(ArenaError, RuntimeError):
     """A store file that cannot be used for this league."""
 
 

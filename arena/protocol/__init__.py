@@ -1,7 +1,6 @@
 """The wire formats between referee and bots. Knows nothing of processes."""
 
-from .dialects import DIALECTS, Dialect, ProtocolError, TurnInfo, get_dialect
+from .dialects import BUILTIN_DIALECTS, Dialect, ProtocolError, TurnInfo
 from .framing import LineBuffer, LineTooLongError
 
-__all__ = ["DIALECTS", "Dialect", "LineBuffer", "LineTooLongError", "ProtocolError", "TurnInfo",
-           "get_dialect"]
+__all__ = ["BUILTIN_DIALECTS", "Dialect", "LineBuffer", "LineTooLongError", "ProtocolError", "TurnInfo"]

@@ -2,8 +2,9 @@
 
 `arena` is our own protocol (docs/protocol.md). `codingame` and `theaigames` /
 `riddles` translate for bots written for those platforms' ultimate tic-tac-toe,
-so they play unchanged. Each dialect is a small set of pure functions from game
-facts to lines and from a line to a move; the referee does all the I/O.
+so they play unchanged; plugins add more (docs/plugins.md). Each dialect is a small
+set of pure functions from game facts to lines and from a line to a move; the
+referee does all the I/O.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import abc
 import re
 from dataclasses import dataclass
 
+from arena.errors import ArenaError
 from arena.games import Game, InvalidMoveError, State
 
 PROTOCOL_VERSION = 1
 
 
-class ProtocolError(ValueError):
+class ProtocolError(ArenaError, ValueError):
     """A line from a bot that does not follow its dialect."""
 
 
@@ -229,15 +231,7 @@ class TheAIGamesDialect(Dialect):
         return row_col_to_cell(game, int(match[2]), int(match[1]))
 
 
-DIALECTS: dict[str, Dialect] = {
-    d.name: d for d in (ArenaDialect(), CodinGameDialect(), TheAIGamesDialect("theaigames"),
-                        TheAIGamesDialect("riddles"))
-}
-
-
-def get_dialect(name: str) -> Dialect:
-    """The dialect called name; ProtocolError naming the known ones otherwise."""
-    try:
-        return DIALECTS[name]
-    except KeyError:
-        raise ProtocolError(f"unknown dialect {name!r}; known: {', '.join(DIALECTS)}") from None
+#: the dialects that ship with arena, registered by the default plugin arena.protocol.plugin;
+#: look a dialect up by name in arena.plugins.loaded_plugins().dialects, which holds plugins' too
+BUILTIN_DIALECTS: tuple[Dialect, ...] = (ArenaDialect(), CodinGameDialect(),
+                                         TheAIGamesDialect("theaigames"), TheAIGamesDialect("riddles"))

@@ -1,5 +1,6 @@
-"""Rating-history charts as inline SVG: each bot's mu - 3 sigma after every game (what the
-leaderboard ranks by), with a band reaching up to its mu.
+"""Rating-history charts as inline SVG: each bot's rating after every game (the value the
+leaderboard ranks by, e.g. TrueSkill's mu - 3 sigma), with a band reaching up to the top
+its rating system gives (TrueSkill's mu).
 
 Drawn here rather than in the browser: the page shows the chart before (and
 without) any script, and a long league costs no client-side work. A series is
@@ -15,7 +16,6 @@ from dataclasses import dataclass
 from html import escape
 
 MAX_POINTS = 500
-RANK_SIGMAS = 3     #: the leaderboard ranks by mu - 3 sigma; the line shows that value
 #: line colours, in rank order; past the tenth bot the colours repeat with a dash pattern
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#17becf", "#7f7f7f", "#bcbd22")
@@ -24,7 +24,7 @@ DASHES = ("", "6 3", "2 3", "8 3 2 3")
 
 @dataclass(frozen=True)
 class Series:
-    """One bot's rating path: (game number, mu, sigma) points, starting at its prior."""
+    """One bot's rating path: (game number, value, band top) points, starting at its prior."""
 
     id: int
     name: str
@@ -58,16 +58,17 @@ def ticks(lo: float, hi: float, count: int = 6) -> list[float]:
 
 
 def rating_chart(series: Sequence[Series], *, width: int = 960, height: int = 420,
-                 bands: str = "all", label: str = "Rating history") -> str:
-    """An SVG chart of the series; bands "all" draws every band (mu - 3 sigma up to mu),
-    "focus" only on demand."""
+                 bands: str = "all", label: str = "Rating history",
+                 axis: str = "rating (line, ranks) · band up to its top") -> str:
+    """An SVG chart of the series; bands "all" draws every band (the value up to the band's
+    top), "focus" only on demand; axis names what line and band are."""
     left, right, top, bottom = 52, 26, 12, 40
     inner_w, inner_h = width - left - right, height - top - bottom
     shown = [(s, thin(s.points)) for s in series]
     all_points = [p for _s, pts in shown for p in pts]
     x_hi = max((p[0] for p in all_points), default=1) or 1
-    y_lo = min((p[1] - RANK_SIGMAS * p[2] for p in all_points), default=0.0)
-    y_hi = max((p[1] for p in all_points), default=1.0)
+    y_lo = min((p[1] for p in all_points), default=0.0)
+    y_hi = max((p[2] for p in all_points), default=1.0)
     pad = (y_hi - y_lo) * 0.04 or 1.0
     y_lo, y_hi = y_lo - pad, y_hi + pad
 
@@ -90,16 +91,15 @@ def rating_chart(series: Sequence[Series], *, width: int = 960, height: int = 42
     out.append(f'<text class="axis" x="{left + inner_w / 2:.0f}" y="{height - 4}">'
                f'game number (league order)</text>')
     out.append(f'<text class="axis" transform="translate(13 {top + inner_h / 2:.0f}) rotate(-90)">'
-               f'μ − 3σ (line, ranks) · band up to μ</text>')
+               f'{escape(axis)}</text>')
     out.append('</g>')
     for s, pts in shown:
         if not pts:
             continue
         stroke, dash = colour(s.id)
-        k = RANK_SIGMAS
-        line = "M" + " L".join(f"{sx(x):.1f},{sy(mu - k * sd):.1f}" for x, mu, sd in pts)
-        upper = [f"{sx(x):.1f},{sy(mu):.1f}" for x, mu, _sd in pts]
-        lower = [f"{sx(x):.1f},{sy(mu - k * sd):.1f}" for x, mu, sd in reversed(pts)]
+        line = "M" + " L".join(f"{sx(x):.1f},{sy(value):.1f}" for x, value, _top in pts)
+        upper = [f"{sx(x):.1f},{sy(top):.1f}" for x, _value, top in pts]
+        lower = [f"{sx(x):.1f},{sy(value):.1f}" for x, value, _top in reversed(pts)]
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
         out.append(f'<g class="series" data-bot="{s.id}"><title>{escape(s.name)}</title>'
                    f'<path class="band" fill="{stroke}" d="M{" L".join(upper + lower)} Z"/>'

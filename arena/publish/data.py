@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.games import Game, GameError, GameRegistry, Grid
-from arena.league import Leaderboard, RatingConfig, Row, Store, StoredGame, build_leaderboard, points
+from arena.league import Leaderboard, RatingConfig, Row, Store, StoredGame, build_leaderboard
+from arena.league.pairs import between
+from arena.league.rating_systems import RatingSystem
 from arena.league.store import VersionInfo
 from arena.record import GameRecord, Termination
 
@@ -24,12 +26,7 @@ PAGE_GAMES = 100    #: games per page of the games list (data/games/...)
 PAGE_FAULTS = 50    #: faults per page of a bot's fault list (data/faults/...)
 
 #: how people read a termination
-TERMINATION_LABELS = {
-    "normal": "normal", "timeout": "timeout", "crash": "crash", "illegal_move": "illegal move",
-    "malformed": "malformed output", "output_cap": "output over its cap",
-    "startup_failure": "start-up failure", "resource_limit": "resource limit",
-    "aborted": "aborted",
-}
+TERMINATION_LABELS = {t.value: t.label for t in Termination}
 #: what a bot did, for the sentence that ends a fault replay: "mine crashed, so random wins."
 FAULT_VERBS = {
     "timeout": "ran out of time", "crash": "crashed", "illegal_move": "played an illegal move",
@@ -101,6 +98,7 @@ class LeagueData:
     games: list[StoredGame]                #: fixture order; game number = index + 1
     versus: dict[int, dict[int, Versus]] = field(default_factory=dict)
     faults: dict[int, list[Fault]] = field(default_factory=dict)
+    #: bot id -> (game number, the rating's value, the top of its band) after each rated game
     history: dict[int, list[tuple[int, float, float]]] = field(default_factory=dict)
     #: bot name -> its versions in the store, oldest first
     versions: dict[str, list[VersionInfo]] = field(default_factory=dict)
@@ -150,11 +148,12 @@ def bots_from_meta(meta: Mapping[str, str]) -> list[str] | None:
 
 
 def load_league(store: Store, rating: RatingConfig | None = None,
-                title: str | None = None) -> LeagueData:
+                title: str | None = None, system: RatingSystem | None = None) -> LeagueData:
     """Read every game of a store and derive the standings, per-bot tallies and faults.
 
     Rating settings and the bot list come from the store's config snapshot unless
-    rating is given; the title defaults to the league's name.
+    rating is given; the title defaults to the league's name; system rates the bots
+    (by default the one the rating settings name).
     """
     meta = store.meta()
     settings = rating if rating is not None else rating_from_meta(meta)
@@ -164,7 +163,8 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     title = title or name or "League"
     names = bots_from_meta(meta)
     retired = store.retired()   # history only: not in the standings
-    board = build_leaderboard(games, settings, names and [n for n in names if n not in retired], title)
+    board = build_leaderboard(games, settings, names and [n for n in names if n not in retired], title,
+                              system=system)
     slugs = slugify([row.bot for row in board.rows])
     bots = [BotInfo(i, row.bot, slug, row) for i, (row, slug) in enumerate(zip(board.rows, slugs))]
     try:
@@ -185,8 +185,10 @@ def load_league(store: Store, rating: RatingConfig | None = None,
 
 
 def _tally(data: LeagueData) -> None:
-    """Fill versus, faults and history (as game numbers) from the games."""
+    """Fill versus (results as the board counted them), faults and history (as game
+    numbers) from the games."""
     ids = data.ids
+    names = {bot.id: bot.name for bot in data.bots}
     data.versus = {bot.id: {} for bot in data.bots}
     data.faults = {bot.id: [] for bot in data.bots}
     number = {}
@@ -197,22 +199,12 @@ def _tally(data: LeagueData) -> None:
         if x is None or o is None:
             continue            # a bot no longer in the league: listed, not tallied
         seats = (x, o)
-        result = points(record, data.settings.faults_count_as_losses)
         for seat in (0, 1):
-            me, them = seats[seat], seats[1 - seat]
-            vs = data.versus[me].setdefault(them, Versus())
+            vs = data.versus[seats[seat]].setdefault(seats[1 - seat], Versus())
             if seat == 0:
                 vs.as_x += 1
             else:
                 vs.as_o += 1
-            if result is None:
-                vs.unrated += 1
-            elif result[seat] > result[1 - seat]:
-                vs.wins += 1
-            elif result[seat] < result[1 - seat]:
-                vs.losses += 1
-            else:
-                vs.draws += 1
         if record.termination.is_fault and record.faulted in (0, 1):
             seat = record.faulted
             me = seats[seat]
@@ -222,9 +214,14 @@ def _tally(data: LeagueData) -> None:
                 no=no, opponent=seats[1 - seat], seat=seat, termination=record.termination.value,
                 reason=record.reason, stderr=tails[seat] if seat < len(tails) else "",
                 moves=len(record.moves)))
+    for me, opponents in data.versus.items():
+        for them, vs in opponents.items():
+            games = between(data.board.matches, names[me], names[them]).games
+            vs.wins, vs.draws, vs.losses = games.wins, games.draws, games.losses
+            vs.unrated = vs.as_x + vs.as_o - games.games
     data.history = {
-        bot.id: [(number[p.key], p.mu, p.sigma) for p in data.board.history.get(bot.name, ())
-                 if p.key in number]
+        bot.id: [(number[key], r.value, r.value if r.band is None else r.band)
+                 for key, r in data.board.history.get(bot.name, ()) if key in number]
         for bot in data.bots}
 
 
@@ -432,15 +429,3 @@ def _with_versions(replay: dict[str, Any], stored: StoredGame, data: LeagueData)
         names = [b.name for b in stored.record.bots]
         replay["fixture"] += f" · {names[0]} v{versions[0]}, {names[1]} v{versions[1]}"
     return replay
-
-
-def describe_result(record: GameRecord, names: Sequence[str]) -> str:
-    """One line for people: who won and how the game ended."""
-    if record.termination.is_fault and record.faulted in (0, 1):
-        label = TERMINATION_LABELS.get(record.termination.value, record.termination.value)
-        return f"{names[record.faulted]} faulted ({label}); {names[1 - record.faulted]} wins"
-    if record.termination is Termination.ABORTED:
-        return "aborted"
-    if record.winner is None:
-        return "draw"
-    return f"{names[record.winner]} wins"

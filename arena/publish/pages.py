@@ -19,7 +19,7 @@ from arena.league.pairs import between
 from arena.stats import summarize
 
 from .chart import Series, colour, rating_chart
-from .data import PAGE_FAULTS, TERMINATION_LABELS, BotInfo, Fault, LeagueData, Versus, describe_result, fixture_text
+from .data import PAGE_FAULTS, TERMINATION_LABELS, BotInfo, Fault, LeagueData, Versus, fixture_text
 
 OPEN_FAULTS = 3     #: faults whose stderr a bot page shows unfolded
 NAV = (("index.html", "leaderboard", "Leaderboard"), ("history.html", "history", "Rating history"),
@@ -91,13 +91,18 @@ def _score_rate(wins: int, draws: int, losses: int) -> float | None:
 
 # --- leaderboard ----------------------------------------------------------------------------
 
-LEADERBOARD_COLUMNS = (
-    ("rank", "Rank", "num", "rank order: by exposed rating"),
-    ("bot", "Bot", "text", "bot name"),
-    ("score", "Score", "num", "points: win 1, draw ½"),
-    ("mu", "μ", "num", "TrueSkill mean"),
-    ("sigma", "σ", "num", "TrueSkill uncertainty"),
-    ("exposed", "μ − 3σ", "num", "exposed rating: what the table is ranked by"),
+def leaderboard_columns(data: LeagueData) -> tuple[tuple[str, str, str, str], ...]:
+    """(key, heading, kind, help) of the leaderboard's columns, the rating system's among them."""
+    system = data.board.system
+    return (
+        ("rank", "Rank", "num", f"rank order: by {system.words.ranked_by}"),
+        ("bot", "Bot", "text", "bot name"),
+        ("score", "Score", "num", "points: win 1, draw ½"),
+        *((c.key, c.label, "num", c.help) for c in system.columns),
+        *LEADERBOARD_COLUMNS)
+
+
+LEADERBOARD_COLUMNS = (    #: the columns after the rating system's
     ("elo", "Elo", "num", "Elo from a fit of all games at once"),
     ("elo_error", "±95%", "num", "half-width of the Elo's 95% interval"),
     ("los", "LOS > next", "num", ("likelihood of superiority over the next bot down; "
@@ -117,7 +122,7 @@ def leaderboard_page(data: LeagueData) -> str:
         f'<th data-key="{key}" data-type="{kind}" class="{kind}"'
         f'{" aria-sort=ascending data-first=ascending" if key == "rank" else ""}>'
         f'<button type="button" title="{e(help_)}">{label}</button></th>'
-        for key, label, kind, help_ in LEADERBOARD_COLUMNS)
+        for key, label, kind, help_ in leaderboard_columns(data))
     body = []
     for bot in data.bots:
         r = bot.row
@@ -130,9 +135,7 @@ def leaderboard_page(data: LeagueData) -> str:
             f'<tr data-bot="{bot.id}"><td class="num" data-v="{r.rank}">{r.rank}</td>'
             f'<td class="text bot" data-v="{e(r.bot)}">{_bot_link(bot)}</td>'
             f'<td class="num" data-v="{r.score}">{r.score:g}</td>'
-            f'<td class="num" data-v="{r.mu}">{_num(r.mu)}</td>'
-            f'<td class="num" data-v="{r.sigma}">{_num(r.sigma)}</td>'
-            f'<td class="num strong" data-v="{r.exposed}">{_num(r.exposed)}</td>'
+            f'{_rating_cells(data, r)}'
             f'{_elo_cells(r)}'
             f'<td class="num" data-v="{r.games}">{r.games}</td>'
             f'<td class="num" data-v="{r.wins}">{r.wins}</td>'
@@ -146,7 +149,7 @@ def leaderboard_page(data: LeagueData) -> str:
 <p class="lead">{e(_game_line(data))} · {len(data.bots)} bots · {played:,} games played ·
 {fault_total:,} faults · <a href="games.html">all games</a></p>
 <table class="data sortable" id="leaderboard">
-<caption>Ranked by exposed rating μ − 3σ (TrueSkill): a skill each bot very probably has.
+<caption>{data.board.system.words.caption}
 Elo: a fit of all games at once ({e(_anchor_text(data))}), with the half-width of its 95%
 interval; LOS &gt; next: the chance a bot is stronger than the next one down, marked ~ below
 95% (their order is not significant). Click a column heading to sort; click again to
@@ -155,6 +158,12 @@ reverse.</caption>
 <tbody>{"".join(body)}</tbody>
 </table>"""
     return page(data, name="leaderboard", title="Leaderboard", content=content)
+
+
+def _rating_cells(data: LeagueData, r: Row) -> str:
+    """The rating system's figures of a row, its ranking figure strong."""
+    return "".join(f'<td class="num{" strong" if column.ranks else ""}" data-v="{x}">{_num(x)}</td>'
+                   for column, x in zip(data.board.system.columns, r.rating.figures))
 
 
 def _anchor_text(data: LeagueData) -> str:
@@ -183,20 +192,21 @@ def _elo_cells(r: Row) -> str:
 # --- rating history -------------------------------------------------------------------------
 
 def _series(data: LeagueData, bot: BotInfo) -> Series:
-    prior = (0, data.settings.mu, data.settings.sigma)
+    start = data.board.prior or data.board.system.prior(data.settings)
+    prior = (0, start.value, start.value if start.band is None else start.band)
     return Series(bot.id, bot.name, [prior, *data.history.get(bot.id, [])])
 
 
 def history_page(data: LeagueData) -> str:
     """history.html: every bot's mu - 3 sigma after each of its games; a bot's band on demand."""
     chart = rating_chart([_series(data, b) for b in reversed(data.bots)], bands="focus",
-                         label="Rating history of every bot")
+                         label="Rating history of every bot", axis=data.board.system.words.chart_axis)
     legend = "".join(
         f'<li><button type="button" data-bot="{b.id}" aria-pressed="false" title="{e(b.name)}">'
         f'<span class="key" style="border-color:{colour(b.id)[0]};'
         f'border-top-style:{"dashed" if colour(b.id)[1] else "solid"}"></span>'
         f'<span class="rank">{b.row.rank}</span> <span class="name">{e(b.name)}</span> '
-        f'<span class="muted">{_num(b.row.exposed, 1)}</span></button></li>'
+        f'<span class="muted">{_num(b.row.rating.value, 1)}</span></button></li>'
         for b in data.bots)
     content = f"""
 <h1>Rating history</h1>
@@ -375,7 +385,7 @@ def _match_games(games: Sequence[tuple[int, StoredGame]]) -> str:
         label = TERMINATION_LABELS.get(record.termination.value, record.termination.value)
         rows.append(
             f'<tr><td class="num">{no}</td><td class="text">{e(fixture_text(stored.key, names))}</td>'
-            f'<td class="text">{e(describe_result(record, names))}</td>'
+            f'<td class="text">{e(record.outcome.text(names))}</td>'
             f'<td class="text">{e(label)}</td><td class="num">{len(record.moves)}</td>'
             f'<td class="text"><a href="../replay.html#g={no}">replay</a></td></tr>')
     return "".join(rows)
@@ -432,13 +442,20 @@ def _totals(versus: dict[int, Versus]) -> Versus:
     return total
 
 
+def _rating_figures(data: LeagueData, r: Row) -> str:
+    """The bot page's rating entries, as the rating system words them."""
+    return "\n".join(f"<div><dt>{label}</dt><dd>{template.format(*r.rating.figures)}</dd></div>"
+                     for label, template in data.board.system.words.bot_page)
+
+
 def bot_page(data: LeagueData, bot: BotInfo) -> str:
     """bots/SLUG.html: a bot's numbers, rating path, results by opponent and every fault."""
     r = bot.row
     total = _totals(data.versus[bot.id])
     faults = data.faults[bot.id]
     kinds = ", ".join(f"{TERMINATION_LABELS.get(k, k)} {n}" for k, n in r.faults.items())
-    chart = rating_chart([_series(data, bot)], height=300, label=f"Rating history of {bot.name}")
+    chart = rating_chart([_series(data, bot)], height=300, label=f"Rating history of {bot.name}",
+                         axis=data.board.system.words.chart_axis)
     cost = ("each counts as a loss" if data.settings.faults_count_as_losses
             else "they are left out of the standings")
     pages = data.pages(len(faults), PAGE_FAULTS)
@@ -460,8 +477,7 @@ def bot_page(data: LeagueData, bot: BotInfo) -> str:
 <dl class="stats">
 <div><dt>Rank</dt><dd>{r.rank} <small>of {len(data.bots)}</small></dd></div>
 <div><dt>Score</dt><dd>{r.score:g} <small>of {r.games} games{e(unrated)}</small></dd></div>
-<div><dt>Rating μ ± σ</dt><dd>{_num(r.mu)} <small>± {_num(r.sigma)}</small></dd></div>
-<div><dt>μ − 3σ</dt><dd>{_num(r.exposed)}</dd></div>
+{_rating_figures(data, r)}
 <div><dt>W / D / L</dt><dd>{r.wins} / {r.draws} / {r.losses}</dd></div>
 <div><dt>Faults</dt><dd class="{"faulty" if faults else ""}">{r.fault_count}</dd></div>
 <div><dt>Mean move</dt><dd>{move}</dd></div>

@@ -17,7 +17,8 @@ from importlib import resources
 from itertools import chain
 from pathlib import Path
 
-from arena.league import RatingConfig, Store, StoreError
+from arena.errors import ArenaError
+from arena.league import RatingConfig, RatingSystem, Store, StoreError
 
 from .data import LeagueData, fault_pages, league_json, list_pages, load_league, move_chunks
 from .pages import all_pages
@@ -27,13 +28,15 @@ ASSETS = ("style.css", "arena.js", "games.js", "replay.js", "bot.js")
 MARKER = ".arena-site"
 
 
-class PublishError(RuntimeError):
+class PublishError(ArenaError, RuntimeError):
     """A site that cannot be published: a missing or unusable store, or an output in the way."""
 
 
 def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
-                 rating: RatingConfig | None = None, title: str | None = None) -> Path:
-    """Write the static site of a league store into out_dir; returns the path of its index.html."""
+                 rating: RatingConfig | None = None, title: str | None = None,
+                 system: RatingSystem | None = None) -> Path:
+    """Write the static site of a league store into out_dir, rated by system (by default the
+    one the rating settings name); returns the path of its index.html."""
     store_file = Path(store_path)
     if not store_file.is_file():
         raise PublishError(f"{store_file}: no such store file (run the league first)")
@@ -41,7 +44,7 @@ def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
     _check_output(out)
     try:
         with Store(store_file, readonly=True) as store:
-            data = load_league(store, rating, title)
+            data = load_league(store, rating, title, system)
     except StoreError as exc:
         raise PublishError(str(exc)) from None
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,5 @@
-"""Turn what a user writes for a bot (a registered name, or DIALECT:COMMAND) into a BotSpec."""
+"""Turn what a user writes for a bot (a registered name, or DIALECT:COMMAND) into a BotSpec,
+reading a command line the one way the referee runs it (the league config reads it here too)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,17 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import arena
-from arena.protocol import DIALECTS
+from arena.errors import ArenaError
+from arena.plugins import loaded_plugins
 
 from .referee import BotSpec
 
 
-class BotSpecError(ValueError):
+class BotSpecError(ArenaError, ValueError):
     """A bot description that names no bot and no command."""
 
 
@@ -49,35 +52,80 @@ def sdk_argv(target: str, options: Mapping[str, object] | None = None) -> tuple[
     return (sys.executable, "-m", "arena.sdk", target) + opts
 
 
+@dataclass(frozen=True)
+class BotCommand:
+    """A bot's command line as the referee runs it: its words, and the file or directory
+    each names. A word names a path when it holds a '/' (or, after the program, when it is
+    the name of something in the base directory) and that path exists; the program, without
+    a '/', is looked up on PATH as a shell would."""
+
+    text: str
+    base: Path                              #: where relative paths are read from
+    words: tuple[str, ...]                  #: as written
+    paths: tuple[Path | None, ...]          #: each word's existing path, resolved, or None
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        """The words with every path they name made absolute: runs from any directory."""
+        return tuple(str(p) if p is not None else w for w, p in zip(self.words, self.paths))
+
+    def program_problem(self) -> str | None:
+        """Why the program cannot be found (a missing file, a name not on PATH), or None."""
+        program = self.words[0]
+        if "/" in program:
+            if self.paths[0] is None:
+                return (f"program {program!r} not found: the file does not exist (relative "
+                        f"paths are relative to {str(self.base)!r})")
+        elif shutil.which(program) is None:
+            here = (self.base / program).exists()
+            return f"program {program!r} is not on PATH" + (
+                f" (for the file in {str(self.base)!r} write './{program}')" if here else "")
+        return None
+
+    def shown(self) -> tuple[Path, ...]:
+        """What naming paths shows the bot in the sandbox: each directory it names, and the
+        directory of each file (see _readable_for)."""
+        return tuple(dict.fromkeys(_readable_for(p) for p in self.paths if p is not None))
+
+
+def parse_command(command: str, base: str | os.PathLike[str] | None = None) -> BotCommand:
+    """Read a shell-style command line, relative paths from base (default: the working
+    directory); BotSpecError when it cannot be split or is empty."""
+    try:
+        words = tuple(shlex.split(command))
+    except ValueError as exc:
+        raise BotSpecError(f"cannot split into words ({exc}): check the quotes") from None
+    if not words:
+        raise BotSpecError("must name a program to run, got an empty command")
+    root = Path(base if base is not None else os.getcwd())
+    paths: list[Path | None] = []
+    for i, word in enumerate(words):
+        path = root / word
+        paths.append(path.resolve() if ("/" in word or i > 0) and path.exists() else None)
+    return BotCommand(text=command, base=root, words=words, paths=tuple(paths))
+
+
+def dialect_names() -> list[str]:
+    """The dialects the loaded plugins declare, built-in ones first."""
+    return loaded_plugins().dialects.names()
+
+
 def command_spec(name: str, dialect: str, command: str, cwd: str | None = None,
                  readable: tuple[str, ...] = ()) -> BotSpec:
     """A bot started by a shell-style command line; paths in it are made absolute and readable."""
-    if dialect not in DIALECTS:
+    if dialect not in dialect_names():
         raise BotSpecError(f"unknown dialect {dialect!r} in {dialect}:{command}; "
-                           f"known: {', '.join(DIALECTS)}")
+                           f"known: {', '.join(dialect_names())}")
     try:
-        words = shlex.split(command)
-    except ValueError as exc:
-        raise BotSpecError(f"cannot parse the command {command!r}: {exc}") from None
-    if not words:
-        raise BotSpecError(f"empty command in {dialect}:{command!r}")
-    base = Path(cwd or os.getcwd())
-    argv, dirs = [], list(readable)
-    for i, word in enumerate(words):
-        path = base / word
-        looks_like_path = "/" in word or (i > 0 and path.exists())
-        if looks_like_path and path.exists():
-            resolved = path.resolve()
-            argv.append(str(resolved))
-            dirs.append(str(_readable_for(resolved)))
-        elif i == 0 and "/" in word:
-            raise BotSpecError(f"{word!r} does not exist (in {dialect}:{command})")
-        else:
-            if i == 0 and shutil.which(word) is None:
-                raise BotSpecError(f"command {word!r} not found on PATH (in {dialect}:{command})")
-            argv.append(word)
+        parsed = parse_command(command, cwd)
+    except BotSpecError as exc:
+        raise BotSpecError(f"{exc} (in {dialect}:{command})") from None
+    problem = parsed.program_problem()
+    if problem is not None:
+        raise BotSpecError(f"{problem} (in {dialect}:{command})")
     byte_compile(ARENA_PACKAGE_DIR)   # the bot may use the Python SDK
-    return BotSpec(name=name, argv=tuple(argv), dialect=dialect, readable=tuple(dict.fromkeys(dirs)),
+    shown = tuple(readable) + tuple(str(p) for p in parsed.shown())
+    return BotSpec(name=name, argv=parsed.argv, dialect=dialect, readable=tuple(dict.fromkeys(shown)),
                    spec=f"{dialect}:{command}")
 
 
@@ -94,12 +142,12 @@ def resolve_bot(text: str, registered: Callable[[str], BotSpec | None] | None = 
                 name: str | None = None) -> BotSpec:
     """BotSpec for 'DIALECT:COMMAND' or a registered bot name."""
     dialect, sep, command = text.partition(":")
-    if sep and dialect in DIALECTS:
+    if sep and dialect in dialect_names():
         return command_spec(name or command.strip() or text, dialect, command)
     spec = registered(text) if registered else None
     if spec is None:
         raise BotSpecError(f"{text!r} is neither a registered bot nor DIALECT:COMMAND "
-                           f"(dialects: {', '.join(DIALECTS)}); `arena bots` lists the bots")
+                           f"(dialects: {', '.join(dialect_names())}); `arena bots` lists the bots")
     if name:
         spec = dataclasses.replace(spec, name=name)
     return spec

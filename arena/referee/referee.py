@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from arena.games import Game, IllegalMoveError, InvalidMoveError, State
-from arena.protocol import Dialect, ProtocolError, TurnInfo, get_dialect
+from arena.plugins import loaded_plugins
+from arena.protocol import Dialect, ProtocolError, TurnInfo
 from arena.record import BotEntry, GameRecord, MoveRecord, Termination
 from arena.sandbox import Sandbox, SandboxError
 from arena.sandbox.procfs import own_wait_seconds
@@ -84,11 +85,12 @@ class BotPool:
     def close(self) -> None:
         """Ask every kept bot to quit, give them quit_grace_s together, then kill what is
         left, every tree at once before waiting for any (the waits then overlap)."""
-        quit_lines = get_dialect("arena").quit_lines()
-        channels = list(self._idle.values())
+        dialects = loaded_plugins().dialects
+        kept = list(self._idle.items())
         self._idle.clear()
-        for channel in channels:
-            channel.request(quit_lines, expects_reply=False)
+        for key, channel in kept:
+            channel.request(dialects.require(key[2]).quit_lines(), expects_reply=False)
+        channels = [channel for _, channel in kept]
         deadline = time.monotonic() + self.quit_grace_s
         for channel in channels:
             while channel.proc.poll() is None and time.monotonic() < deadline:
@@ -113,7 +115,7 @@ class _Seat:
     def __init__(self, seat: int, spec: BotSpec, control: TimeControl) -> None:
         self.seat = seat
         self.spec = spec
-        self.dialect: Dialect = get_dialect(spec.dialect)
+        self.dialect: Dialect = loaded_plugins().dialects.require(spec.dialect)
         self.clock = Clock(control)
         self.channel: BotChannel | None = None
         self.strikes = 0
@@ -182,14 +184,12 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         _settle(pending)
         _check_idle(seats, mux)  # an unasked line with the last move is a fault all the same
         record.winner = state.winner
-        record.scores = state.returns()
         record.termination = Termination.NORMAL
         record.reason = "draw" if state.winner is None else f"{'xo'[state.winner]} wins"
     except _Faulted as faulted:
         record.termination = faulted.fault.termination
         record.faulted = faulted.seat
         record.winner = 1 - faulted.seat
-        record.scores = (0.0, 1.0) if faulted.seat == 0 else (1.0, 0.0)
         record.reason = f"{bots[faulted.seat].name} (seat {faulted.seat}): {faulted.fault.reason}"
     except KeyboardInterrupt:
         record.termination = Termination.ABORTED

@@ -7,8 +7,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from arena.bounds import DAY_MS, bounded, check_fields
 from arena.sandbox.procfs import TreeUsage
 
+#: what a late move costs: the game, or a strike (and a random move) while strikes last
+TIMEOUT_MODES = ("forfeit", "strikes")
 MIN_LOOK_S = 0.005  #: shortest pause between two looks at a bot past its deadline
 CPUS = os.cpu_count() or 1  #: read once: os.cpu_count() reads /sys every call
 
@@ -29,20 +32,15 @@ class TimeControl:
     running is never waiting: a bot that has used its budget either way is late.
     """
 
-    move_ms: int = 1000
-    startup_ms: int = 5000
-    bank_ms: int = 0
-    increment_ms: int = 0
-    overhead_ms: int = 50
-    load_grace: float = 10.0
+    move_ms: int = bounded(1000, min=1, max=DAY_MS)
+    startup_ms: int = bounded(5000, min=1, max=DAY_MS)
+    bank_ms: int = bounded(0, min=0, max=DAY_MS)
+    increment_ms: int = bounded(0, min=0, max=DAY_MS)
+    overhead_ms: int = bounded(50, min=0, max=DAY_MS)
+    load_grace: float = bounded(10.0, min=0, max=1000)
 
     def __post_init__(self) -> None:
-        for name in ("move_ms", "startup_ms"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"time control: {name} must be > 0, got {getattr(self, name)!r}")
-        for name in ("bank_ms", "increment_ms", "overhead_ms", "load_grace"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"time control: {name} must be >= 0, got {getattr(self, name)!r}")
+        check_fields(self, "time control")
 
 
 @dataclass(frozen=True)
@@ -50,14 +48,11 @@ class TimeoutPolicy:
     """forfeit: a late move loses the game. strikes: up to `strikes` late moves are
     replaced by a random legal move (recorded as substituted); the next one loses."""
 
-    mode: str = "forfeit"
-    strikes: int = 3
+    mode: str = bounded("forfeit", choices=TIMEOUT_MODES)
+    strikes: int = bounded(3, min=1, max=1000)
 
     def __post_init__(self) -> None:
-        if self.mode not in ("forfeit", "strikes"):
-            raise ValueError(f"timeout policy: mode must be 'forfeit' or 'strikes', got {self.mode!r}")
-        if self.strikes < 1:
-            raise ValueError(f"timeout policy: strikes must be >= 1, got {self.strikes!r}")
+        check_fields(self, "timeout policy")
 
 
 class Clock:

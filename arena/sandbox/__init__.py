@@ -11,9 +11,10 @@ The module knows nothing of games or protocols: it hands out raw pipes.
 See docs/sandbox.md for what each mode enforces.
 """
 
+from .detect import MODES
 from .errors import SandboxError, SandboxWarning
 from .limits import Limits
 from .process import SandboxedProcess
 from .sandbox import Sandbox
 
-__all__ = ["Limits", "Sandbox", "SandboxError", "SandboxWarning", "SandboxedProcess"]
+__all__ = ["MODES", "Limits", "Sandbox", "SandboxError", "SandboxWarning", "SandboxedProcess"]

@@ -15,6 +15,7 @@ from .errors import SandboxError
 from .limits import Limits, prlimit_argv
 from .procfs import count_user_tasks
 
+#: isolation modes, strongest first after "auto" (the strongest this host offers)
 MODES = ("auto", "bwrap", "unshare", "none")
 _ORDER = {
     "auto": ("bwrap", "unshare", "none"),

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from arena.errors import ArenaError
 
-class SandboxError(RuntimeError):
+
+class SandboxError(ArenaError, RuntimeError):
     """A bot could not be sandboxed or started as asked."""
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from arena.bounds import BIG, bounded, problem
+
 from .errors import SandboxError
 
 MIB = 1024 * 1024
@@ -13,21 +15,21 @@ MIB = 1024 * 1024
 class Limits:
     """Resource limits applied to every process of one bot."""
 
-    memory_mb: int = 1024  # RLIMIT_DATA (not RLIMIT_AS: that breaks Node and Java)
-    cpu_seconds: int = 600  # RLIMIT_CPU, per process, for the whole game
-    file_size_mb: int = 16  # RLIMIT_FSIZE
-    open_files: int = 256  # RLIMIT_NOFILE
-    processes: int = 64  # RLIMIT_NPROC: processes *and threads* of the bot
-    scratch_mb: int = 64  # size of the private tmpfs (bwrap mode only)
+    memory_mb: int = bounded(1024, min=1, max=BIG)  # RLIMIT_DATA (not RLIMIT_AS: that breaks Node and Java)
+    cpu_seconds: int = bounded(600, min=1, max=BIG)  # RLIMIT_CPU, per process, for the whole game
+    file_size_mb: int = bounded(16, min=1, max=BIG)  # RLIMIT_FSIZE
+    # RLIMIT_NOFILE: descriptors 0-2 are the bot's pipes, so fewer than 3 means nothing.
+    # The sandbox's helpers (bwrap, unshare) start under it too and need about a dozen
+    open_files: int = bounded(256, min=3, max=BIG)
+    processes: int = bounded(64, min=1, max=BIG)  # RLIMIT_NPROC: processes *and threads* of the bot
+    scratch_mb: int = bounded(64, min=1, max=BIG)  # size of the private tmpfs (bwrap mode only)
 
     def __post_init__(self) -> None:
         for field in fields(self):
-            value = getattr(self, field.name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise SandboxError(
-                    f"Limits.{field.name} must be a positive int, got {value!r}; "
-                    f"hint: e.g. Limits({field.name}={field.default!r})"
-                )
+            wrong = problem(getattr(self, field.name), int, field.metadata)
+            if wrong is not None:
+                raise SandboxError(f"Limits.{field.name} {wrong}; "
+                                   f"hint: e.g. Limits({field.name}={field.default!r})")
 
 
 def prlimit_argv(prlimit: str, limits: Limits, nproc: int) -> list[str]:

@@ -104,7 +104,7 @@ def _record(fixture: Fixture, rules_game, game: str, rules: dict, strength: dict
                                 cpu_ms=round(wall * rng.uniform(0.85, 0.99), 3)))
     record = GameRecord(game=game, rule_options=rules, seed=fixture.seed,
                         bots=[BotEntry(fixture.seat0, "random"), BotEntry(fixture.seat1, "random")],
-                        moves=moves, winner=final.winner, scores=final.returns(),
+                        moves=moves, winner=final.winner,
                         reason="draw" if final.winner is None else f"{'xo'[final.winner]} wins",
                         started_at=f"2024-05-01T12:{fixture.index // 60 % 60:02d}:"
                                    f"{fixture.index % 60:02d}+00:00",
@@ -123,7 +123,6 @@ def _record(fixture: Fixture, rules_game, game: str, rules: dict, strength: dict
         record.termination = plan.termination
         record.faulted = seat
         record.winner = 1 - seat
-        record.scores = (0.0, 1.0) if seat == 0 else (1.0, 0.0)
         record.reason = f"{name} (seat {seat}): move {ply + 1}: {plan.reason}"
         record.stderr_tails = ["", ""]
         record.stderr_tails[seat] = HOSTILE_STDERR.format(ply=ply + 1)

@@ -1,0 +1,91 @@
+"""The arena command. Thin: parses arguments, calls the library, and is the one
+place where user errors become a one-line message and a non-zero exit.
+
+Every subcommand is a Command that a plugin registers (arena's own through the
+default plugin arena.cli.builtin); main() builds the parser from the loaded registry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from arena import __version__
+from arena.errors import ArenaError
+
+from .command import Command
+from .common import EXIT_USAGE, UserError, loaded
+
+EXIT_INTERRUPTED = 130   #: stopped by Ctrl-C or SIGTERM (128 + SIGINT), as shells report it
+EXIT_CLOSED_PIPE = 141   #: the reader of stdout went away (128 + SIGPIPE)
+
+
+def commands() -> dict[str, Command]:
+    """The subcommands the loaded plugins registered, by name, in registration order; an
+    entry that is not a Command is reported (once) and left out."""
+    registry = loaded().commands
+    found: dict[str, Command] = {}
+    for name, command in registry.items():
+        if isinstance(command, Command) and command.name == name:
+            found[name] = command
+        elif not _reported(name):
+            print(f"arena: WARNING: plugin {registry.plugin(name) or '?'!r}: command {name!r} is not "
+                  "an arena.cli.Command with that name; left out", file=sys.stderr)
+    return found
+
+
+_REPORTED: set[str] = set()
+
+
+def _reported(name: str) -> bool:
+    seen = name in _REPORTED
+    _REPORTED.add(name)
+    return seen
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The arena parser with every registered command; with only, the arguments of that
+    command alone are added (the others are listed by name and help)."""
+    parser = argparse.ArgumentParser(prog="arena", description="Run bot competitions.")
+    parser.add_argument("--version", action="version", version=f"bot-arena {__version__}")
+    sub = parser.add_subparsers(dest="arena_command", required=True, metavar="COMMAND")
+    for name, command in commands().items():
+        p = sub.add_parser(name, help=command.help, description=command.description or None)
+        if only is None or only == name:
+            command.add_arguments(p)
+        p.set_defaults(arena_run=command.run)
+    return parser
+
+
+def _closed_pipe() -> int:
+    """The reader of stdout went away (`arena ... | head`): stop quietly, as other tools do."""
+    # point stdout at /dev/null so the interpreter's final flush does not fail again
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_CLOSED_PIPE
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the arena command; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # only the command that runs adds its arguments: a plugin's may import what it needs
+    parser = build_parser(only=next((a for a in argv if not a.startswith("-")), None))
+    args = parser.parse_args(argv)
+    try:
+        code = args.arena_run(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _closed_pipe()
+    except ArenaError as exc:   # "arena said no": one line; anything else is a bug, with its traceback
+        print(f"arena {args.arena_command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"arena {args.arena_command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+__all__ = ["Command", "UserError", "build_parser", "commands", "main"]

@@ -1,0 +1,35 @@
+"""arena publish: a league as a static web site."""
+
+from __future__ import annotations
+
+import argparse
+
+from .command import Command
+from .common import add_rating_option, league_source, rating_system_from
+
+
+def publish(store, out, rating=None, title=None, system=None):
+    """Write the site of a league store, rated by system (default: the league's); the index page's path."""
+    from arena.publish import publish_site
+    return publish_site(store, out, rating=rating, title=title, system=system)
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    store_path, rating, _names, title = league_source(args.store)
+    index = publish(store_path, args.out, rating=rating, title=args.title or title,
+                    system=rating_system_from(args))
+    print(f"published: {index}")
+    return 0
+
+
+def _publish_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("store", metavar="STORE_OR_CONFIG",
+                   help="a league store (results/NAME.sqlite) or its config")
+    p.add_argument("--out", required=True, help="directory to write the site into")
+    p.add_argument("--title", help="page title (default: the league name)")
+    add_rating_option(p)
+
+
+COMMANDS = (
+    Command("publish", "write a league as a static web site", cmd_publish, _publish_arguments),
+)

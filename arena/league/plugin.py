@@ -1,0 +1,28 @@
+"""The league's built-in rating system and leaderboard formats, declared as an arena plugin
+exactly like a third-party one."""
+
+from __future__ import annotations
+
+import pluggy
+
+from arena.registry import Registry
+
+from .leaderboard import render_csv, render_json, render_md, render_table
+from .rating_systems import DEFAULT_RATING_SYSTEM, TrueSkill
+
+# the same marker as arena.plugins.hookimpl, made here so that the league never imports upwards
+hookimpl = pluggy.HookimplMarker("arena")
+
+
+@hookimpl
+def arena_register_rating_systems(registry: Registry) -> None:
+    """TrueSkill, the default."""
+    registry.add(DEFAULT_RATING_SYSTEM, TrueSkill())
+
+
+@hookimpl
+def arena_register_output_formats(registry: Registry) -> None:
+    """The terminal table, Markdown, CSV and JSON, in the order --format lists them."""
+    for name, renderer in (("table", render_table), ("md", render_md), ("csv", render_csv),
+                           ("json", render_json)):
+        registry.add(name, renderer)

@@ -1,0 +1,120 @@
+"""Rating systems: how a league rates its bots from game outcomes, and how the ratings read.
+
+A rating system is registered by name through the `arena_register_rating_systems` hook
+(TrueSkill by arena's own default plugin, arena.league.plugin) and a league names the one
+it is rated by in `rating.system` (RatingConfig.system). The leaderboard, its text
+formats and the site take their rating columns, legend and chart from the system a
+league is rated with, so a plugin system shows everywhere TrueSkill does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from .config import DEFAULT_RATING_SYSTEM, RatingConfig
+from .ratings import make_env, replay
+
+__all__ = ["DEFAULT_RATING_SYSTEM", "RatedGame", "Rating", "RatingColumn", "RatingSystem",
+           "RatingWords", "TrueSkill", "rating_system"]
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    """A game as a rating system reads it: fixture key, the two bots by seat, their points
+    (win 1, draw 1/2; games left out of the standings never reach a rating system)."""
+
+    key: str
+    bots: tuple[str, str]
+    points: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A bot's rating as its system shows it."""
+
+    value: float                   #: what the table ranks by, higher first
+    figures: tuple[float, ...]     #: one for each of the system's columns
+    band: float | None = None      #: the top of the band charts draw above the value, if any
+
+
+@dataclass(frozen=True)
+class RatingColumn:
+    """A figure of a rating: its name in csv, json and the text table, and on the site."""
+
+    key: str                #: csv and json field, text table heading: "mu"
+    label: str              #: the site's column heading (HTML): "μ"
+    help: str               #: the site's tooltip: "TrueSkill mean"
+    ranks: bool = False     #: the figure the table is ranked by (shown strong)
+
+
+@dataclass(frozen=True)
+class RatingWords:
+    """What a system's ratings mean, in the words each output needs."""
+
+    legend: str              #: under the text table, before the other columns' meanings
+    caption: str             #: the site's leaderboard caption, first sentence (HTML)
+    ranked_by: str           #: "exposed rating": the site's rank column help says "by ..."
+    chart_axis: str          #: the rating charts' vertical axis (what line and band are)
+    #: the bot page's figures: (label, str.format template over the rating's figures)
+    bot_page: tuple[tuple[str, str], ...]
+
+
+class RatingSystem(Protocol):
+    """How to rate a list of game outcomes, and how to show a rating."""
+
+    @property
+    def columns(self) -> Sequence[RatingColumn]:
+        """A rating's figures, in the order Rating.figures holds them."""
+        ...
+
+    @property
+    def words(self) -> RatingWords:
+        """What the figures mean."""
+        ...
+
+    def prior(self, settings: RatingConfig) -> Rating:
+        """The rating of a bot without games."""
+        ...
+
+    def rate(self, games: Sequence[RatedGame], settings: RatingConfig) -> Mapping[str, Sequence[Rating]]:
+        """Every bot's rating after each of its games, replaying the games in the order given
+        (fixture order: the ratings are a function of the stored results alone)."""
+        ...
+
+
+@dataclass(frozen=True)
+class TrueSkill:
+    """Microsoft's TrueSkill (the `trueskill` package), ranked by mu - 3 sigma."""
+
+    columns: Sequence[RatingColumn] = (
+        RatingColumn("mu", "μ", "TrueSkill mean"),
+        RatingColumn("sigma", "σ", "TrueSkill uncertainty"),
+        RatingColumn("exposed", "μ − 3σ", "exposed rating: what the table is ranked by", ranks=True))
+    words: RatingWords = RatingWords(
+        legend=("Ranked by exposed = mu - 3 sigma (TrueSkill's cautious rating: the skill is above "
+                "it with about 99.9% probability); mu: estimated skill, sigma: its uncertainty;"),
+        caption="Ranked by exposed rating μ − 3σ (TrueSkill): a skill each bot very probably has.",
+        ranked_by="exposed rating",
+        chart_axis="μ − 3σ (line, ranks) · band up to μ",
+        bot_page=(("Rating μ ± σ", "{0:.2f} <small>± {1:.2f}</small>"), ("μ − 3σ", "{2:.2f}")))
+
+    def prior(self, settings: RatingConfig) -> Rating:
+        return _shown(settings.mu, settings.sigma)
+
+    def rate(self, games: Sequence[RatedGame], settings: RatingConfig) -> Mapping[str, Sequence[Rating]]:
+        paths = replay(make_env(settings), ((g.key, g.bots, g.points) for g in games))
+        return {name: [_shown(p.mu, p.sigma) for p in path] for name, path in paths.items()}
+
+
+def _shown(mu: float, sigma: float) -> Rating:
+    exposed = mu - 3 * sigma
+    return Rating(value=exposed, figures=(mu, sigma, exposed), band=mu)
+
+
+def rating_system(settings: RatingConfig) -> RatingSystem:
+    """The registered rating system the settings name (UnknownExtensionError if none is)."""
+    from arena.plugins import loaded_plugins
+    system: RatingSystem = loaded_plugins().rating_systems.require(settings.system)
+    return system

@@ -1,0 +1,75 @@
+"""A record's Outcome, read from what every record version stores, and the one Tally that
+counts results from it."""
+
+import json
+
+import pytest
+
+from arena.league.pairs import Tally, match_results
+from arena.record import RECORD_VERSION, BotEntry, GameRecord, MoveRecord, Outcome, Result, Termination
+
+#: a game as record version 1 stored it: no `opening`, `scores` written beside the winner
+VERSION_1 = json.dumps({
+    "game": "tictactoe", "rule_options": {}, "seed": 5,
+    "bots": [{"name": "a", "spec": "random", "options": {}}, {"name": "b", "spec": "random", "options": {}}],
+    "moves": [{"seat": 0, "move": "4", "wall_ms": 1.0, "cpu_ms": None, "substituted": None, "wait_ms": None},
+              {"seat": 1, "move": "0", "wall_ms": 1.0, "cpu_ms": None, "substituted": None, "wait_ms": None}],
+    "winner": 0, "termination": "crash", "faulted": 1, "reason": "b (seat 1): exited (exit code 3)",
+    "scores": [1.0, 0.0], "stderr_tails": ["", "boom"], "started_at": "", "duration_ms": 3.0,
+    "startup_ms": 1.0, "play_ms": 2.0, "version": 1})
+
+
+def record(a: str, b: str, seed: int, winner: int | None, termination=Termination.NORMAL,
+           faulted: int | None = None) -> GameRecord:
+    return GameRecord(game="tictactoe", rule_options={}, seed=seed, bots=[BotEntry(a), BotEntry(b)],
+                      moves=[MoveRecord(0, "4", 1.0)], winner=winner, termination=termination,
+                      faulted=faulted, reason="r")
+
+
+def test_an_outcome_gives_each_seat_its_result_as_the_standings_count_it():
+    assert [Outcome(0).result(s) for s in (0, 1)] == [Result.WIN, Result.LOSS]
+    assert [Outcome(None).result(s) for s in (0, 1)] == [Result.DRAW, Result.DRAW]
+    fault = Outcome(1, Termination.TIMEOUT, faulted=0)
+    assert fault.points() == (0.0, 1.0) and fault.points(faults_count_as_losses=False) is None
+    assert fault.result(0, faults_count_as_losses=False) is None
+    # a fault is the faulting seat's loss whatever the winner field says
+    assert Outcome(None, Termination.CRASH, faulted=1).points() == (1.0, 0.0)
+    assert Outcome(None, Termination.ABORTED).points() is None
+    assert Outcome(None, Termination.ABORTED).text(["a", "b"]) == "aborted"
+    assert fault.text(["a", "b"]) == "a faulted (timeout); b wins"
+    assert Outcome(None).text(["a", "b"]) == "draw" and Outcome(1).text(["a", "b"]) == "b wins"
+
+
+def test_a_version_1_record_reads_and_its_scores_come_from_its_outcome():
+    old = GameRecord.from_json(VERSION_1)
+    assert old.version == 1 and old.opening == 0
+    assert old.outcome == Outcome(0, Termination.CRASH, 1)
+    assert old.result("b") is Result.LOSS and old.result("a") is Result.WIN
+    assert old.scores == (1.0, 0.0)
+    again = GameRecord.from_json(old.to_json())
+    assert again.to_dict() == old.to_dict() and again.to_dict()["scores"] == [1.0, 0.0]
+    assert old.summary() == "a (x) vs b (o): b faulted (crash); a wins, exited (exit code 3), 2 moves, seed 5"
+    with pytest.raises(ValueError):
+        old.seat_of("c")
+    new = record("a", "b", 1, None)
+    assert new.version == RECORD_VERSION and new.scores == (0.5, 0.5)
+    assert new.summary() == "a (x) vs b (o): draw, normal, 1 moves, seed 1"
+
+
+def test_the_tally_pairs_seat_swapped_games_as_they_come():
+    tally = Tally()
+    assert tally.add(record("a", "b", 1, 0)) is False          # a wins as x
+    assert tally.add(record("b", "a", 2, None)) is False       # another seed: no partner
+    assert tally.add(record("b", "a", 1, 0)) is True           # b wins as x: pair 1 is 1-1
+    assert tally.add(record("a", "a", 3, 0)) is False          # a bot against itself: not counted
+    tally.add(record("b", "c", 4, 1, Termination.CRASH, faulted=0))
+    a_vs_b = tally.between("a", "b")
+    assert (a_vs_b.games.wins, a_vs_b.games.draws, a_vs_b.games.losses) == (1, 1, 1)
+    assert a_vs_b.pairs.counts == (0, 0, 1, 0, 0) and a_vs_b.unpaired.draws == 1
+    assert tally.between("b", "a").games.wins == 1 and tally.between("c", "b").games.wins == 1
+    assert list(tally.results()) == [("a", "b"), ("b", "c")]
+    left_out = Tally(faults_count_as_losses=False)
+    left_out.add(record("b", "c", 4, 1, Termination.CRASH, faulted=0))
+    assert left_out.results() == {}
+    games = [("k", 0, record("a", "b", 1, 0)), ("k", 1, record("c", "b", 1, 0))]
+    assert list(match_results(games, bots=["a", "b"])) == [("a", "b")]

@@ -187,8 +187,8 @@ def create_game(name: str, rules: dict[str, str]) -> Game:
     loading them costs it pluggy and an entry-point scan); a plugin game loads them."""
     registry: GameRegistry = default_registry()
     if name not in registry.names():
-        from arena.plugins import game_registry
-        registry = game_registry()
+        from arena.plugins import games_only_registry
+        registry = games_only_registry()
     return registry.create(name, **rules)
 
 

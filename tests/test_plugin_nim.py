@@ -13,8 +13,6 @@ from fresh_venv import venv_with_plugin
 from test_league_plugins import ROOT, doc_example
 
 PILE, MOST = 21, 3     # the page's pile and largest take
-
-
 PAGE = ROOT / "docs" / "plugins.md"
 
 

@@ -99,20 +99,27 @@ def lazy_state(game: Game, legal: str, text: str) -> State:
     filled from game.parse_state(text) on first use; until then legal_moves() answers from
     the turn's list of legal moves, so a bot that only needs those builds no state."""
     lazy: Any = _lazy_class(type(game), game)
+    if lazy is None:
+        return game.parse_state(text)
     state = lazy.__new__(lazy)
     object.__setattr__(state, "_sdk_turn", [game, legal, text])
     return state
 
 
-_LAZY_CLASSES: dict[type, type] = {}
+_LAZY_CLASSES: dict[type, type | None] = {}
 
 
-def _lazy_class(game_class: type, game: Game) -> type:
-    """The game's state class, made to fill itself from a turn's text on first use."""
-    lazy = _LAZY_CLASSES.get(game_class)
-    if lazy is not None:
-        return lazy
+def _lazy_class(game_class: type, game: Game) -> type | None:
+    """The game's state class, made to fill itself from a turn's text on first use; None
+    when its states are not made of slots alone. A field of a class with a __dict__ may
+    have a class-level default (a dataclass's `stones: int = 21`), which normal lookup
+    would find before the state is filled: such a game's states are read at once."""
+    if game_class in _LAZY_CLASSES:
+        return _LAZY_CLASSES[game_class]
     real = type(game.initial_state())
+    if hasattr(game.initial_state(), "__dict__"):
+        _LAZY_CLASSES[game_class] = None
+        return None
     decimal = type(game).parse_move is Game.parse_move   # moves are cell numbers: int() reads them
 
     def fill(state: Any) -> None:

@@ -241,3 +241,50 @@ def test_sdk_state_copies_and_pickles_as_the_games_own_state():
         for twin in (copy.deepcopy(state), pickle.loads(pickle.dumps(state))):
             assert type(twin) is type(game.initial_state())
             assert twin == game.parse_state(turn[5]) and twin.legal_moves() == state.legal_moves()
+
+
+def test_sdk_reads_a_turn_at_once_for_a_state_class_whose_fields_have_class_level_defaults():
+    # a plugin's frozen dataclass keeps `stones: int = 21` on the class: a state filled only
+    # on first use would show the default, not the turn's position, to the bot
+    from dataclasses import dataclass
+
+    from arena.games import Game, GameInfo, State
+    from arena.sdk import lazy_state
+
+    @dataclass(frozen=True)
+    class PileState(State):
+        stones: int = 21
+        to_move: int = 0
+
+        def legal_moves(self):
+            return tuple(range(1, min(3, self.stones) + 1))
+
+        def play(self, move):
+            return PileState(self.stones - move, 1 - self.to_move)
+
+        def is_terminal(self):
+            return self.stones == 0
+
+        @property
+        def winner(self):
+            return None if self.stones else 1 - self.to_move
+
+        def encode(self):
+            return f"{self.stones} {self.to_move}"
+
+        def render(self):
+            return self.encode()
+
+    class Pile(Game):
+        info = GameInfo(name="pile", summary="a pile", rules="take 1 to 3", max_length=21, move_count=4)
+
+        def initial_state(self):
+            return PileState()
+
+        def parse_state(self, text):
+            stones, mover = text.split()
+            return PileState(int(stones), int(mover))
+
+    state = lazy_state(Pile(), "1,2,3", "7 1")
+    assert (state.stones, state.to_move) == (7, 1)
+    assert state == PileState(7, 1) and state.play(3) == PileState(4, 0)

@@ -153,6 +153,10 @@ def test_piped_progress_is_a_line_now_and_then_with_eta_and_faults(league):
     assert status[-1].startswith("[6/6] 100%,") and "ETA" in status[-1] and "4 faults" in status[-1]
     faults = [line for line in lines if line.startswith("fault:")]
     assert len(faults) == 1 and "can't open file" in faults[0]     # the cause, once
+    # the game in the record's one-line summary: the faulting bot named once, not again in its reason
+    assert re.match(r"fault: \S+ \(x\) vs \S+ \(o\): broken faulted \(start-up failure\); r[12] wins, "
+                    r"exited while starting up .*, 0 moves, seed \d+; broken's stderr: ", faults[0]), faults[0]
+    assert "(seat " not in faults[0]
     assert lines[-1].startswith("finished: 6 games played")
 
 

@@ -46,26 +46,27 @@ def test_reference_bots_are_declared_once_and_the_plugin_and_classes_agree_with_
                 assert cls.name in declared, f"{module}:{cls.__name__} is not in bots.catalog"
 
 
-def test_the_catalogs_option_has_the_fields_of_bot_option():
-    # bots.catalog.Option mirrors arena.plugins.BotOption on purpose (a bot process must not
-    # import pluggy); the plugin makes one from the other field by field
+def test_the_catalog_holds_the_declarations_the_plugin_registers():
+    # one declaration of each reference bot: bots.catalog builds arena's own BotDeclarations
+    # (from arena.declarations, which a bot process may import) and the plugin adds them as they are
     import dataclasses
 
-    from arena.plugins import BotOption
-    from bots.catalog import Option
-    assert list(Option._fields) == [f.name for f in dataclasses.fields(BotOption)]
-    assert BotOption(**Option(2, "h", kind="integer", low=1)._asdict()) == BotOption(2, "h", kind="integer", low=1)
+    from bots.catalog import BOTS
+    registered = [d for d in load_plugins().bots.all() if d.plugin == "reference-bots"]
+    assert all(isinstance(bot, BotDeclaration) for bot in BOTS)
+    assert registered == [dataclasses.replace(bot, plugin="reference-bots") for bot in BOTS]
 
 
 def test_a_bot_process_imports_only_its_own_agent_and_never_the_plugin_machinery():
-    # what `python -m arena.sdk bots.mcts:MCTS` imports before it plays: the catalog, not the
-    # other agents' modules (tables built at import) nor arena.plugins (pluggy, importlib.metadata)
+    # what `python -m arena.sdk bots.mcts:MCTS` imports before it plays: the catalog and the
+    # declarations it is made of, not the other agents' modules (tables built at import) nor
+    # arena.plugins (pluggy, importlib.metadata)
     code = ("import sys, arena.sdk; arena.sdk.load_factory('bots.mcts:MCTS'); "
             "print(' '.join(sorted(m for m in sys.modules if m.startswith(('bots', 'pluggy', 'arena.plugins', "
-            "'importlib.metadata')))))")
+            "'arena.declarations', 'importlib.metadata')))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["bots", "bots.base", "bots.catalog", "bots.mcts"]
+    assert out.stdout.split() == ["arena.declarations", "bots", "bots.base", "bots.catalog", "bots.mcts"]
 
 
 def test_the_emulate_option_names_every_defect_an_agent_can_emulate():

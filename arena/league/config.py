@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.bounds import BIG, bounded
 from arena.bounds import describe as _describe
-from arena.games import GameRegistry, default_registry
+from arena.games import GameRegistry
 from arena.plugins import loaded_plugins
 from arena.protocol import Dialect
 from arena.referee.botspec import BotSpecError, parse_command
@@ -199,10 +199,10 @@ def load_config(path: str | os.PathLike[str], known_bots: BotCheck | None = None
                 games: GameRegistry | None = None,
                 dialects: Registry[Dialect] | None = None) -> LeagueConfig:
     """Read and validate a league YAML file; raises ConfigError (one line) on any problem.
-    Dialects are the loaded plugins' unless given."""
+    Games and dialects are the loaded plugins' unless given."""
     data, reader = read_yaml(path)
     return _build(reader, data, Path(path).resolve().parent, known_bots,
-                  _Known(games or default_registry(), dialects or loaded_plugins().dialects),
+                  _known(games, dialects),
                   Path(path))
 
 
@@ -213,7 +213,7 @@ def config_from_dict(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str
     """Validate a config given as a dict (no line numbers); raises ConfigError."""
     reader = Reader(source, {})
     return _build(reader, data, Path(base_dir).resolve(), known_bots,
-                  _Known(games or default_registry(), dialects or loaded_plugins().dialects), None)
+                  _known(games, dialects), None)
 
 
 @dataclass(frozen=True)
@@ -222,6 +222,15 @@ class _Known:
 
     games: GameRegistry
     dialects: Registry[Dialect]
+
+
+def _known(games: GameRegistry | None, dialects: Registry[Dialect] | None) -> _Known:
+    """The given games and dialects, or those of the loaded plugins (built-in and plugin ones)."""
+    if games is None or dialects is None:
+        plugins = loaded_plugins()
+        games = plugins.games if games is None else games
+        dialects = plugins.dialects if dialects is None else dialects
+    return _Known(games, dialects)
 
 
 # --- checking -------------------------------------------------------------------------------------

@@ -21,13 +21,7 @@ import dataclasses
 import functools
 import importlib
 import importlib.metadata
-import importlib.util
-import json
-import os
-import sys
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pluggy
@@ -235,97 +229,14 @@ def _call_one(impl, hook: str, kwargs: dict, errors: list[str], versions: dict[s
         errors.append(f"plugin {impl.plugin_name!r} failed in {hook}: {exc}")
 
 
-def _code_path(target: str) -> str | None:
-    """The package directory or module file of a 'module:Class' target's top-level name.
-
-    Found from the target module itself where it exists (importing its parent packages, not
-    the module): the top-level name alone would take a `bots/` directory in the working
-    directory (a namespace package) for an installed `bots` package."""
-    module = target.split(":", 1)[0]
-    for name in (module, module.split(".", 1)[0]):
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            continue
-        if spec is None or spec.origin is None:
-            continue
-        path = Path(spec.origin)
-        if spec.submodule_search_locations:     # a package: its __init__.py's directory
-            path = path.parent
-        for _ in range(name.count(".")):        # up to the top-level package
-            path = path.parent
-        return str(path)
-    return None
+#: names that moved to arena.referee.botspec (the referee's side of a declaration)
+_MOVED = ("bot_spec", "code_paths", "module_dir", "registered_bot_spec")
 
 
-def module_dir(target: str) -> str | None:
-    """Directory holding the top-level package of a 'module:Class' target, without importing it."""
-    path = _code_path(target)
-    if path is None:
-        return None
-    resolved = Path(path).resolve()
-    return str(resolved if resolved.is_dir() else resolved.parent)
-
-
-def bot_spec(decl: BotDeclaration, options: Mapping[str, Any] | None = None, name: str | None = None,
-             base_dir: str | Path | None = None):
-    """The referee's BotSpec for a declared bot with the given options; file options are
-    made absolute (from base_dir) and their files readable in the sandbox."""
-    from arena.referee import BotSpec
-    from arena.referee.botspec import ARENA_PACKAGE_DIR, byte_compile
-    opts = decl.check_options(options or {})
-    files: list[str] = []
-    for key, option in decl.options.items():
-        path = option.file_path(opts[key], base_dir)
-        if path is not None:
-            opts[key] = str(path)
-            files.append(str(path))
-    env: dict[str, str] = {}
-    if decl.target is not None:
-        argv = (sys.executable, "-m", "arena.sdk", decl.target) + tuple(
-            f"{k}={json.dumps(v)}" for k, v in sorted(opts.items()))
-        for code in (ARENA_PACKAGE_DIR, _code_path(decl.target)):
-            if code:
-                byte_compile(code)
-        where = module_dir(decl.target)
-        readable = (ARENA_PACKAGE_DIR,) + code_paths(decl.target) + tuple(files)
-        # the sandbox shows only these directories, so name their parents on the
-        # import path rather than rely on how the packages were installed
-        roots = [str(Path(ARENA_PACKAGE_DIR).parent)]
-        if where:
-            roots.append(where if _is_module_file_dir(decl.target, where) else str(Path(where).parent))
-        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(roots))
-    elif decl.command is not None:
-        argv = tuple(decl.command) + tuple(f"{k}={v}" for k, v in sorted(opts.items()))
-        readable = (ARENA_PACKAGE_DIR,) + tuple(files)
-    else:   # BotRegistry.add refuses such a declaration; one built by hand may reach here
-        raise PluginError(f"bot {decl.name!r} needs exactly one of target or command")
-    return BotSpec(name=name or decl.name, argv=argv, dialect=decl.dialect, readable=readable,
-                   env=env, spec=decl.name, options=opts)
-
-
-def code_paths(target: str) -> tuple[str, ...]:
-    """What a Python bot may read of its own code: its package directory, or for a
-    module that is a single file, that file and its compiled copy (never the directory
-    around it, which may be site-packages or the user's working directory)."""
-    path = _code_path(target)
-    if path is None:
-        return ()
-    resolved = Path(path).resolve()
-    if resolved.is_dir():
-        return (str(resolved),)
-    compiled = Path(importlib.util.cache_from_source(str(resolved)))
-    return (str(resolved),) + ((str(compiled),) if compiled.is_file() else ())
-
-
-def _is_module_file_dir(target: str, where: str) -> bool:
-    """True when target's top-level module is a single file directly in where."""
-    top = target.split(":", 1)[0].split(".", 1)[0]
-    return (Path(where) / f"{top}.py").is_file()
-
-
-def registered_bot_spec(name: str, plugins: Plugins | None = None):
-    """BotSpec for a registered bot name with its default options, or None."""
-    plugins = plugins or loaded_plugins()
-    decl = plugins.bots.get(name)
-    return None if decl is None else bot_spec(decl)
+def __getattr__(name: str) -> Any:
+    """The moved names, still found here for callers not yet changed to import them from
+    arena.referee.botspec (arena/league/runner.py); nothing in this module needs them."""
+    if name in _MOVED:
+        from arena.referee import botspec
+        return getattr(botspec, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

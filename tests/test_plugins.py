@@ -12,9 +12,10 @@ import pytest
 from fresh_venv import venv_with_plugin
 
 from arena.games import default_registry
-from arena.plugins import BotDeclaration, bot_spec, hookimpl, load_plugins
+from arena.plugins import BotDeclaration, hookimpl, load_plugins
 from arena.record import Termination
 from arena.referee import MatchSettings, TimeControl, play_game
+from arena.referee.botspec import bot_spec
 from arena.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -29,13 +29,13 @@ import pluggy
 from arena import __version__
 from arena.declarations import OPTION_KINDS, BotDeclaration, BotOption
 from arena.games import GameRegistry
+from arena.hooks import PROJECT, hookimpl, hookspec
 from arena.registry import PluginError, Registry
 
 __all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "OPTION_KINDS", "PROJECT", "ArenaHookSpecs",
            "BotDeclaration", "BotOption", "BotRegistry", "PluginError", "Plugins", "game_registry",
            "hookimpl", "hookspec", "load_plugins", "loaded_plugins", "make_plugin_manager"]
 
-PROJECT = "arena"
 ENTRY_POINT_GROUP = "arena"
 
 #: plugins that ship inside bot-arena: (plugin name, module), registered before any entry point
@@ -46,10 +46,6 @@ DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
     ("builtin-dialects", "arena.protocol.plugin"),
     ("reference-bots", "bots.plugin"),
 )
-
-hookspec = pluggy.HookspecMarker(PROJECT)
-hookimpl = pluggy.HookimplMarker(PROJECT)
-
 
 class ArenaHookSpecs:
     """The hooks a plugin may implement. Specs only ever gain arguments."""

@@ -9,7 +9,7 @@ when `arena train` runs.
 import argparse
 
 from arena.cli import Command
-from arena.plugins import hookimpl
+from arena.hooks import hookimpl
 from arena.registry import Registry
 
 from .catalog import BOTS

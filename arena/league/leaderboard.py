@@ -23,8 +23,6 @@ from .pairs import Pairing, Tally, between
 from .rating_systems import RatedGame, Rating, RatingSystem, TrueSkill, rating_system
 from .ratings import GameRow
 
-#: the built-in output formats, in the order --format lists them (arena.league.plugin)
-FORMATS = ("table", "md", "csv", "json")
 #: every kind of fault, in the order columns show them
 FAULT_KINDS = tuple(t.value for t in Termination if t.is_fault)
 #: below this likelihood of superiority, two neighbours' order is not significant

@@ -52,7 +52,7 @@ def test_the_plugin_is_listed_with_its_game_and_bots(env):
     assert "connect-four  Connect Four, 7 columns by 6 rows" in games
     assert "tictactoe" in games                                   # the built-ins are still there
     plugins = arena(env, "plugins").stdout
-    assert "connect-four  arena-connect-four 0.1.0  (1 games, 2 bots)" in plugins
+    assert "connect-four  arena-connect-four 0.1.0  (1 game, 2 bots)" in plugins
     assert "builtin-games  bot-arena 0.1.0 (built in)  (4 games, 0 bots)" in plugins
     bots = arena(env, "bots", "--game", "connect-four").stdout
     assert "c4-search" in bots and "c4-random" in bots and "[connect-four]" in bots

@@ -168,7 +168,7 @@ def test_third_party_plugin_installs_into_a_fresh_environment_and_plays(tmp_path
                             text=True, timeout=60)
     assert "corner-first" in listed.stdout and "[example]" in listed.stdout
     plugins = subprocess.run(arena_cmd + ["plugins"], capture_output=True, text=True, timeout=60)
-    assert "example  arena-example-plugin 0.1.0  (1 bots)" in plugins.stdout
+    assert "example  arena-example-plugin 0.1.0  (1 bot)" in plugins.stdout
     match = subprocess.run(arena_cmd + ["match", "corner-first", "random", "--game", "tictactoe",
                                         "--games", "4", "--seed", "1"],
                            capture_output=True, text=True, timeout=120, cwd=tmp_path)

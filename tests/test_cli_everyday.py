@@ -104,6 +104,19 @@ def test_publish_and_leaderboard_take_the_league_config(league, tmp_path):
     assert early.returncode == 2 and "run `arena run" in early.stderr
 
 
+@pytest.mark.parametrize("out, why", [("/proc/x", ""),     # the kernel's words, whatever they are
+                                      ("FILE/sub", "FILE is a file, not a directory")])
+def test_publish_to_an_output_it_cannot_write_is_one_line_naming_it(league, tmp_path, out, why):
+    _config, store, _run = league
+    (tmp_path / "FILE").write_text("not a directory\n")
+    out, why = (text.replace("FILE", str(tmp_path / "FILE")) for text in (out, why))
+    done = arena("publish", str(store), "--out", out)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith(f"arena publish: error: {out}: cannot write the site there: {why}")
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["FILE"]      # no staging directory left
+
+
 # --- a closed pipe ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args", [("leaderboard", "STORE"), ("replay", "STORE", "--game", "2"),

@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from arena.league.executors.base import GameJob
+from arena.league.executors.local import play_fixtures
 from arena.league.pairs import Tally
 from arena.league.progress import Progress
-from arena.league.runner import GameJob, play_fixtures
 from arena.league.schedule import Fixture
 from arena.league.store import Store
 from arena.record import GameRecord, Termination

@@ -34,7 +34,8 @@ from arena.registry import PluginError, Registry
 
 __all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "OPTION_KINDS", "PROJECT", "ArenaHookSpecs",
            "BotDeclaration", "BotOption", "BotRegistry", "PluginError", "Plugins", "game_registry",
-           "hookimpl", "hookspec", "load_plugins", "loaded_plugins", "make_plugin_manager"]
+           "games_only_registry", "hookimpl", "hookspec", "load_plugins", "loaded_plugins",
+           "make_plugin_manager"]
 
 ENTRY_POINT_GROUP = "arena"
 
@@ -45,6 +46,7 @@ DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
     ("builtin-commands", "arena.cli.builtin"),
     ("builtin-dialects", "arena.protocol.plugin"),
     ("reference-bots", "bots.plugin"),
+    ("builtin-executors", "arena.league.executors.plugin"),
 )
 
 class ArenaHookSpecs:
@@ -144,25 +146,26 @@ def make_plugin_manager() -> pluggy.PluginManager:
     return pm
 
 
-def load_plugins(extra: tuple[object, ...] = (), entry_points: bool = True) -> Plugins:
+def load_plugins(extra: tuple[object, ...] = (), entry_points: bool = True,
+                 defaults: tuple[tuple[str, str], ...] = DEFAULT_PLUGINS) -> Plugins:
     """Load the default plugins, every entry-point plugin (and extra plugin objects); a
     failing plugin is reported in .errors, named, and the others still load."""
     pm = make_plugin_manager()
     errors: list[str] = []
     versions: dict[str, str] = {}
     candidates: list[tuple[str, object | None, str]] = []
-    for name, module in DEFAULT_PLUGINS:
+    for name, module in defaults:
         try:
             candidates.append((name, importlib.import_module(module), "built in"))
             versions[name] = f"bot-arena {__version__} (built in)"
         except Exception as exc:  # reported like any plugin's failure, never fatal
             errors.append(f"default plugin {name!r} ({module}) failed to import: "
                           f"{type(exc).__name__}: {exc}")
-    defaults = {name for name, _ in DEFAULT_PLUGINS}
+    built_in = {name for name, _ in DEFAULT_PLUGINS}
     if entry_points:
         for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
             dist = ep.dist.name if ep.dist else "?"
-            if ep.name in defaults:  # an older install still advertising a built-in plugin
+            if ep.name in built_in:  # an older install still advertising a built-in plugin
                 continue
             try:
                 candidates.append((ep.name, ep.load(), dist))
@@ -216,6 +219,13 @@ def loaded_plugins() -> Plugins:
 def game_registry() -> GameRegistry:
     """Every game the loaded plugins declare, built-in ones first."""
     return loaded_plugins().games
+
+
+def games_only_registry() -> GameRegistry:
+    """Every game the built-in games and the entry-point plugins declare, without importing
+    arena's other default plugins (the CLI, the league, the reference bots): what a bot
+    process of a plugin game needs, at a bot's start-up cost."""
+    return load_plugins(defaults=tuple(d for d in DEFAULT_PLUGINS if d[0] == "builtin-games")).games
 
 
 def _call_one(impl, hook: str, kwargs: dict, errors: list[str], versions: dict[str, str]) -> None:

@@ -75,8 +75,10 @@ def run(factory: AgentFactory, options: dict[str, Any] | None = None,
         elif command == "turn":
             if game is None:
                 raise SDKError("'turn' before the handshake")
+            if len(words) < 6:
+                raise SDKError(f"a turn needs 'turn MOVE_MS BANK_MS LAST LEGAL STATE', got {raw.strip()[:80]!r}")
             move_ms, bank_ms = int(words[1]), int(words[2])
-            state = game.parse_state(" ".join(words[5:]))
+            state = lazy_state(game, words[4], " ".join(words[5:]))
             move = agent.choose(state, float(move_ms + bank_ms))
             _send(stdout, game.move_text(move))
         elif command == "over":
@@ -90,14 +92,103 @@ def run(factory: AgentFactory, options: dict[str, Any] | None = None,
     return 0
 
 
+def lazy_state(game: Game, legal: str, text: str) -> State:
+    """The state a turn describes, read from its text only when the bot first looks at it.
+
+    It is an instance of the game's own state class (isinstance holds) whose fields are
+    filled from game.parse_state(text) on first use; until then legal_moves() answers from
+    the turn's list of legal moves, so a bot that only needs those builds no state."""
+    lazy: Any = _lazy_class(type(game), game)
+    state = lazy.__new__(lazy)
+    object.__setattr__(state, "_sdk_turn", [game, legal, text])
+    return state
+
+
+_LAZY_CLASSES: dict[type, type] = {}
+
+
+def _lazy_class(game_class: type, game: Game) -> type:
+    """The game's state class, made to fill itself from a turn's text on first use."""
+    lazy = _LAZY_CLASSES.get(game_class)
+    if lazy is not None:
+        return lazy
+    real = type(game.initial_state())
+    decimal = type(game).parse_move is Game.parse_move   # moves are cell numbers: int() reads them
+
+    def fill(state: Any) -> None:
+        turn = object.__getattribute__(state, "_sdk_turn")
+        object.__setattr__(state, "_sdk_turn", None)
+        for name, value in _fields(turn[0].parse_state(turn[2])).items():
+            object.__setattr__(state, name, value)
+
+    own_getattr = getattr(real, "__getattr__", None)   # a state class may have its own
+
+    def __getattr__(state: Any, name: str) -> Any:
+        # only for what normal lookup did not find: a field not filled yet, or none at all
+        if name != "_sdk_turn" and object.__getattribute__(state, "_sdk_turn") is not None:
+            fill(state)
+            try:
+                return object.__getattribute__(state, name)
+            except AttributeError:
+                pass
+        if own_getattr is not None and name != "_sdk_turn":
+            return own_getattr(state, name)
+        raise AttributeError(f"{real.__name__!r} object has no attribute {name!r}")
+
+    def legal_moves(state: Any) -> tuple[int, ...]:
+        turn = object.__getattribute__(state, "_sdk_turn")
+        if turn is None:
+            return real.legal_moves(state)
+        if isinstance(turn[1], str):   # read once, then kept
+            texts = turn[1].split(",") if turn[1] not in ("", "-") else []
+            turn[1] = tuple(map(int, texts)) if decimal else tuple(turn[0].parse_move(t) for t in texts)
+        return turn[1]
+
+    def __reduce_ex__(state: Any, protocol: Any) -> Any:
+        # copied or pickled as a plain state of the game's class (which pickle can name)
+        if object.__getattribute__(state, "_sdk_turn") is not None:
+            fill(state)
+        return _plain_state, (real, _fields(state))
+
+    lazy = type(real.__name__, (real,), {
+        "__slots__": ("_sdk_turn",), "__getattr__": __getattr__, "legal_moves": legal_moves,
+        "__reduce_ex__": __reduce_ex__,
+        "__module__": real.__module__, "__qualname__": real.__qualname__,
+        "__doc__": real.__doc__})
+    _LAZY_CLASSES[game_class] = lazy
+    return lazy
+
+
+def _fields(source: Any) -> dict[str, Any]:
+    """Every field (slot or attribute) a state has set, by name."""
+    found: dict[str, Any] = {}
+    for klass in type(source).__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name.startswith("__") and not name.endswith("__"):
+                name = f"_{klass.__name__.lstrip('_')}{name}"     # a private slot's real name
+            if name not in ("__dict__", "__weakref__", "_sdk_turn") and hasattr(source, name):
+                found[name] = getattr(source, name)
+    found.update(getattr(source, "__dict__", {}))
+    return found
+
+
+def _plain_state(cls: Any, fields: dict[str, Any]) -> Any:
+    """A state of class cls with the given fields (how a turn's state is copied or pickled)."""
+    state = cls.__new__(cls)
+    for name, value in fields.items():
+        object.__setattr__(state, name, value)
+    return state
+
+
 def create_game(name: str, rules: dict[str, str]) -> Game:
     """The game a handshake names, from the registry every arena consumer shares. A
     built-in game is made without loading the plugins (a bot starts for every game, and
     loading them costs it pluggy and an entry-point scan); a plugin game loads them."""
     registry: GameRegistry = default_registry()
     if name not in registry.names():
-        from arena.plugins import game_registry
-        registry = game_registry()
+        from arena.plugins import games_only_registry
+        registry = games_only_registry()
     return registry.create(name, **rules)
 
 

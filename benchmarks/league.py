@@ -14,6 +14,8 @@ worker has finished one game. Every run is run_league on a generated config of
 registered random bots (uttt-random) with its store in a temp dir (Ray's session
 files too; Ray's token authentication is off unless RAY_AUTH_MODE says otherwise).
 The machine's load average is printed first: other work on it slows every number.
+"ms CPU a game" is the CPU time of every process of a local run (coordinator, workers,
+bots) over its games: a figure the load moves much less than games/s.
 Run: python benchmarks/league.py [--games 60] [--many-bots 40] [--no-ray]
 """
 
@@ -22,14 +24,15 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import resource
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from arena.league import LeagueConfig, config_from_dict, runner
+from arena.league.executors.base import chunks
 from arena.league.progress import Progress
-from arena.league.runner import chunks
 from arena.league.schedule import schedule
 from arena.plugins import Plugins, load_plugins
 from arena.record import GameRecord
@@ -68,6 +71,14 @@ def play(config: LeagueConfig, plugins: Plugins) -> tuple[int, float, float]:
     warm = config.workers  # each worker has finished one game: start-up is behind us
     steady = (len(clock.times) - warm) / (clock.times[-1] - clock.times[warm - 1])
     return summary.played, summary.played / summary.seconds, steady
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of every process it (or its children) started and
+    reaped: local workers and the bots, once a run has ended."""
+    return sum(getattr(resource.getrusage(who), field)
+               for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+               for field in ("ru_utime", "ru_stime"))
 
 
 def ray_costs(workers: int, tasks: int = 2000) -> dict[str, float]:
@@ -130,17 +141,23 @@ def main() -> None:
               flush=True)
         runs = {}
         for workers, config in configs.items():
+            before = cpu_seconds()
             runs[workers] = play(config, plugins)
+            cpu_ms = (cpu_seconds() - before) / runs[workers][0] * 1000
             label = f"local, {workers} worker{'s' * (workers > 1)}"
             print(f"(i)  {label:<17} {runs[workers][1]:6.1f} games/s whole run, "
-                  f"{runs[workers][2]:6.1f} steady  ({_pieces(config, workers)})", flush=True)
+                  f"{runs[workers][2]:6.1f} steady, {cpu_ms:.1f} ms CPU a game  "
+                  f"({_pieces(config, workers)})", flush=True)
         print(f"     2-worker speed-up: {runs[2][1] / runs[1][1]:.2f}x whole run, "
               f"{runs[2][2] / runs[1][2]:.2f}x steady", flush=True)
         if args.many_bots > 1:
             many = league(base, "many", 0, 2, plugins, bots=args.many_bots)
+            before = cpu_seconds()
             played, whole, steady = play(many, plugins)
+            cpu_ms = (cpu_seconds() - before) / played * 1000
             print(f"(iii) {args.many_bots} bots, 2 workers: {played} games, {whole:6.1f} games/s "
-                  f"whole run, {steady:6.1f} steady", flush=True)
+                  f"whole run, {steady:6.1f} steady, {cpu_ms:.1f} ms CPU a game", flush=True)
+        print(f"     load average now: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
         if args.no_ray:
             return
         try:

@@ -14,7 +14,17 @@ import time
 from pathlib import Path
 
 import pytest
-from test_league_run import RANDOMS, arena, count, stored, write_config
+from test_league_run import (
+    GATED_MOVE_MS,
+    RANDOMS,
+    arena,
+    count,
+    gated,
+    open_gate,
+    stored,
+    wait_for_games,
+    write_config,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 CAN_MOUNT = os.geteuid() == 0 and shutil.which("unshare") is not None
@@ -121,11 +131,12 @@ def test_an_error_in_a_worker_stops_the_run_and_is_no_bots_loss(tmp_path, monkey
     import io
 
     from arena.league import runner
+    from arena.league.executors import worker
     from arena.league.progress import Progress
 
     config = runner.load_league(str(write_config(tmp_path / f"w{workers}.yaml", RANDOMS[:3],
                                                  games_per_pairing=4, workers=workers)))
-    real_play_game, calls = runner.play_game, tmp_path / "calls"
+    real_play_game, calls = worker.play_game, tmp_path / "calls"
 
     def play_game(*args, **kwargs):     # forked workers inherit this too
         with open(calls, "a") as f:
@@ -134,7 +145,7 @@ def test_an_error_in_a_worker_stops_the_run_and_is_no_bots_loss(tmp_path, monkey
             raise OverflowError("timestamp out of range for platform time_t")
         return real_play_game(*args, **kwargs)
 
-    monkeypatch.setattr(runner, "play_game", play_game)
+    monkeypatch.setattr(worker, "play_game", play_game)
     with pytest.raises(runner.RunError, match="^OverflowError: timestamp out of range"):
         runner.run_league(config, progress=Progress(0, stream=io.StringIO()))
     games = stored(config.store)
@@ -180,11 +191,14 @@ def test_a_sandbox_limit_no_bot_can_start_under_is_said_before_play(tmp_path):
 def test_killing_the_run_ends_its_workers_and_sandboxes(tmp_path, signum):
     # only the coordinator is signalled (not its process group): its workers and their
     # bots must follow it (they stayed alive forever, blocked on their result pipe)
-    config = write_config(tmp_path / "kill.yaml", RANDOMS, games_per_pairing=20, workers=2)
+    # the gate bot's games wait until the gate opens (never, here): the run is mid-way
+    # when killed, its workers each in a game, however fast or loaded the machine
+    config = write_config(tmp_path / "kill.yaml", RANDOMS[:3] + [gated(tmp_path)],
+                          games_per_pairing=20, workers=2, move_ms=GATED_MOVE_MS)
     db = tmp_path / "kill.sqlite"
     proc = start_run(config, tmp_path)
     try:
-        assert wait_until(lambda: db.exists() and count(db) >= 4), "no games were played"
+        wait_for_games(db, 4)      # each of the 2 workers plays the gate bot twice first
         os.kill(proc.pid, signum)
         err = finish(proc, tmp_path)
         if signum == signal.SIGTERM:        # like Ctrl-C: a clean stop
@@ -223,11 +237,12 @@ def test_ctrl_c_during_the_preflight_stops_at_once(tmp_path):
 
 
 def test_a_second_run_on_the_same_store_is_refused(tmp_path):
-    config = write_config(tmp_path / "two.yaml", RANDOMS, games_per_pairing=20, workers=2)
+    config = write_config(tmp_path / "two.yaml", RANDOMS[:3] + [gated(tmp_path)],
+                          games_per_pairing=20, workers=2, move_ms=GATED_MOVE_MS)
     db = tmp_path / "two.sqlite"
     first = start_run(config, tmp_path)
     try:
-        assert wait_until(lambda: db.exists() and count(db) >= 1)
+        wait_for_games(db, 1)      # and it cannot end before the gate opens
         second = arena("run", str(config))
         assert second.returncode == 2, second.stderr
         assert "another `arena run` is playing into this store" in second.stderr
@@ -240,6 +255,7 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path):
     assert first.returncode == 130
     # and once the first is gone, the store is free again: it resumes
     games = stored(db)
+    open_gate(tmp_path)
     again = arena("run", str(config))
     assert again.returncode == 0, again.stderr
     assert f"{len(games)} of 120 games already stored" in again.stderr

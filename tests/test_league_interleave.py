@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.runner import chunks
+from arena.league.executors.base import chunks
 from arena.league.schedule import make_fixtures
 
 DATA = Path(__file__).resolve().parent / "data"

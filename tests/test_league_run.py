@@ -3,6 +3,7 @@ bots, a real SQLite file; killed with SIGKILL and resumed, extended, interrupted
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -15,11 +16,13 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def write_config(path: Path, bots, games_per_pairing=2, workers=1, seed=7, **extra):
+def write_config(path: Path, bots, games_per_pairing=2, workers=1, seed=7, move_ms=2000, **extra):
+    """A league config; a bot given as (name, "python3 ...") is a command bot."""
     lines = [f"name: {path.stem}", "game: ultimate", "bots:"]
-    lines += [f"  - {{name: {name}, bot: {bot}}}" for name, bot in bots]
+    lines += [f"  - {{name: {name}, {'command' if bot.startswith('python3 ') else 'bot'}: {bot}}}"
+              for name, bot in bots]
     lines += [f"games_per_pairing: {games_per_pairing}", f"workers: {workers}", f"seed: {seed}",
-              "time_control: {move_ms: 2000, startup_ms: 10000}",
+              f"time_control: {{move_ms: {move_ms}, startup_ms: 10000}}",
               f"store: {path.stem}.sqlite"]
     lines += [f"{k}: {v}" for k, v in extra.items()]
     path.write_text("\n".join(lines) + "\n")
@@ -46,6 +49,31 @@ def count(db: Path) -> int:
 
 
 RANDOMS = [("r1", "uttt-random"), ("r2", "random"), ("r3", "uttt-random"), ("r4", "random")]
+#: a move_ms no gated game reaches: a bot waiting at the gate must not lose on time
+GATED_MOVE_MS = 3_600_000
+
+
+def gated(tmp_path: Path, free: int = 2) -> tuple[str, str]:
+    """A bot ("g", its command) that is the test's gate: each of its processes plays `free`
+    games, then waits at its next game's first move until open_gate(tmp_path). A run
+    with it cannot finish before that, and each of its workers has stored `free` games
+    first (tests/fixture_bots/gate_bot.py)."""
+    folder = tmp_path / "bots" / "gate"
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "tests" / "fixture_bots" / "gate_bot.py", folder / "gate_bot.py")
+    return "g", f"python3 bots/gate/gate_bot.py {free}"
+
+
+def open_gate(tmp_path: Path) -> None:
+    (tmp_path / "bots" / "gate" / "open").mkdir()
+
+
+def wait_for_games(db: Path, games: int) -> None:
+    """Wait until the store holds this many games (a hang guard, not a timing)."""
+    deadline = time.monotonic() + 300
+    while count(db) < games:
+        assert time.monotonic() < deadline, f"{count(db)} games stored, waited for {games}"
+        time.sleep(0.05)
 
 
 def test_run_stores_every_game_and_prints_the_leaderboard(tmp_path):
@@ -89,21 +117,22 @@ def test_worker_count_does_not_change_results_or_leaderboard(tmp_path):
 
 
 def test_kill_9_mid_run_loses_only_games_in_flight_and_resume_finishes(tmp_path):
-    # long enough (120 games) that a loaded machine cannot finish before the kill
-    config = write_config(tmp_path / "big.yaml", RANDOMS, games_per_pairing=20, workers=2)
+    # the gate bot's games wait until the gate opens: the run is killed mid-way (never
+    # after its last game), with each worker's first games stored, however loaded the machine
+    config = write_config(tmp_path / "big.yaml", RANDOMS[:3] + [gated(tmp_path, free=4)],
+                          games_per_pairing=20, workers=2, move_ms=GATED_MOVE_MS)
     db = tmp_path / "big.sqlite"
     proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if db.exists() and count(db) >= 8:
-            break
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    try:
+        wait_for_games(db, 8)      # each of the 2 workers plays the gate bot 4 times first
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
     before = stored(db)
     assert 8 <= len(before) < 120
+    open_gate(tmp_path)
     out = arena("run", str(config))
     assert out.returncode == 0, out.stderr
     assert f"{len(before)} of 120 games already stored" in out.stderr
@@ -128,19 +157,25 @@ def test_adding_a_bot_plays_only_its_new_pairings(tmp_path):
 
 
 def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path):
-    config = write_config(tmp_path / "stop.yaml", RANDOMS, games_per_pairing=6, workers=2)
+    config = write_config(tmp_path / "stop.yaml", RANDOMS[:3] + [gated(tmp_path)],
+                          games_per_pairing=6, workers=2, move_ms=GATED_MOVE_MS)
     db = tmp_path / "stop.sqlite"
     proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and count(db) < 4:
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        wait_for_games(db, 4)      # and the run cannot end before the gate opens
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:    # it did not stop: never leave it waiting at the gate
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     assert proc.returncode == 130, err
     assert "stopped:" in err and "Traceback" not in err
     kept = stored(db)
     assert len(kept) >= 4
+    open_gate(tmp_path)
     assert arena("run", str(config)).returncode == 0
     assert len(stored(db)) == 36
 
@@ -283,12 +318,13 @@ def test_each_game_is_stored_as_soon_as_it_ends(tmp_path, monkeypatch, workers):
     import io
 
     from arena.league import runner
+    from arena.league.executors import worker
     from arena.league.progress import Progress
 
     config = runner.load_league(str(write_config(tmp_path / f"w{workers}.yaml", RANDOMS[:3],
                                                  games_per_pairing=8, workers=workers)))
     ended = tmp_path / "ended"
-    real_play_game = runner.play_game
+    real_play_game = worker.play_game
 
     def play_game(*args, **kwargs):     # forked workers inherit this too
         record = real_play_game(*args, **kwargs)
@@ -296,7 +332,7 @@ def test_each_game_is_stored_as_soon_as_it_ends(tmp_path, monkeypatch, workers):
             f.write("x")
         return record
 
-    monkeypatch.setattr(runner, "play_game", play_game)
+    monkeypatch.setattr(worker, "play_game", play_game)
     behind = []
 
     class Check(Progress):

@@ -84,7 +84,7 @@ def test_schedule_of_a_config_and_bad_arguments(tmp_path):
     (10, 2, 4, 45),
 ])
 def test_pieces_are_whole_pairings_unless_workers_would_idle(bots, per_pairing, workers, pieces):
-    from arena.league.runner import chunks
+    from arena.league.executors.base import chunks
     fixtures = make_fixtures([f"b{i}" for i in range(bots)], per_pairing, 5)
     out = chunks(fixtures, workers)
     assert len(out) == pieces

@@ -3,6 +3,7 @@ the league's worker processes, a real SQLite store killed mid-run and resumed.""
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -77,22 +78,32 @@ def stored(db: Path):
 
 
 def test_a_killed_match_resumes_from_its_store_and_a_changed_one_is_refused(tmp_path):
+    # bot A is a gate (tests/fixture_bots/gate_bot.py): each of its processes plays 3 games,
+    # then waits until the gate opens, so the match is killed mid-way after 6 games (2
+    # workers), however fast or loaded the machine; the time per move outlasts the wait
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    shutil.copy(ROOT / "tests" / "fixture_bots" / "gate_bot.py", gate / "gate_bot.py")
     db = tmp_path / "test.sqlite"
-    args = ["match", "uttt-random", "random", "--game", "ultimate", "--games", "60",
-            "--concurrency", "2", "--store", str(db), "--sprt", "elo0=0,elo1=20", "--json"]
+    args = ["match", f"arena:python3 {gate}/gate_bot.py 3", "uttt-random", "--name", "A=gate",
+            "--game", "ultimate", "--games", "60", "--move-ms", "3600000", "--concurrency", "2",
+            "--store", str(db), "--sprt", "elo0=0,elo1=20", "--json"]
     proc = subprocess.Popen([*ARENA, *args, "--seed", "9"], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, start_new_session=True)
-    for seen, _line in enumerate(proc.stdout, 1):   # the gate: six games reported (so stored)
-        if seen == 6:
-            break
     try:
-        os.killpg(proc.pid, signal.SIGKILL)   # the command and its workers
-    except ProcessLookupError:
-        pass
-    proc.wait()
-    proc.stdout.close()
+        for seen, _line in enumerate(proc.stdout, 1):   # six games reported (so stored)
+            if seen == 6:
+                break
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)   # the command and its workers
+        except ProcessLookupError:                # it failed: the asserts below say how
+            pass
+        proc.wait()
+        proc.stdout.close()
     before = stored(db)
-    assert 6 <= len(before) < 60
+    assert len(before) == 6
+    (gate / "open").mkdir()
     again = arena(*args)           # no --seed: the stored match's seed
     assert again.returncode == 0, again.stderr
     assert f"resuming with {len(before)} games" in again.stderr and "seed 9" in again.stderr
@@ -102,10 +113,10 @@ def test_a_killed_match_resumes_from_its_store_and_a_changed_one_is_refused(tmp_
     assert len(after) == len(before) + len(games) == summary["games"]
     assert summary["stored_before"] == len(before) and summary["played"] == len(games)
     assert summary["result"] in ("game cap reached (60 games) without a decision",
-                                 "H0 accepted: uttt-random is not 20 Elo stronger than random (elo0=0 holds)")
+                                 "H0 accepted: gate is not 20 Elo stronger than uttt-random (elo0=0 holds)")
     # the summary's counts are the league's pair statistics of the stored games
     with Store(db) as store:
-        results = between(match_results(store.records()), "uttt-random", "random")
+        results = between(match_results(store.records()), "gate", "uttt-random")
     assert list(results.pairs.counts) == summary["pentanomial"]
     assert (results.games.wins, results.games.draws, results.games.losses) == \
         (summary["wins"], summary["draws"], summary["losses"])
@@ -113,10 +124,10 @@ def test_a_killed_match_resumes_from_its_store_and_a_changed_one_is_refused(tmp_
     done = arena(*args)
     assert done.returncode == 0 and lines_of(done.stdout)[1]["played"] == 0
     # another bot option, another test: refused in one line, the store untouched
-    changed = arena("match", "uttt-random:seed=3", "random", *args[3:])
+    changed = arena("match", args[1], "uttt-random:seed=3", *args[3:])
     assert changed.returncode == 2 and changed.stderr.count("\n") == 1
-    assert 'holds another match: match.bots[0].name is "uttt-random" there, "uttt-random:seed=3" here' \
-        in changed.stderr
+    assert 'holds another match: match.bots[1].name is "uttt-random" there, "uttt-random:seed=3" here' \
+        in changed.stderr, changed.stderr
     other = arena(*args[:-3], "--sprt", "elo0=0,elo1=10")
     assert other.returncode == 2
     assert "match.sprt is 'elo0=0,elo1=20,alpha=0.05,beta=0.05,model=logistic' there" in other.stderr

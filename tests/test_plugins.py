@@ -239,11 +239,13 @@ def test_built_in_games_bots_and_commands_are_default_plugins_needing_no_install
     assert plugins.games.names() == default_registry().names()
     assert {d.plugin for d in plugins.bots.all()} == {"reference-bots"} and len(plugins.bots.all()) == 15
     assert set(plugins.versions) == {"builtin-games", "builtin-league", "builtin-dialects",
-                                     "builtin-commands", "reference-bots"}
+                                     "builtin-commands", "builtin-executors", "reference-bots"}
     assert plugins.commands.plugin("match") == "builtin-commands"
     assert plugins.commands.plugin("train") == "reference-bots"   # the CLI never imports bots
     assert plugins.dialects.names() == ["arena", "codingame", "theaigames", "riddles"]
     assert {plugins.dialects.plugin(name) for name in plugins.dialects} == {"builtin-dialects"}
+    assert plugins.executors.names() == ["local", "ray"]
+    assert {plugins.executors.plugin(name) for name in plugins.executors} == {"builtin-executors"}
 
 
 def test_a_plugin_game_that_clashes_or_is_no_game_is_named_and_the_rest_load():
@@ -273,3 +275,20 @@ def test_a_plugin_game_that_clashes_or_is_no_game_is_named_and_the_rest_load():
     assert plugins.games.get("tictactoe") is TicTacToe
     assert plugins.games.plugin("tictactoe-again") == "fine_plugin"
     assert plugins.games.names()[:4] == default_registry().names()
+
+
+def test_a_bot_of_a_plugin_game_loads_only_the_games_not_the_cli_league_or_reference_bots(tmp_path):
+    # the SDK makes a plugin game from the entry points, but a bot process must not pay for
+    # arena's other default plugins (the CLI, the league with TrueSkill and the store, the bots)
+    example = Path(__file__).resolve().parent.parent / "examples" / "arena-connect-four"
+    dist = tmp_path / "arena_connect_four-0.1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: arena-connect-four\nVersion: 0.1.0\n")
+    (dist / "entry_points.txt").write_text("[arena]\nconnect-four = arena_connect_four.plugin\n")
+    code = ("import sys, arena.sdk; game = arena.sdk.create_game('connect-four', {}); "
+            "print(game.info.name, ' '.join(sorted(m for m in sys.modules if m.startswith("
+            "('arena.cli', 'arena.league', 'bots', 'trueskill', 'yaml')))))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(example)])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["connect-four"]

@@ -159,3 +159,85 @@ def test_protocol_doc_transcript_is_a_real_game():
         elif line.startswith("< ") and line[2:].isdigit():
             moves.append(int(line[2:]))
     assert turns >= 2
+
+
+class _CountingGame:
+    """The ultimate game, counting how often the SDK builds a state from text."""
+
+    def __init__(self):
+        self.game = R.create("ultimate")
+        self.parsed = 0
+        real_parse = self.game.parse_state
+
+        def parse_state(text):
+            self.parsed += 1
+            return real_parse(text)
+
+        self.game.parse_state = parse_state
+
+    def __call__(self, name, rules):
+        return self.game
+
+
+class Looks:
+    """Plays the first legal move; looks at the state's board only if told to."""
+
+    seen: list = []
+
+    def __init__(self, game, rng, look=False):
+        self.look = look
+
+    def choose(self, state, time_left_ms):
+        from arena.games.bigboard import BigBoardState
+        if self.look:
+            assert isinstance(state, BigBoardState)
+            Looks.seen.append((state.target, state.to_move, state.encode(), state.is_terminal()))
+            assert state.play(state.legal_moves()[0]).to_move == 1 - state.to_move
+        return state.legal_moves()[0]
+
+
+def _turns(game, plies):
+    state, lines = game.initial_state(), []
+    for ply in range(plies):
+        legal = state.legal_moves()
+        lines.append(format_turn(game, TurnInfo(state=state, last_move=None, legal=legal, move_ms=100,
+                                                bank_ms=0, ply=ply, seat=state.to_move)))
+        state = state.play(legal[len(legal) // 2])
+    return lines
+
+
+def test_sdk_builds_no_state_for_a_bot_that_only_reads_legal_moves():
+    games = _CountingGame()
+    turns = _turns(games.game, 6)
+    stdout = io.StringIO()
+    run(Looks, stdin=io.StringIO("arena 1 ultimate 0 1\n" + "\n".join(turns) + "\nquit\n"),
+        stdout=stdout, games=games)
+    assert games.parsed == 0
+    assert stdout.getvalue().split()[1:] == [t.split()[4].split(",")[0] for t in turns]
+
+
+def test_sdk_state_read_on_first_look_is_the_games_own_state():
+    games = _CountingGame()
+    turns = _turns(games.game, 6)
+    Looks.seen = []
+    run(Looks, {"look": True}, stdin=io.StringIO("arena 1 ultimate 0 1\n" + "\n".join(turns) + "\nquit\n"),
+        stdout=io.StringIO(), games=games)
+    assert games.parsed == 6    # once a turn, however much the bot looks
+    assert [seen[2] for seen in Looks.seen] == [t.split(" ", 5)[5] for t in turns]
+    assert [seen[1] for seen in Looks.seen] == [0, 1, 0, 1, 0, 1]
+
+
+def test_sdk_state_copies_and_pickles_as_the_games_own_state():
+    import copy
+    import pickle
+
+    from arena.sdk import lazy_state
+    game = R.create("ultimate")
+    turn = _turns(game, 5)[-1].split(" ", 5)
+    for fresh in (True, False):
+        state = lazy_state(game, turn[4], turn[5])
+        if not fresh:
+            assert state.target >= -1    # filled before it is copied
+        for twin in (copy.deepcopy(state), pickle.loads(pickle.dumps(state))):
+            assert type(twin) is type(game.initial_state())
+            assert twin == game.parse_state(turn[5]) and twin.legal_moves() == state.legal_moves()

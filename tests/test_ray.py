@@ -28,14 +28,14 @@ import pytest
 
 from arena.league import Store, build_leaderboard, config_from_dict, render, runner
 from arena.league.config import ConfigError, RayConfig
-from arena.league.progress import Progress
-from arena.league.ray_executor import (
+from arena.league.executors.ray import (
     RayExecutorError,
     Shipment,
     build_bundle,
     localize,
     play_fixtures_ray,
 )
+from arena.league.progress import Progress
 from arena.league.runner import make_job, run_league
 from arena.league.schedule import schedule
 from arena.plugins import load_plugins
@@ -54,10 +54,10 @@ PLUGINS = load_plugins()
 RANDOMS = [{"name": f"r{i}", "bot": "uttt-random"} for i in range(3)]
 
 
-#: games of every pairing: enough that a loaded machine's second node starts a worker
-#: before the head node has played them all (the kill tests need a game on node 1)
 GAMES_PER_PAIRING = 12
 GAMES = 3 * GAMES_PER_PAIRING
+#: the kill tests' league: RANDOMS and a gate bot, 6 pairings of 4 games
+GATED_GAMES = 6 * 4
 
 
 def league(tmp: Path, name: str, bots=RANDOMS, games_per_pairing=GAMES_PER_PAIRING, **extra):
@@ -92,7 +92,8 @@ def leaderboard(config):
 # --- no Ray needed ----------------------------------------------------------------------------
 
 def test_arena_never_imports_ray_unless_asked():
-    code = ("import sys, arena.cli, arena.league.runner, arena.league.ray_executor; "
+    code = ("import sys, arena.cli, arena.league.runner, arena.league.executors.ray, arena.plugins; "
+            "arena.plugins.loaded_plugins(); "
             "print('ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60, check=False)
@@ -217,7 +218,7 @@ def test_bundle_holds_every_file_of_every_bot_dir_and_is_reproducible(tmp_path, 
     assert again.path.read_bytes() == bundle.path.read_bytes()   # same files, same archive
     (mine / "weights" / "w.bin").write_bytes(b"\x01" * 1000)
     assert build_bundle(job, tmp_path / "c.zip").id != bundle.id
-    monkeypatch.setattr("arena.league.ray_executor.MAX_BUNDLE_BYTES", 500)
+    monkeypatch.setattr("arena.league.executors.ray.MAX_BUNDLE_BYTES", 500)
     with pytest.raises(RayExecutorError, match="use ray.files: shared"):
         build_bundle(job, tmp_path / "d.zip")
 
@@ -389,6 +390,32 @@ def expected(tmp_path_factory):
     return results(config), leaderboard(config)
 
 
+def gated(tmp: Path, name: str, **extra):
+    """RANDOMS and a gate bot (tests/fixture_bots/gate_bot.py) whose every game waits at its
+    first move until open_gate(tmp): a game is surely running on each node when a kill
+    test looks, however slowly the second node starts its worker."""
+    folder = tmp / "bots" / "gate"
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(Path(__file__).parent / "fixture_bots" / "gate_bot.py", folder / "gate_bot.py")
+    bots = RANDOMS + [{"name": "g", "command": "python3 bots/gate/gate_bot.py 0"}]
+    return league(tmp, name, bots=bots, games_per_pairing=4,
+                  time_control={"move_ms": 3_600_000, "startup_ms": 10000}, **extra)
+
+
+def open_gate(tmp: Path) -> None:
+    (tmp / "bots" / "gate" / "open").mkdir()
+
+
+@pytest.fixture(scope="module")
+def expected_gated(tmp_path_factory):
+    """The kill tests' league played locally, its gate open."""
+    tmp = tmp_path_factory.mktemp("local-gated")
+    config = gated(tmp, "local")
+    open_gate(tmp)
+    run(config)
+    return results(config), leaderboard(config)
+
+
 def on_cluster(tmp_path, cluster, name, **ray_section):
     return league(tmp_path, name, executor="ray", ray={"address": cluster.address, **ray_section})
 
@@ -439,8 +466,9 @@ def test_runtime_env_ships_the_bots_files_to_the_nodes(tmp_path, cluster):
 
 
 def _kill_a_game_on(cluster, node: int, what: str, running: threading.Thread) -> list[int]:
-    """SIGKILL (once a game runs on the node) its worker or its raylet; the game's bots' pids."""
-    deadline = time.monotonic() + 60
+    """SIGKILL (once a game runs on the node) its worker or its raylet; the game's bots' pids.
+    The league's gate is closed: its games wait on every node until the kill is done."""
+    deadline = time.monotonic() + 300     # a hang guard: a game at the gate comes to each node
     seen: set[str] = set()
     while time.monotonic() < deadline and running.is_alive():
         workers = cluster.workers(node)
@@ -460,14 +488,16 @@ def _kill_a_game_on(cluster, node: int, what: str, running: threading.Thread) ->
 
 
 def _run_and_kill(tmp_path, cluster, name, what, **ray_section):
-    config = on_cluster(tmp_path, cluster, name, **ray_section)
+    config = gated(tmp_path, name, executor="ray",
+                   ray={"address": cluster.address, **ray_section})
     done: dict[str, object] = {}
     thread = threading.Thread(target=lambda: done.update(summary=run(config)))
     thread.start()
     try:
         bots = _kill_a_game_on(cluster, 1, what, thread)
     finally:
-        thread.join(timeout=120)
+        open_gate(tmp_path)      # the games go on: the lost one is played again
+        thread.join(timeout=300)
     assert "summary" in done, "the league did not finish"
     deadline = time.monotonic() + 10     # the killed game's bots died with their worker
     while any(os.path.exists(f"/proc/{pid}") for pid in bots) and time.monotonic() < deadline:
@@ -478,13 +508,13 @@ def _run_and_kill(tmp_path, cluster, name, what, **ray_section):
 
 @needs_ray
 @pytest.mark.parametrize("retries", [3, 0], ids=["ray-retries", "coordinator-resubmits"])
-def test_a_killed_worker_loses_no_game(tmp_path, cluster, expected, caplog, retries):
+def test_a_killed_worker_loses_no_game(tmp_path, cluster, expected_gated, caplog, retries):
     caplog.set_level("WARNING", logger="arena.league.ray")
     config, summary = _run_and_kill(tmp_path, cluster, f"worker{retries}", "worker",
                                     max_retries=retries)
-    assert summary.played == GAMES
-    assert results(config) == expected[0]          # every game once, as played locally
-    assert leaderboard(config) == expected[1]
+    assert summary.played == GATED_GAMES
+    assert results(config) == expected_gated[0]    # every game once, as played locally
+    assert leaderboard(config) == expected_gated[1]
     resubmitted = [r for r in caplog.records if "submitting them again" in r.getMessage()]
     # Ray plays the lost games again itself, or, with no retries left, the coordinator does
     assert len(resubmitted) == (1 if retries == 0 else 0)
@@ -507,8 +537,8 @@ def test_stopping_the_coordinator_stops_the_games(tmp_path, cluster):
 
 
 @needs_ray   # last: the second node does not come back
-def test_a_dead_node_loses_no_game(tmp_path, cluster, expected):
+def test_a_dead_node_loses_no_game(tmp_path, cluster, expected_gated):
     config, summary = _run_and_kill(tmp_path, cluster, "node", "raylet")
-    assert summary.played == GAMES
-    assert results(config) == expected[0]
-    assert leaderboard(config) == expected[1]
+    assert summary.played == GATED_GAMES
+    assert results(config) == expected_gated[0]
+    assert leaderboard(config) == expected_gated[1]

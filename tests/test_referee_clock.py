@@ -91,6 +91,7 @@ class FakeTree:
 
 def meter_after(tree, wall, grace=10.0):
     meter = MoveMeter(0.09, grace, tree.sample, lambda: 0.0)
+    meter.start()
     meter.started -= wall
     return meter
 
@@ -116,6 +117,7 @@ def test_waiting_for_a_cpu_moves_the_deadline_and_sleeping_does_not():
 def test_a_runnable_bot_is_given_time_only_up_to_the_load_grace():
     tree = FakeTree()
     meter = MoveMeter(0.09, 2.0, tree.sample, lambda: 0.0)
+    meter.start()
     tree.runnable = True
     meter.started -= 0.2  # runnable, no CPU: waiting for one; not late yet
     assert isinstance(meter.judge(), float)
@@ -127,6 +129,7 @@ def test_the_referees_own_wait_is_forgiven_but_capped():
     tree = FakeTree()
     own = [0.0]
     meter = MoveMeter(0.09, 1.0, tree.sample, lambda: own[0])
+    meter.start()
     meter.started -= 0.15
     own[0] = 0.08  # the referee waited 80 ms to read the reply
     meter.look()

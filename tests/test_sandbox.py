@@ -9,6 +9,8 @@ import shutil
 import signal
 import socket
 import stat
+import subprocess
+import sys
 import tempfile
 import time
 import warnings
@@ -24,6 +26,7 @@ from arena.sandbox import (
     SandboxError,
     SandboxWarning,
 )
+from arena.sandbox.procfs import TreeSampler
 
 HOSTILE = Path(__file__).parent / "hostile"
 MODES = ("auto", "unshare", "none")
@@ -524,3 +527,71 @@ def test_protections_describe_the_mode(mode: str) -> None:
     else:
         assert not said["network_isolated"] and not said["pid_namespace"]
         assert any("network is NOT isolated" in text for text in box.warnings)
+
+
+_TREE_SCRIPT = r"""
+import os, sys, threading, time
+
+def spin(seconds):
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+
+child = 0
+for line in sys.stdin:
+    if line.startswith("fork"):
+        read, write = os.pipe()
+        child = os.fork()
+        if child == 0:
+            spin(0.3)
+            os.write(write, b"x")
+            time.sleep(3600)
+        os.read(read, 1)
+        print(child, flush=True)
+    elif line.startswith("thread"):
+        started = threading.Event()
+        def worker():
+            started.tid = threading.get_native_id()
+            started.set()
+            threading.Event().wait()
+        threading.Thread(target=worker, daemon=True).start()
+        started.wait()
+        print(started.tid, flush=True)
+    elif line.startswith("reap"):
+        os.kill(child, 9)
+        os.waitpid(child, 0)
+        print("reaped", flush=True)
+"""
+
+
+def test_tree_sampler_follows_a_tree_that_grows_and_shrinks() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", _TREE_SCRIPT], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, bufsize=1)
+    assert proc.stdin is not None and proc.stdout is not None
+    sampler = TreeSampler(proc.pid)
+    try:
+        def ask(command: str) -> str:
+            proc.stdin.write(command + "\n")
+            return proc.stdout.readline().strip()
+
+        first = sampler.sample()
+        assert set(first.waits) == {proc.pid} and sampler.walks == 1
+        sampler.sample()
+        assert sampler.walks == 1            # the same tree: the plan is followed, no walk
+        child = int(ask("fork"))             # a new process, 0.3 s of CPU spent already
+        grown = sampler.sample()
+        assert set(grown.waits) == {proc.pid, child} and sampler.walks == 2
+        assert grown.cpu_seconds - first.cpu_seconds >= 0.2
+        tid = int(ask("thread"))             # a new thread of the root
+        threaded = sampler.sample()
+        assert set(threaded.waits) == {proc.pid, child, tid} and sampler.walks == 3
+        assert ask("reap") == "reaped"       # the child gone: its CPU is in the root's now
+        shrunk = sampler.sample()
+        assert set(shrunk.waits) == {proc.pid, tid} and sampler.walks == 4
+        assert shrunk.cpu_seconds >= grown.cpu_seconds
+        sampler.sample(states=True)
+        assert sampler.walks == 4
+    finally:
+        sampler.close()
+        proc.kill()
+        proc.wait()

@@ -72,7 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the arena command; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     # only the command that runs adds its arguments: a plugin's may import what it needs
-    parser = build_parser(only=next((a for a in argv if not a.startswith("-")), None))
+    # (none when no command is named: `arena --version` and `arena --help` import no command's code)
+    parser = build_parser(only=next((a for a in argv if not a.startswith("-")), ""))
     args = parser.parse_args(argv)
     try:
         code = args.arena_run(args)

@@ -48,7 +48,6 @@ def _named(a, b, names: Sequence[str]):
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from arena.games import BUILTIN_GAMES
     from arena.league import Store
     from arena.league.runner import GameJob
     from arena.match import DEFAULT_SPRT_CAP, MatchTally, match_fixtures, match_identity
@@ -94,12 +93,9 @@ def cmd_match(args: argparse.Namespace) -> int:
         fixtures = match_fixtures(a.name, b.name, cap, seed,
                                   None if openings.is_none else
                                   lambda k, pair_seed: openings.opening(game, k, pair_seed))
-        plugins = loaded()
-        extra = tuple(plugins.games.get(n) for n in plugins.games.names()
-                      if plugins.games.get(n) not in BUILTIN_GAMES)
         job = GameJob(game=game.name, rules=rule_options(args.rule), bots={a.name: a, b.name: b},
                       settings=settings, sandbox_mode=sandbox.mode,
-                      limits=Limits(memory_mb=args.memory_mb), extra_games=extra)
+                      limits=Limits(memory_mb=args.memory_mb))
         # a RunError or StoreError (the host, the disk: no bot's fault) is a usage error here,
         # as it always was for a match; `arena run` reports a failed run with EXIT_FAILED
         return _run_match(args, job, fixtures, MatchTally(a.name, b.name), sprt, store, seed)

@@ -13,7 +13,7 @@ import difflib
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,6 @@ from arena.sandbox import Limits
 from .configfile import ConfigError, KeyPath, Reader, format_path, read_yaml
 from .sight import check_sight, own_code
 
-EXECUTORS = ("local", "ray")
 #: how bots' files reach Ray nodes: the same paths everywhere, or shipped with the run
 RAY_FILES = ("shared", "runtime_env")
 #: who plays whom: every two bots, or each candidate against every bot of the pool
@@ -197,40 +196,44 @@ NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 def load_config(path: str | os.PathLike[str], known_bots: BotCheck | None = None, *,
                 games: GameRegistry | None = None,
-                dialects: Registry[Dialect] | None = None) -> LeagueConfig:
+                dialects: Registry[Dialect] | None = None,
+                executors: Collection[str] | None = None) -> LeagueConfig:
     """Read and validate a league YAML file; raises ConfigError (one line) on any problem.
-    Games and dialects are the loaded plugins' unless given."""
+    Games, dialects and executors (the names `executor:` may give) are the loaded plugins'
+    unless given."""
     data, reader = read_yaml(path)
     return _build(reader, data, Path(path).resolve().parent, known_bots,
-                  _known(games, dialects),
-                  Path(path))
+                  _known(games, dialects, executors), Path(path))
 
 
 def config_from_dict(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] = ".",
                      known_bots: BotCheck | None = None, games: GameRegistry | None = None,
                      dialects: Registry[Dialect] | None = None,
-                     source: str = "<config>") -> LeagueConfig:
+                     source: str = "<config>",
+                     executors: Collection[str] | None = None) -> LeagueConfig:
     """Validate a config given as a dict (no line numbers); raises ConfigError."""
     reader = Reader(source, {})
     return _build(reader, data, Path(base_dir).resolve(), known_bots,
-                  _known(games, dialects), None)
+                  _known(games, dialects, executors), None)
 
 
 @dataclass(frozen=True)
 class _Known:
-    """The games and dialects a config may name."""
+    """The games, dialects and executors a config may name."""
 
     games: GameRegistry
     dialects: Registry[Dialect]
+    executors: tuple[str, ...]
 
 
-def _known(games: GameRegistry | None, dialects: Registry[Dialect] | None) -> _Known:
-    """The given games and dialects, or those of the loaded plugins (built-in and plugin ones)."""
-    if games is None or dialects is None:
-        plugins = loaded_plugins()
-        games = plugins.games if games is None else games
-        dialects = plugins.dialects if dialects is None else dialects
-    return _Known(games, dialects)
+def _known(games: GameRegistry | None, dialects: Registry[Dialect] | None,
+           executors: Collection[str] | None) -> _Known:
+    """What a config may name: the given registries, else the loaded plugins' (built-ins first,
+    then plugin games, dialects and executors)."""
+    plugins = loaded_plugins()
+    return _Known(plugins.games if games is None else games,
+                  plugins.dialects if dialects is None else dialects,
+                  tuple(plugins.executors.names() if executors is None else executors))
 
 
 # --- checking -------------------------------------------------------------------------------------
@@ -287,7 +290,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
                                                   "(mode is 'forfeit')")
 
     executor = reader.value(top.get("executor", "local"), ("executor",), str,
-                            {"choices": EXECUTORS})
+                            {"choices": known.executors})
     ray = None
     if "ray" in top:
         if executor != "ray":

@@ -11,7 +11,7 @@ from typing import Any
 from arena.games import Game, State
 from arena.plugins import loaded_plugins
 from arena.record import GameRecord, Termination
-from arena.referee import BotSpec, MatchSettings, play_game
+from arena.referee import BotPool, BotSpec, MatchSettings, play_game
 from arena.sandbox import Sandbox, SandboxedProcess
 
 #: faults that say a bot cannot start at all (a timeout only counts for a dialect
@@ -79,10 +79,15 @@ def check_start(game: Game, spec: BotSpec, sandbox: Sandbox, settings: MatchSett
     # with a handshake the bot sits in seat 1, so the stand-in, to move first, ends the
     # game as soon as the handshake is done; without one the bot must make a move
     seats, local = ((stand_in, spec), 0) if handshake else ((spec, stand_in), 1)
+    # a bot that came up is kept by the pool rather than given time to quit: closing the
+    # pool kills it at once, and the league's first games wait for no goodbye
+    pool = BotPool()
     try:
-        record = play_game(game, seats, seed, sandbox, settings, local={local: _stand_in})
+        record = play_game(game, seats, seed, sandbox, settings, local={local: _stand_in}, pool=pool)
     except _Started:
         return None
+    finally:
+        pool.close()
     return _problem(record, 1 - local, handshake)
 
 

@@ -3,61 +3,34 @@ game the moment it ends, so a stop (Ctrl-C, kill -9) loses at most the games in 
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import os
-import pickle
-import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from arena.errors import ArenaError
-from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.openings import repeat_warning
-from arena.plugins import Plugins, bot_spec, loaded_plugins
-from arena.record import GameRecord, Termination
+from arena.plugins import PluginError, Plugins, bot_spec, loaded_plugins
+from arena.record import Termination
 from arena.referee import (
-    BotPool,
     BotSpec,
     MatchSettings,
-    play_game,
 )
 from arena.referee.botspec import ARENA_PACKAGE_DIR, command_spec
-from arena.sandbox import Limits, Sandbox, SandboxError
+from arena.sandbox import Sandbox
 
 from .config import BotConfig, BotProblem, LeagueConfig, load_config
+from .executors.base import Executor, GameJob, RunError, cause
+from .executors.local import WORKERS_PER_CPU
 from .leaderboard import build_leaderboard, render_top
 from .preflight import preflight
 from .progress import Progress, standings_every
 from .schedule import Fixture, league_openings, schedule
 from .store import Store, StoreError, VersionNote
 from .versions import RunCache, bot_manifest
-
-#: local workers beyond this many per CPU are not used: they only slow every game down
-WORKERS_PER_CPU = 4
-
-
-class RunError(ArenaError, RuntimeError):
-    """A run that cannot go on for a reason that is no bot's fault (the host, the config,
-    the store or the referee); str() is one line naming the cause."""
-
-
-@dataclass(frozen=True)
-class GameJob:
-    """Everything a worker needs to play any fixture of a league (picklable)."""
-
-    game: str
-    rules: dict[str, Any]
-    bots: dict[str, BotSpec]
-    settings: MatchSettings
-    sandbox_mode: str
-    limits: Limits
-    extra_games: tuple[type, ...] = ()
 
 
 @dataclass
@@ -103,17 +76,16 @@ def load_league(path: str, plugins: Plugins | None = None) -> LeagueConfig:
     """A league config validated against the registered bots and games."""
     plugins = plugins or loaded_plugins()
     return load_config(path, known_bots_check(plugins, Path(path).resolve().parent),
-                       games=plugins.games, dialects=plugins.dialects)
+                       games=plugins.games, dialects=plugins.dialects,
+                       executors=plugins.executors.names())
 
 
 def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
     """Turn a validated config into the picklable description workers play from."""
     specs = {bot.name: _spec(bot, plugins, config.base_dir) for bot in config.bots}
     settings = MatchSettings(time=config.time_control, timeout_policy=config.timeout_policy)
-    extra = tuple(plugins.games.get(n) for n in plugins.games.names()
-                  if plugins.games.get(n) not in BUILTIN_GAMES)
     return GameJob(game=config.game, rules=dict(config.rules), bots=specs, settings=settings,
-                   sandbox_mode=config.sandbox_mode, limits=config.limits, extra_games=extra)
+                   sandbox_mode=config.sandbox_mode, limits=config.limits)
 
 
 def _spec(bot: BotConfig, plugins: Plugins, base_dir) -> BotSpec:
@@ -129,220 +101,13 @@ def _spec(bot: BotConfig, plugins: Plugins, base_dir) -> BotSpec:
     return dataclasses.replace(spec, spec=bot.spec)
 
 
-# --- playing --------------------------------------------------------------------------------
-
-_WORKER: dict[str, Any] = {}
-
-
-def _setup(job: GameJob) -> None:
-    registry = GameRegistry()
-    for cls in BUILTIN_GAMES + job.extra_games:
-        registry.add(cls)
-    _WORKER["job"] = job
-    _WORKER["game"] = registry.create(job.game, **job.rules)
-    _WORKER["sandbox"] = Sandbox(limits=job.limits, mode=job.sandbox_mode)
-
-
-#: bot processes a local worker keeps idle between games at most: every bot of a league
-#: this size stays started, as pairings come interleaved; larger leagues start bots more often
-MAX_IDLE_BOTS = 24
-
-
-def _play_chunk(chunk: list[Fixture], pool: BotPool) -> Iterator[tuple[Fixture, GameRecord]]:
-    """Play fixtures in a row, reusing bots' processes from the pool between them;
-    each game's record as soon as it ends."""
-    job: GameJob = _WORKER["job"]
-    for fixture in chunk:
-        seats = (job.bots[fixture.seat0], job.bots[fixture.seat1])
-        yield fixture, play_game(_WORKER["game"], seats, fixture.seed, _WORKER["sandbox"],
-                                 job.settings, pool=pool, opening=fixture.opening)
-
-
-def cause(exc: BaseException) -> str:
-    """An error that is no bot's fault, in one line: its own message, and its type
-    unless the message is one of ours."""
-    text = " ".join(str(exc).split()) or "(no message)"
-    if isinstance(exc, (SandboxError, StoreError, RunError)):
-        return text
-    return f"{type(exc).__name__}: {text}"
-
-
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent(parent: int, signum: int = signal.SIGTERM) -> None:
-    """Have the kernel send signum to this process when `parent` dies (however it dies);
-    exit at once if it is already gone."""
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
-    if os.getppid() != parent:     # it died before the line above
-        os._exit(1)
-
-
-def _stop_on_sigterm(signum: int, frame: Any) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)   # once: let the clean-up finish
-    raise SystemExit(128 + signum)
-
-
-def _worker_main(job: GameJob, tasks, results, parent: int) -> None:
-    """A worker process: play the pieces it takes from `tasks`, send each game back at once
-    (pickled here, in this thread: a queue's feeder thread would contend with the referee
-    for the interpreter lock during the next game) and wait for the coordinator's word that
-    it is stored before the next, so a killed run loses at most one game a worker, however
-    loaded the machine. An error that is not a bot's fault is
-    sent back as ("error", cause) and ends the worker. Its bots' processes outlive a piece:
-    pieces come interleaved, and the next piece of a pairing usually comes soon."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
-    # SIGTERM, from the coordinator or from the kernel when the coordinator dies, closes
-    # this worker's bots (and their scratch dirs) on the way out
-    signal.signal(signal.SIGTERM, _stop_on_sigterm)
-    die_with_parent(parent)
-    pool = BotPool(max_idle=MAX_IDLE_BOTS)
-    try:
-        _setup(job)
-        while True:
-            chunk = tasks.get()
-            if chunk is None:
-                return
-            for item in _play_chunk(chunk, pool):
-                results.send_bytes(pickle.dumps(("game", item), pickle.HIGHEST_PROTOCOL))
-                results.recv_bytes()    # the coordinator has stored it: play the next
-    except (SystemExit, BrokenPipeError):
-        return     # stopped, or the coordinator is gone: nobody to tell
-    except BaseException as exc:  # noqa: BLE001 - any error here is reported, not a bot's
-        results.send_bytes(pickle.dumps(("error", cause(exc)), pickle.HIGHEST_PROTOCOL))
-    finally:
-        pool.close()
-
-
-def chunks(fixtures: list[Fixture], workers: int, most_pairs: int | None = None) -> list[list[Fixture]]:
-    """Fixtures cut into pieces a worker plays in a row, handed out interleaved.
-
-    A piece holds games of one pairing, at most most_pairs seat-swapped pairs of them;
-    without most_pairs a piece is a whole pairing (its two bots start once), and only
-    when there are too few pairings to give every worker two pieces are pairings split,
-    evenly. Pieces come round by round: every pairing's i-th piece before any pairing's
-    (i+1)-th, so a run stopped early has played about as much of every pairing (with
-    most_pairs=1, pair k of every pairing before pair k+1 of any).
-    """
-    by_pairing: dict[str, list[Fixture]] = {}
-    for fixture in fixtures:
-        by_pairing.setdefault(fixture.pairing, []).append(fixture)
-    splits = 1 if workers <= 1 or not by_pairing else -(-2 * workers // len(by_pairing))
-    out: list[tuple[int, list[Fixture]]] = []     # (piece number in its pairing, piece)
-    for games in by_pairing.values():
-        if most_pairs is not None:
-            pairs: dict[int, list[Fixture]] = {}
-            for fixture in games:
-                pairs.setdefault(fixture.round // 2, []).append(fixture)
-            blocks = list(pairs.values())
-            grouped = [[f for pair in blocks[i:i + most_pairs] for f in pair]
-                       for i in range(0, len(blocks), most_pairs)]
-            # numbered by pair, not by position: in a resumed run, pairs already played
-            # keep their turn rather than pushing the pairing's next pairs ahead
-            out.extend((piece[0].round // 2 // most_pairs, piece) for piece in grouped)
-            continue
-        size = -(-len(games) // min(splits, len(games)))
-        out.extend(enumerate(games[i:i + size] for i in range(0, len(games), size)))
-    return [piece for _n, piece in sorted(out, key=lambda p: (p[0], p[1][0].index))]
-
-
-def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterator[tuple[Fixture, GameRecord]]:
-    """Records of the fixtures as each game finishes: in this process for one worker,
-    else in `workers` processes (multiprocess) that stream each record back at once.
-    Pieces are single pairs, interleaved (chunks): each worker keeps its bots started.
-    An error that is no bot's fault stops the play as a RunError."""
-    if not fixtures:
-        return
-    work = chunks(fixtures, workers, most_pairs=1)
-    if workers <= 1:
-        pool = BotPool(max_idle=MAX_IDLE_BOTS)
-        try:
-            _setup(job)
-            for chunk in work:
-                yield from _play_chunk(chunk, pool)
-        except Exception as exc:
-            raise RunError(cause(exc)) from exc
-        finally:
-            pool.close()
-        return
-    yield from _play_in_processes(job, work, workers, len(fixtures))
-
-
-#: seconds stopped workers get to close their bots before they are killed
-STOP_GRACE_S = 1.5
-
-
-def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,
-                       total: int) -> Iterator[tuple[Fixture, GameRecord]]:
-    import multiprocess
-    from multiprocess.connection import wait
-    tasks = multiprocess.Queue()
-    # never wait at exit for the queue's feeder to push pieces nobody will take
-    tasks.cancel_join_thread()
-    for chunk in work:
-        tasks.put(chunk)
-    procs, readers = [], []
-    try:
-        for _ in range(min(workers, len(work))):
-            reader, writer = multiprocess.Pipe()   # games one way, "stored" the other
-            proc = multiprocess.Process(target=_worker_main, args=(job, tasks, writer, os.getpid()),
-                                        daemon=True)
-            tasks.put(None)
-            proc.start()
-            procs.append(proc)
-            writer.close()   # the worker holds the only writer: its death reads as EOF here
-            readers.append(reader)
-        received = 0
-        while received < total:
-            if not readers:
-                return  # every worker is gone; what they had not finished is played next run
-            for reader in wait(readers, timeout=0.5):
-                try:
-                    kind, item = pickle.loads(reader.recv_bytes())
-                except EOFError:      # that worker is gone (it finished, or it died)
-                    readers.remove(reader)
-                    continue
-                if kind == "error":
-                    raise RunError(item)
-                received += 1
-                yield item     # the caller stores it before asking for the next
-                try:
-                    reader.send_bytes(b"stored")
-                except OSError:       # that worker is gone; its EOF comes next
-                    pass
-    except BaseException:
-        _stop(procs, terminate=True)
-        raise
-    _stop(procs, terminate=False)
-
-
-def _stop(procs: list, terminate: bool) -> None:
-    """End the workers: SIGTERM (each closes its bots) unless they are ending by
-    themselves, then SIGKILL for any still there after a grace."""
-    for proc in procs:
-        if terminate and proc.is_alive():
-            proc.terminate()
-    deadline = time.monotonic() + (STOP_GRACE_S if terminate else 30.0)
-    for proc in procs:
-        proc.join(timeout=max(0.0, deadline - time.monotonic()))
-    for proc in procs:
-        if proc.is_alive():
-            proc.kill()
-            proc.join()
-
-
-def _executor(config: LeagueConfig):
-    """The function that plays fixtures for `config.executor`: local processes or Ray tasks."""
-    if config.executor == "ray":
-        from .ray_executor import (  # only when asked: Ray is optional
-            import_ray,
-            play_fixtures_ray,
-        )
-        import_ray()   # a missing Ray is said before anything starts
-        return lambda job, fixtures, workers: play_fixtures_ray(job, fixtures, config.ray, workers)
-    return play_fixtures
+def registered_executor(plugins: Plugins, name: str) -> Executor:
+    """The executor registered as name; PluginError if a plugin registered something else."""
+    executor = plugins.executors.require(name)
+    if not all(callable(getattr(executor, method, None)) for method in ("play", "check", "plays_here")):
+        raise PluginError(f"plugin {plugins.executors.plugin(name)!r}: executor {name!r} is "
+                          f"{executor!r}, not an arena.league.executors.Executor (subclass it)")
+    return executor
 
 
 class BuildError(RunError):
@@ -394,7 +159,8 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     and at the end (0: never; None: whole rounds, about ten times a run)."""
     out = out or sys.stderr
     plugins = plugins or loaded_plugins()
-    play = _executor(config)
+    executor = registered_executor(plugins, config.executor)
+    executor.check(config)
     build_bots(config, out)
     started = time.monotonic()
     with Store(config.store) as store:
@@ -421,18 +187,18 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
             pairings = len({f.pairing for f in fixtures})
             progress.standings = lambda: live_standings(store, config)
             progress.standings_every = standings or standings_every(pairings, len(todo))
-        workers = _bounded_workers(config, workers or config.workers, progress)
+        workers = _bounded_workers(executor, workers or config.workers, progress)
         job = make_job(config, plugins)
         played = 0
         interrupted = False
         try:
-            # bots start where games are played: here, not on a Ray cluster's nodes
-            if todo and (config.ray is None or config.ray.address is None):
+            # bots start where games are played: here, not on a cluster's nodes
+            if todo and executor.plays_here(config):
                 playing = tuple(bot for bot in config.bots if bot.name not in retired)
                 _preflight(dataclasses.replace(config, bots=playing), job, plugins, keep_going,
                            progress)
             progress.start()
-            games = play(job, todo, workers)
+            games = executor.play(job, todo, workers, config)
             try:
                 for fixture, record in games:
                     if record.termination is Termination.ABORTED:
@@ -441,7 +207,9 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
                     played += 1
                     progress.update(record)
             finally:
-                games.close()   # stops the workers now, whatever ended the loop
+                close = getattr(games, "close", None)   # a generator's: it stops the workers
+                if close is not None:
+                    close()     # now, whatever ended the loop
         except KeyboardInterrupt:
             interrupted = True
         except StoreError as exc:   # disk full, read-only: what is stored stays stored
@@ -472,13 +240,14 @@ def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
                            for g in store.records(current=True, keys=keys)])
 
 
-def _bounded_workers(config: LeagueConfig, workers: int, progress: Progress) -> int:
-    """Local workers capped at WORKERS_PER_CPU per CPU, with a warning: more only add
-    load, and load must never become a bot's fault."""
-    limit = WORKERS_PER_CPU * (os.cpu_count() or 1)
-    if config.executor != "local" or workers <= limit:
+def _bounded_workers(executor: Executor, workers: int, progress: Progress) -> int:
+    """Workers capped at the executor's workers_per_cpu (local: WORKERS_PER_CPU) per CPU,
+    with a warning: more only add load, and load must never become a bot's fault."""
+    per_cpu = executor.workers_per_cpu
+    limit = (per_cpu or 0) * (os.cpu_count() or 1)
+    if per_cpu is None or workers <= limit:
         return workers
-    progress.warn(f"workers: {workers} is more than {WORKERS_PER_CPU} per CPU on this machine; "
+    progress.warn(f"workers: {workers} is more than {per_cpu} per CPU on this machine; "
                   f"playing with {limit}")
     return limit
 
@@ -503,6 +272,6 @@ def _preflight(config: LeagueConfig, job: GameJob, plugins: Plugins, keep_going:
         progress.warn(f"{problem}; playing anyway (--keep-going)")
 
 
-__all__ = ["BuildError", "GameJob", "RunError", "RunSummary", "bot_versions", "build_bots", "cause",
-           "die_with_parent", "known_bots_check", "load_league", "make_job", "play_fixtures",
+__all__ = ["WORKERS_PER_CPU", "BuildError", "GameJob", "RunError", "RunSummary", "bot_versions",
+           "build_bots", "cause", "known_bots_check", "load_league", "make_job", "registered_executor",
            "repeated_games", "run_league"]

@@ -113,7 +113,9 @@ class ArenaDialect(Dialect):
 def format_turn(game: Game, turn: TurnInfo) -> str:
     """The arena protocol's turn line."""
     last = "-" if turn.last_move is None else game.move_text(turn.last_move)
-    legal = ",".join(game.move_text(m) for m in turn.legal)
+    # the canonical move text is the decimal cell number: str() it without a call a move
+    text = str if type(game).move_text is Game.move_text else game.move_text
+    legal = ",".join(map(text, turn.legal))
     return f"turn {turn.move_ms} {turn.bank_ms} {last} {legal} {turn.state.encode()}"
 
 

@@ -49,9 +49,11 @@ class BotPool:
     """Bot processes kept alive between games, so a league does not pay a process start
     per game. Only dialects that can say "new game" are kept; a bot that faulted is never
     kept. With max_idle, the processes idle longest are closed beyond that many. Close the
-    pool when its games are done."""
+    pool when its games are done: a kept bot is told to quit and, unless quit_grace_s is
+    given, killed at once (its games are over and recorded: nothing it does on the way out
+    counts, and a league's last worker would wait for it)."""
 
-    def __init__(self, quit_grace_s: float = QUIT_GRACE_S, max_idle: int | None = None) -> None:
+    def __init__(self, quit_grace_s: float = 0.0, max_idle: int | None = None) -> None:
         self._idle: dict[tuple, BotChannel] = {}     # in the order they were given back
         self.quit_grace_s = quit_grace_s
         self.max_idle = max_idle
@@ -81,16 +83,22 @@ class BotPool:
             self._idle.pop(next(iter(self._idle))).proc.close()   # the least recently used
 
     def close(self) -> None:
-        """Ask every kept bot to quit, then kill what is left."""
+        """Ask every kept bot to quit, give them quit_grace_s together, then kill what is
+        left, every tree at once before waiting for any (the waits then overlap)."""
         dialects = loaded_plugins().dialects
-        for key, channel in self._idle.items():
+        kept = list(self._idle.items())
+        self._idle.clear()
+        for key, channel in kept:
             channel.request(dialects.require(key[2]).quit_lines(), expects_reply=False)
+        channels = [channel for _, channel in kept]
         deadline = time.monotonic() + self.quit_grace_s
-        for channel in self._idle.values():
+        for channel in channels:
             while channel.proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.001)
+        for channel in channels:
+            channel.proc.kill_tree()
+        for channel in channels:
             channel.proc.close()
-        self._idle.clear()
 
 
 def bot_seed(game_seed: int, seat: int, name: str) -> int:
@@ -137,6 +145,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         started_at=datetime.now(UTC).isoformat(timespec="milliseconds"))
     seats = [_Seat(i, spec, settings.time) for i, spec in enumerate(bots)]
     mux: Multiplexer | None = None
+    pending: list[Callable[[], None]] = []   # readings of replies left for later (_one_move)
     state = _play_opening(game, opening, record)
     try:
         for s in seats:
@@ -161,14 +170,18 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         record.startup_ms = round((time.monotonic() - started) * 1000, 3)
         rng = random.Random(seed)
         last_move: int | None = opening[-1] if opening else None
+        mover: int | None = None
         while not state.is_terminal():
             s = seats[state.to_move]
             _check_idle(seats, mux)
+            if s.seat in local or s.seat == mover:
+                _settle(pending)    # a seat's clock is charged before its next move is timed
             if s.seat in local:
                 move, state = _local_move(game, s, state, last_move, local[s.seat], record)
             else:
-                move, state = _one_move(game, s, state, last_move, settings, mux, rng, record)
-            last_move = move
+                move, state = _one_move(game, s, state, last_move, settings, mux, rng, record, pending)
+            last_move, mover = move, s.seat
+        _settle(pending)
         _check_idle(seats, mux)  # an unasked line with the last move is a fault all the same
         record.winner = state.winner
         record.termination = Termination.NORMAL
@@ -183,6 +196,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         record.reason = "interrupted"
         raise
     finally:
+        _settle(pending)
         if record.startup_ms:
             record.play_ms = round((time.monotonic() - started) * 1000 - record.startup_ms, 3)
         _finish(seats, record, mux, pool)
@@ -258,7 +272,11 @@ def _local_move(game: Game, s: _Seat, state: State, last_move: int | None, playe
 
 
 def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, mux: Multiplexer,
-              rng: random.Random, record: GameRecord) -> tuple[int, State]:
+              rng: random.Random, record: GameRecord, pending: list[Callable[[], None]]) -> tuple[int, State]:
+    """Ask the seat's bot for a move and play it. A reply that is surely in time leaves
+    its readings (CPU, waits, the clock's charge) in `pending`: the next move takes them
+    once its request is written, while that bot thinks, not between the two (the loop
+    takes them first when the same seat moves again: its clock must be charged)."""
     control = settings.time
     allowed = s.clock.allowed_ms()
     legal = state.legal_moves()
@@ -275,24 +293,33 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     budget_ms = allowed + startup_extra + control.overhead_ms
     meter = MoveMeter(budget_ms / 1000, control.load_grace, ch.proc.usage, own_wait_seconds)
     ch.request(s.dialect.turn_lines(game, turn))
-    meter.start()
+    meter.start()      # the first reading and the last reply's ones, while the bot wakes up
+    _settle(pending)
     when = f"to move {ply + 1} within {allowed + startup_extra} ms"
     strikes_left = settings.timeout_policy.mode == "strikes" and \
         s.strikes < settings.timeout_policy.strikes
-    try:
-        line = mux.wait_line(ch, meter.started + budget_ms / 1000, when,
-                             kill_on_timeout=not strikes_left, judge=meter.judge)
-        wall_ms = meter.look() * 1000
-        if meter.cpu_s * 1000 >= budget_ms:
-            if not strikes_left:
-                ch.proc.kill_tree()
-            raise BotFault(Termination.TIMEOUT, f"replied too late {when}: it used "
-                                                f"{meter.cpu_s * 1000:.0f} ms of CPU")
+
+    def charge(wall_ms: float) -> None:
         # a reply read before the referee found the bot late is in time: the wall time
         # now may hold delays of the referee's that no counter shows (another thread
         # holding the interpreter lock), so it is charged at most the budget
         used_ms = min(meter.used_s(wall_ms / 1000) * 1000, budget_ms)
         s.clock.charge(max(0.0, used_ms - control.overhead_ms - startup_extra))
+
+    try:
+        line = mux.wait_line(ch, meter.started + budget_ms / 1000, when,
+                             kill_on_timeout=not strikes_left, judge=meter.judge)
+        replied = time.monotonic()
+        wall_ms = (replied - meter.started) * 1000
+        later = meter.surely_in_time(replied)
+        if not later:
+            meter.look()
+            if meter.cpu_s * 1000 >= budget_ms:
+                if not strikes_left:
+                    ch.proc.kill_tree()
+                raise BotFault(Termination.TIMEOUT, f"replied too late {when}: it used "
+                                                    f"{meter.cpu_s * 1000:.0f} ms of CPU")
+            charge(wall_ms)
     except BotFault as fault:
         if fault.termination is Termination.TIMEOUT and strikes_left:
             s.strikes += 1
@@ -306,8 +333,20 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
             # no handshake: dying before the first reply is failing to start
             fault = BotFault(Termination.STARTUP_FAILURE, fault.reason)
         raise _Faulted(s.seat, fault) from None   # the fault travels as the payload
-    record.moves.append(MoveRecord(seat=s.seat, move=line.strip()[:32], wall_ms=round(wall_ms, 3),
-                                   cpu_ms=round(meter.cpu_s * 1000, 3), wait_ms=round(meter.wait_s * 1000, 3)))
+    entry = MoveRecord(seat=s.seat, move=line.strip()[:32], wall_ms=round(wall_ms, 3))
+    record.moves.append(entry)
+
+    def readings() -> None:
+        if later:
+            meter.read_late(replied)
+            charge(wall_ms)
+        entry.cpu_ms = round(meter.cpu_s * 1000, 3)
+        entry.wait_ms = round(meter.wait_s * 1000, 3)
+
+    if later:
+        pending.append(readings)
+    else:
+        readings()
     try:
         move = s.dialect.parse_move(game, turn, line)
         after = state.play(move)
@@ -315,8 +354,14 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
         raise _Faulted(s.seat, BotFault(Termination.MALFORMED, f"move {ply + 1}: {exc}")) from exc
     except IllegalMoveError as exc:
         raise _Faulted(s.seat, BotFault(Termination.ILLEGAL_MOVE, f"move {ply + 1}: {exc}")) from exc
-    record.moves[-1].move = game.move_text(move)
+    entry.move = game.move_text(move)
     return move, after
+
+
+def _settle(pending: list[Callable[[], None]]) -> None:
+    """Take the readings of replies left for later (see _one_move)."""
+    while pending:
+        pending.pop()()
 
 
 def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,

@@ -13,6 +13,7 @@ from arena.sandbox.procfs import TreeUsage
 #: what a late move costs: the game, or a strike (and a random move) while strikes last
 TIMEOUT_MODES = ("forfeit", "strikes")
 MIN_LOOK_S = 0.005  #: shortest pause between two looks at a bot past its deadline
+CPUS = os.cpu_count() or 1  #: read once: os.cpu_count() reads /sys every call
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,10 @@ class MoveMeter:
     """Measures one move of a bot and says when it is late (see TimeControl).
 
     sample(states) reads the bot's process tree; own_wait() the referee's run-queue
-    wait so far. Create it before the request is written, call start() right after.
+    wait so far. Create it, write the request, then call start(): the wall time starts
+    there and the first reading is taken while the bot wakes up to read the request, not
+    before it is asked (the bot's CPU time before that reading, microseconds at most,
+    is not counted; the tree's CPU counter moves in clock ticks anyway).
     """
 
     def __init__(self, budget_s: float, load_grace: float, sample: Callable[[bool], TreeUsage],
@@ -91,18 +95,20 @@ class MoveMeter:
         self.cap_s = load_grace * budget_s
         self._sample = sample
         self._own_wait = own_wait
-        self._base = sample(False)
-        self._own_base = own_wait()
-        self.started = time.monotonic()
+        self._base = TreeUsage(0.0, {})
+        self._own_base = 0.0
+        self.started = self.sampled = time.monotonic()
         self.cpu_s = 0.0        #: CPU time of the bot's tree since the request
         self.bot_wait_s = 0.0   #: the longest run-queue wait of one of its threads
         self.own_wait_s = 0.0   #: the referee's run-queue wait
         self.runnable = False
-        self._cpus = os.cpu_count() or 1
+        self._cpus = CPUS
 
     def start(self) -> None:
-        """The request has been written: the move's wall time starts now."""
-        self.started = time.monotonic()
+        """The request has been written: the move's wall time starts now; the first reading."""
+        self.started = self.sampled = time.monotonic()  # sampled: no CPU before it counts
+        self._base = self._sample(False)
+        self._own_base = self._own_wait()
 
     @property
     def wait_s(self) -> float:
@@ -112,6 +118,10 @@ class MoveMeter:
     def look(self, states: bool = False) -> float:
         """Read the bot's tree and the referee's wait now; the wall time so far (s)."""
         wall = time.monotonic() - self.started
+        self._read(states)
+        return wall
+
+    def _read(self, states: bool) -> None:
         usage = self._sample(states)
         self.cpu_s = max(self.cpu_s, usage.cpu_seconds - self._base.cpu_seconds)
         before = self._base.waits
@@ -119,7 +129,19 @@ class MoveMeter:
         self.bot_wait_s = max(self.bot_wait_s, waited)
         self.own_wait_s = max(self.own_wait_s, self._own_wait() - self._own_base)
         self.runnable = usage.runnable
-        return wall
+
+    def surely_in_time(self, now: float) -> bool:
+        """True if a reply read at `now` is in time whatever the tree's readings say: the
+        tree cannot have used the budget in CPU time since the first reading (CPU time
+        grows at most cpus times as fast as wall time), nor in wall time."""
+        return (now - self.sampled) * self._cpus < self.budget_s
+
+    def read_late(self, replied: float) -> None:
+        """The readings for a reply read at `replied` (surely in time), taken later: the CPU
+        time counted is at most what the tree could have used up to `replied` (cpus times
+        the wall time since the first reading), so reading late charges nothing more."""
+        self._read(False)
+        self.cpu_s = min(self.cpu_s, (replied - self.sampled) * self._cpus)
 
     def used_s(self, wall_s: float) -> float:
         """What the move has used of its budget after wall_s: CPU or net wall time."""

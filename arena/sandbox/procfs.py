@@ -64,6 +64,34 @@ class TreeUsage:
     runnable: bool = False             #: some thread is running or waiting for a CPU right now
 
 
+class _Task:
+    """One thread of a sampled process, with the files a sample reads kept open."""
+
+    __slots__ = ("tid", "sched_fd", "children_fd", "kids", "stat_fd")
+
+    def __init__(self, tid: int, sched_fd: int, children_fd: int, kids: bytes, stat_fd: int | None) -> None:
+        self.tid = tid
+        self.sched_fd = sched_fd
+        self.children_fd = children_fd
+        self.kids = kids            #: the children file as last read
+        self.stat_fd = stat_fd      #: the thread's own stat (threads of a multi-threaded process)
+
+
+class _Proc:
+    """One process of the tree as the last walk found it."""
+
+    __slots__ = ("stat_fd", "threads", "tasks")
+
+    def __init__(self, stat_fd: int, threads: int, tasks: list[_Task]) -> None:
+        self.stat_fd = stat_fd
+        self.threads = threads
+        self.tasks = tasks
+
+
+class _Changed(Exception):
+    """The tree is not what the last walk found: walk it again."""
+
+
 class TreeSampler:
     """Reads a process tree's CPU time and per-thread run-queue wait from /proc.
 
@@ -72,6 +100,11 @@ class TreeSampler:
     never read by mistake. Parents are read before their children, so a process
     exiting during a sample is missed rather than counted twice (by itself and in
     its parent's children times): CPU time is never overstated.
+
+    The tree's shape is kept from the last walk: a sample reads the same files a walk
+    would (every process's stat, every thread's schedstat and children) and walks
+    again, from the top, as soon as one differs in shape (a thread count, a children
+    list, a process gone), so a sample sees every process a walk would.
     """
 
     MAX_FDS = 256
@@ -79,37 +112,90 @@ class TreeSampler:
     def __init__(self, root: int) -> None:
         self.root = root
         self._fds: dict[str, int] = {}
+        self._plan: list[_Proc] | None = None
+        self._closes = 0   #: close() calls: a walk that saw one holds closed fds
+        self.walks = 0     #: full walks so far (the rest of the samples followed the plan)
 
-    def _read(self, path: str) -> bytes | None:
+    def _open(self, path: str) -> int | None:
         fd = self._fds.get(path)
-        try:
-            if fd is None:
-                if len(self._fds) >= self.MAX_FDS:
-                    self.close()
+        if fd is None:
+            if len(self._fds) >= self.MAX_FDS:
+                self.close()
+            try:
                 fd = self._fds[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-            return os.pread(fd, 4096, 0)
+            except OSError:
+                return None
+        return fd
+
+    def _read(self, path: str) -> tuple[int, bytes] | None:
+        fd = self._open(path)
+        if fd is None:
+            return None
+        try:
+            return fd, os.pread(fd, 4096, 0)
         except OSError:
-            if fd is not None:
-                os.close(self._fds.pop(path))
+            os.close(self._fds.pop(path))
             return None
 
     def sample(self, states: bool = False) -> TreeUsage:
         """CPU and waits of the root and all its descendants now; with states, also
         whether any of their threads is runnable (costs one more read a thread)."""
+        if self._plan is not None:
+            try:
+                return self._follow(self._plan, states)
+            except _Changed:
+                pass
+        return self._walk(states)
+
+    def _follow(self, plan: list[_Proc], states: bool) -> TreeUsage:
+        """A sample along the last walk's plan; _Changed if the tree's shape changed."""
+        pread = os.pread
         cpu = 0
         waits: dict[int, float] = {}
         runnable = False
+        try:
+            for proc in plan:
+                data = pread(proc.stat_fd, 4096, 0)
+                rest = data[data.rindex(b")") + 2:].split(None, 18)
+                if int(rest[17]) != proc.threads:
+                    raise _Changed
+                cpu += int(rest[11]) + int(rest[12]) + int(rest[13]) + int(rest[14])
+                if states and proc.threads == 1 and rest[0] == b"R":
+                    runnable = True
+                for task in proc.tasks:
+                    waits[task.tid] = int(pread(task.sched_fd, 4096, 0).split()[1]) / 1e9
+                    if pread(task.children_fd, 4096, 0) != task.kids:
+                        raise _Changed
+                    if states and task.stat_fd is not None and not runnable:
+                        tstat = pread(task.stat_fd, 4096, 0)
+                        runnable = tstat[tstat.rindex(b")") + 2:][:1] == b"R"
+        except (OSError, ValueError, IndexError):
+            raise _Changed from None  # a process gone or a file unreadable: walk again
+        return TreeUsage(cpu / CLOCK_TICKS, waits, runnable)
+
+    def _walk(self, states: bool) -> TreeUsage:
+        """A sample that finds the tree afresh, from the root down, and keeps its plan."""
+        self.walks += 1
+        cpu = 0
+        waits: dict[int, float] = {}
+        runnable = False
+        plan: list[_Proc] = []
+        complete = True
+        closes = self._closes
         todo = [self.root]
         while todo:
             pid = todo.pop()
-            data = self._read(f"/proc/{pid}/stat")
-            if data is None:
+            got = self._read(f"/proc/{pid}/stat")
+            if got is None:
+                complete = False
                 continue
+            stat_fd, data = got
             try:
                 rest = data[data.rindex(b")") + 2:].split()
                 cpu += int(rest[11]) + int(rest[12]) + int(rest[13]) + int(rest[14])
                 threads = int(rest[17])
             except (ValueError, IndexError):
+                complete = False
                 continue
             if threads == 1:
                 tids = [pid]
@@ -118,25 +204,40 @@ class TreeSampler:
                 try:
                     tids = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
                 except OSError:
+                    complete = False
                     continue
+            tasks: list[_Task] = []
             for tid in tids:
                 task = f"/proc/{pid}/task/{tid}"
                 sched = self._read(task + "/schedstat")
                 if sched is not None:
                     try:
-                        waits[tid] = int(sched.split()[1]) / 1e9
+                        waits[tid] = int(sched[1].split()[1]) / 1e9
                     except (ValueError, IndexError):
-                        pass
-                if states and threads > 1 and not runnable:
+                        sched = None
+                tstat_fd = None
+                if threads > 1:
                     tstat = self._read(task + "/stat")
-                    runnable = tstat is not None and tstat[tstat.rindex(b")") + 2:][:1] == b"R"
+                    if tstat is not None:
+                        tstat_fd = tstat[0]
+                        if states and not runnable:
+                            runnable = tstat[1][tstat[1].rindex(b")") + 2:][:1] == b"R"
                 kids = self._read(task + "/children")
-                if kids:
-                    todo.extend(int(child) for child in kids.split())
+                if kids is not None:
+                    todo.extend(int(child) for child in kids[1].split())
+                if sched is None or kids is None or (threads > 1 and tstat_fd is None):
+                    complete = False
+                else:
+                    tasks.append(_Task(tid, sched[0], kids[0], kids[1], tstat_fd))
+            plan.append(_Proc(stat_fd, threads, tasks))
+        # a tree read with a gap (a thread gone mid-walk) is walked again next time
+        self._plan = plan if complete and closes == self._closes else None
         return TreeUsage(cpu / CLOCK_TICKS, waits, runnable)
 
     def close(self) -> None:
         """Close every open file (a later sample opens them again)."""
+        self._plan = None
+        self._closes += 1
         for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
@@ -145,13 +246,21 @@ class TreeSampler:
 _OWN = threading.local()
 
 
+def _forget_own_wait() -> None:
+    fd = _OWN.__dict__.pop("fd", None)
+    if fd is not None:
+        os.close(fd)     # the parent thread's schedstat: a forked child opens its own
+
+
+os.register_at_fork(after_in_child=_forget_own_wait)
+
+
 def own_wait_seconds() -> float:
     """Run-queue delay of the calling thread so far (0.0 where schedstat is missing)."""
     fd = getattr(_OWN, "fd", None)
     try:
-        if fd is None or getattr(_OWN, "pid", None) != os.getpid():  # a forked child reopens
+        if fd is None:
             fd = _OWN.fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
-            _OWN.pid = os.getpid()
         return int(os.pread(fd, 128, 0).split()[1]) / 1e9
     except (OSError, ValueError, IndexError):
         return 0.0

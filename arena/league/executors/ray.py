@@ -1,7 +1,7 @@
 """Playing a league's games as Ray tasks, on this machine or on a cluster.
 
-Imported only for `executor: ray` (and Ray itself only inside play_fixtures_ray);
-it needs `pip install 'bot-arena[ray]'` on the coordinator and on every node.
+Ray itself is imported only when a league plays with `executor: ray`; it needs
+`pip install 'bot-arena[ray]'` on the coordinator and on every node.
 
 The coordinator (the process running the league) alone writes the store. It cuts
 the fixtures into pieces of one pairing each, as local workers get them, and
@@ -34,20 +34,18 @@ import zipfile
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.errors import ArenaError
-from arena.games import BUILTIN_GAMES, GameRegistry
 from arena.record import GameRecord
-from arena.referee import BotPool, BotSpec, play_game
+from arena.referee import BotPool, BotSpec
 from arena.referee.botspec import ARENA_PACKAGE_DIR
-from arena.sandbox import Sandbox
 
-from .config import RayConfig
-from .runner import GameJob, chunks
-from .schedule import Fixture
+from ..config import LeagueConfig, RayConfig
+from ..schedule import Fixture
+from .base import Executor, GameJob, chunks
+from .worker import Table, play_piece, set_table
 
 logger = logging.getLogger("arena.league.ray")
 
@@ -92,6 +90,23 @@ class Bundle:
 
 
 # --- the coordinator --------------------------------------------------------------------------
+
+class RayExecutor(Executor):
+    """`executor: ray`: Ray tasks on a cluster, or on a private local instance (play_fixtures_ray)."""
+
+    name = "ray"
+
+    def check(self, config: LeagueConfig) -> None:
+        import_ray()   # a missing Ray is said before anything starts
+
+    def plays_here(self, config: LeagueConfig) -> bool:
+        # bots start where games are played: here only with a private local instance
+        return config.ray is None or config.ray.address is None
+
+    def play(self, job: GameJob, fixtures: list[Fixture], workers: int,
+             config: LeagueConfig | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
+        return play_fixtures_ray(job, fixtures, config.ray if config is not None else None, workers)
+
 
 def play_fixtures_ray(job: GameJob, fixtures: list[Fixture], ray_config: RayConfig | None = None,
                       workers: int = 1) -> Iterator[tuple[Fixture, GameRecord]]:
@@ -341,17 +356,7 @@ class _GameThread:
         return result.result()
 
 
-@dataclass
-class _Table:
-    """A worker process's set-up for one run: game, sandbox, bots with this node's paths."""
-
-    token: str
-    game: Any
-    sandbox: Sandbox
-    bots: dict[str, BotSpec]
-
-
-_HOST: dict[str, Any] = {}   # per worker process: "thread" (_GameThread), "table" (_Table)
+_HOST: dict[str, Any] = {}   # per worker process: "thread" (_GameThread), "table" (token, Table)
 _HOST_LOCK = threading.Lock()
 
 
@@ -365,27 +370,19 @@ def _play_piece(job: GameJob, shipment: Shipment,
     table = thread.run(lambda: _table(job, shipment))
     pool = BotPool()
     try:
-        for fixture in piece:
-            seats = (table.bots[fixture.seat0], table.bots[fixture.seat1])
-            record = thread.run(partial(play_game, table.game, seats, fixture.seed,
-                                        table.sandbox, job.settings, pool=pool,
-                                        opening=fixture.opening))
+        for fixture, record in play_piece(table, piece, pool, run=thread.run):
             yield fixture.key, record
     finally:
         thread.run(pool.close)
 
 
-def _table(job: GameJob, shipment: Shipment) -> _Table:
-    table: _Table | None = _HOST.get("table")
-    if table is None or table.token != shipment.token:
-        registry = GameRegistry()
-        for cls in BUILTIN_GAMES + job.extra_games:
-            registry.add(cls)
+def _table(job: GameJob, shipment: Shipment) -> Table:
+    """This run's set-up in this worker process, made once: the bots with this node's paths."""
+    token, table = _HOST.get("table", ("", None))
+    if table is None or token != shipment.token:
         root = _bundle_root(shipment) if shipment.files else ""
-        bots = {name: localize(spec, shipment, root) for name, spec in job.bots.items()}
-        table = _HOST["table"] = _Table(
-            token=shipment.token, game=registry.create(job.game, **job.rules),
-            sandbox=Sandbox(limits=job.limits, mode=job.sandbox_mode), bots=bots)
+        table = set_table(job, {name: localize(spec, shipment, root) for name, spec in job.bots.items()})
+        _HOST["table"] = (shipment.token, table)
     return table
 
 
@@ -440,5 +437,5 @@ def localize(spec: BotSpec, shipment: Shipment, root: str, python: str = sys.exe
                    readable=tuple(dict.fromkeys(move(d) for d in spec.readable)), env=env)
 
 
-__all__ = ["LOST_RESUBMITS", "Bundle", "RayExecutorError", "Shipment", "build_bundle", "localize",
+__all__ = ["LOST_RESUBMITS", "Bundle", "RayExecutor", "RayExecutorError", "Shipment", "build_bundle", "localize",
            "play_fixtures_ray"]

@@ -1,0 +1,173 @@
+"""The local executor: a league's games played by worker processes on this machine."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import pickle
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from arena.record import GameRecord
+from arena.referee import BotPool
+
+from ..config import LeagueConfig
+from ..schedule import Fixture
+from .base import Executor, GameJob, RunError, cause, chunks
+from .worker import play_piece, set_table
+
+#: local workers beyond this many per CPU are not used: they only slow every game down
+WORKERS_PER_CPU = 4
+
+
+#: bot processes a local worker keeps idle between games at most: every bot of a league
+#: this size stays started, as pairings come interleaved; larger leagues start bots more often
+MAX_IDLE_BOTS = 24
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int, signum: int = signal.SIGTERM) -> None:
+    """Have the kernel send signum to this process when `parent` dies (however it dies);
+    exit at once if it is already gone."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
+    if os.getppid() != parent:     # it died before the line above
+        os._exit(1)
+
+
+def _stop_on_sigterm(signum: int, frame: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)   # once: let the clean-up finish
+    raise SystemExit(128 + signum)
+
+
+def _worker_main(job: GameJob, tasks, results, parent: int) -> None:
+    """A worker process: play the pieces it takes from `tasks`, send each game back at once
+    (pickled here, in this thread: a queue's feeder thread would contend with the referee
+    for the interpreter lock during the next game) and wait for the coordinator's word that
+    it is stored before the next, so a killed run loses at most one game a worker, however
+    loaded the machine. An error that is not a bot's fault is
+    sent back as ("error", cause) and ends the worker. Its bots' processes outlive a piece:
+    pieces come interleaved, and the next piece of a pairing usually comes soon."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
+    # SIGTERM, from the coordinator or from the kernel when the coordinator dies, closes
+    # this worker's bots (and their scratch dirs) on the way out
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    die_with_parent(parent)
+    pool = BotPool(max_idle=MAX_IDLE_BOTS)
+    try:
+        table = set_table(job)
+        while True:
+            chunk = tasks.get()
+            if chunk is None:
+                return
+            for item in play_piece(table, chunk, pool):
+                results.send_bytes(pickle.dumps(("game", item), pickle.HIGHEST_PROTOCOL))
+                results.recv_bytes()    # the coordinator has stored it: play the next
+    except (SystemExit, BrokenPipeError):
+        return     # stopped, or the coordinator is gone: nobody to tell
+    except BaseException as exc:  # noqa: BLE001 - any error here is reported, not a bot's
+        results.send_bytes(pickle.dumps(("error", cause(exc)), pickle.HIGHEST_PROTOCOL))
+    finally:
+        pool.close()
+
+
+def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterator[tuple[Fixture, GameRecord]]:
+    """Records of the fixtures as each game finishes: in this process for one worker,
+    else in `workers` processes (multiprocess) that stream each record back at once.
+    Pieces are single pairs, interleaved (chunks): each worker keeps its bots started.
+    An error that is no bot's fault stops the play as a RunError."""
+    if not fixtures:
+        return
+    work = chunks(fixtures, workers, most_pairs=1)
+    if workers <= 1:
+        pool = BotPool(max_idle=MAX_IDLE_BOTS)
+        try:
+            table = set_table(job)
+            for chunk in work:
+                yield from play_piece(table, chunk, pool)
+        except Exception as exc:
+            raise RunError(cause(exc)) from exc
+        finally:
+            pool.close()
+        return
+    yield from _play_in_processes(job, work, workers, len(fixtures))
+
+
+#: seconds stopped workers get to close their bots before they are killed
+STOP_GRACE_S = 1.5
+
+
+def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,
+                       total: int) -> Iterator[tuple[Fixture, GameRecord]]:
+    import multiprocess
+    from multiprocess.connection import wait
+    tasks = multiprocess.Queue()
+    # never wait at exit for the queue's feeder to push pieces nobody will take
+    tasks.cancel_join_thread()
+    for chunk in work:
+        tasks.put(chunk)
+    procs, readers = [], []
+    try:
+        for _ in range(min(workers, len(work))):
+            reader, writer = multiprocess.Pipe()   # games one way, "stored" the other
+            proc = multiprocess.Process(target=_worker_main, args=(job, tasks, writer, os.getpid()),
+                                        daemon=True)
+            tasks.put(None)
+            proc.start()
+            procs.append(proc)
+            writer.close()   # the worker holds the only writer: its death reads as EOF here
+            readers.append(reader)
+        received = 0
+        while received < total:
+            if not readers:
+                return  # every worker is gone; what they had not finished is played next run
+            for reader in wait(readers, timeout=0.5):
+                try:
+                    kind, item = pickle.loads(reader.recv_bytes())
+                except EOFError:      # that worker is gone (it finished, or it died)
+                    readers.remove(reader)
+                    continue
+                if kind == "error":
+                    raise RunError(item)
+                received += 1
+                yield item     # the caller stores it before asking for the next
+                try:
+                    reader.send_bytes(b"stored")
+                except OSError:       # that worker is gone; its EOF comes next
+                    pass
+    except BaseException:
+        _stop(procs, terminate=True)
+        raise
+    _stop(procs, terminate=False)
+
+
+def _stop(procs: list, terminate: bool) -> None:
+    """End the workers: SIGTERM (each closes its bots) unless they are ending by
+    themselves, then SIGKILL for any still there after a grace."""
+    for proc in procs:
+        if terminate and proc.is_alive():
+            proc.terminate()
+    deadline = time.monotonic() + (STOP_GRACE_S if terminate else 30.0)
+    for proc in procs:
+        proc.join(timeout=max(0.0, deadline - time.monotonic()))
+    for proc in procs:
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+
+
+class LocalExecutor(Executor):
+    """`executor: local`: worker processes on this machine (play_fixtures)."""
+
+    name = "local"
+    workers_per_cpu = WORKERS_PER_CPU
+
+    def play(self, job: GameJob, fixtures: list[Fixture], workers: int,
+             config: LeagueConfig | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
+        return play_fixtures(job, fixtures, workers)

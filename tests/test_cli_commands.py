@@ -70,6 +70,7 @@ def test_the_docs_command_example_installs_lists_and_runs_through_the_real_cli(t
     assert "arena_legal_moves  arena-legal-moves 0.1  (1 command, 0 bots)" in listed.stdout
     # counts of one are singular, of anything else plural
     assert re.search(r"^builtin-league  .*  \(1 rating system, 4 output formats, 0 bots\)$", listed.stdout, re.M)
+    assert re.search(r"^builtin-executors  .*  \(2 executors, 0 bots\)$", listed.stdout, re.M)
 
 
 CLASHING = '''

@@ -168,16 +168,22 @@ def check_opening(game: Game, moves: Sequence[int]) -> State:
 def moves_to(game: Game, target: State) -> Opening:
     """A move list from the start that reaches target (a state given as a book line).
 
-    Searches only moves that put a mark where target has that player's mark, so it
-    needs states with cell(); OpeningError if no order of the marks reaches target."""
+    Searches only moves after which every mark on the board (State.grid()) is one target
+    has there, so it works for any game whose moves add marks to a grid; OpeningError for a
+    game without a grid, or if no order of the marks reaches target."""
     start = game.initial_state()
-    if not hasattr(start, "cell"):
-        raise OpeningError(f"{game.name}: state lines need states with cell(); give the opening "
-                           "as a move list")
-    cells = range(game.info.move_count)
+    goal = target.grid()
+    if start.grid() is None or goal is None:
+        raise OpeningError(f"{game.name}: a state line needs a game whose states have a grid; "
+                           "give the opening as a move list")
     wanted = target.encode()
-    cell: Callable[[int], int] = target.cell  # type: ignore[attr-defined]
-    marks = sum(1 for c in cells if cell(c) >= 0)
+    marks = sum(1 for mark in goal.marks if mark != ".")
+
+    def fits(state: State) -> bool:
+        """Every mark on state's board is the one target has on that square."""
+        grid = state.grid()
+        return grid is not None and len(grid.marks) == len(goal.marks) and all(
+            mark == "." or mark == want for mark, want in zip(grid.marks, goal.marks))
 
     def search(state: State, path: list[int]) -> Opening | None:
         if len(path) == marks:
@@ -185,8 +191,9 @@ def moves_to(game: Game, target: State) -> Opening:
         if state.is_terminal():
             return None
         for move in state.legal_moves():
-            if cell(move) == state.to_move:
-                found = search(state.play(move), path + [move])
+            after = state.play(move)
+            if fits(after):
+                found = search(after, path + [move])
                 if found is not None:
                     return found
         return None

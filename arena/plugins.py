@@ -21,23 +21,22 @@ import dataclasses
 import functools
 import importlib
 import importlib.metadata
-import importlib.util
-import json
-import math
-import os
-import sys
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pluggy
 
 from arena import __version__
+from arena.declarations import OPTION_KINDS, BotDeclaration, BotOption
 from arena.games import GameRegistry
+from arena.hooks import PROJECT, hookimpl, hookspec
 from arena.registry import PluginError, Registry
 
-PROJECT = "arena"
+__all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "OPTION_KINDS", "PROJECT", "ArenaHookSpecs",
+           "BotDeclaration", "BotOption", "BotRegistry", "PluginError", "Plugins", "game_registry",
+           "games_only_registry", "hookimpl", "hookspec", "load_plugins", "loaded_plugins",
+           "make_plugin_manager"]
+
 ENTRY_POINT_GROUP = "arena"
 
 #: plugins that ship inside bot-arena: (plugin name, module), registered before any entry point
@@ -49,117 +48,6 @@ DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
     ("reference-bots", "bots.plugin"),
     ("builtin-executors", "arena.league.executors.plugin"),
 )
-
-hookspec = pluggy.HookspecMarker(PROJECT)
-hookimpl = pluggy.HookimplMarker(PROJECT)
-
-
-#: what a bot option's value may be (BotOption.kind)
-OPTION_KINDS = ("integer", "number", "boolean", "text", "json")
-
-
-@dataclass(frozen=True)
-class BotOption:
-    """One option a bot accepts: its default, what values it takes, and its help.
-
-    kind (one of OPTION_KINDS; None: anything) and the inclusive bounds low/high are
-    checked before a league runs, so a bad value is a config error, not lost games.
-    "json" is a mapping, or JSON text of one (with file=True also a file's path).
-    A default of None allows null: it means the bot's own default."""
-
-    default: Any
-    help: str = ""
-    #: the value may name a file (a string not starting with "{"): a relative path is taken
-    #: from the league config's directory, and the file is made readable in the sandbox
-    file: bool = False
-    kind: str | None = None
-    low: float | None = None
-    high: float | None = None
-
-    def problem(self, value: Any) -> str | None:
-        """Why value is not allowed for this option, in words; None if it is."""
-        if value is None and self.default is None:
-            return None
-        kind = self.kind
-        if kind in ("integer", "number"):
-            ok = isinstance(value, int) if kind == "integer" else isinstance(value, (int, float))
-            if (isinstance(value, bool) or not ok
-                    or (isinstance(value, float) and not math.isfinite(value))
-                    or (self.low is not None and value < self.low)
-                    or (self.high is not None and value > self.high)):
-                return f"must be {self.describe()}, got {value!r}"
-        elif kind == "boolean" and not isinstance(value, bool):
-            return f"must be true or false, got {value!r}"
-        elif kind == "text" and not isinstance(value, str):
-            return f"must be text, got {value!r}"
-        elif kind == "json":
-            return _json_problem(value, self.file, self.describe())
-        return None
-
-    def describe(self) -> str:
-        """The allowed values in words: 'an integer >= 1', 'a number from 0 to 100'."""
-        noun = {"integer": "an integer", "number": "a number", "boolean": "true or false",
-                "text": "text", "json": "a mapping or JSON text of one"
-                + (", or a file's path" if self.file else "")}.get(self.kind or "", "any value")
-        low, high = (_number(b) for b in (self.low, self.high))
-        if low is not None and high is not None:
-            noun += f" from {low} to {high}"
-        elif low is not None:
-            noun += f" >= {low}"
-        elif high is not None:
-            noun += f" <= {high}"
-        return noun + (" (or null)" if self.default is None else "")
-
-    def file_path(self, value: Any, base_dir: str | Path | None = None) -> Path | None:
-        """The absolute path this option's value names, or None when it names no file."""
-        if not self.file or not isinstance(value, str) or value.lstrip().startswith("{"):
-            return None
-        return (Path(base_dir or ".") / Path(value).expanduser()).resolve()
-
-
-def _number(bound: float | None) -> str | None:
-    return None if bound is None else str(int(bound)) if float(bound).is_integer() else str(bound)
-
-
-def _json_problem(value: Any, file: bool, allowed: str) -> str | None:
-    if isinstance(value, Mapping):
-        return None
-    if not isinstance(value, str):
-        return f"must be {allowed}, got {value!r}"
-    if value.lstrip().startswith("{"):
-        try:
-            parsed = json.loads(value)
-        except ValueError as exc:
-            return f"is not valid JSON ({exc}), got {value!r}"
-        return None if isinstance(parsed, dict) else f"must be {allowed}, got {value!r}"
-    return None if file else f"must be {allowed}, got {value!r}"
-
-
-@dataclass(frozen=True)
-class BotDeclaration:
-    """A bot as a plugin declares it. Exactly one of target (a Python agent class
-    run through the SDK, 'package.module:Class') or command (argv, with a dialect)."""
-
-    name: str
-    game: str                                  #: a game name, or "*" for any game
-    description: str
-    target: str | None = None
-    command: tuple[str, ...] | None = None
-    dialect: str = "arena"
-    options: Mapping[str, BotOption] = field(default_factory=dict)
-    plugin: str = ""                           #: filled in by the registry
-
-    def plays(self, game: str) -> bool:
-        return self.game in ("*", game)
-
-    def check_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Defaults overlaid with given options; PluginError names an unknown one."""
-        unknown = [k for k in given if k not in self.options]
-        if unknown:
-            allowed = ", ".join(self.options) or "none"
-            raise PluginError(f"bot {self.name!r} has no option {unknown[0]!r} (options: {allowed})")
-        return {**{k: o.default for k, o in self.options.items()}, **given}
-
 
 class ArenaHookSpecs:
     """The hooks a plugin may implement. Specs only ever gain arguments."""
@@ -347,97 +235,14 @@ def _call_one(impl, hook: str, kwargs: dict, errors: list[str], versions: dict[s
         errors.append(f"plugin {impl.plugin_name!r} failed in {hook}: {exc}")
 
 
-def _code_path(target: str) -> str | None:
-    """The package directory or module file of a 'module:Class' target's top-level name.
-
-    Found from the target module itself where it exists (importing its parent packages, not
-    the module): the top-level name alone would take a `bots/` directory in the working
-    directory (a namespace package) for an installed `bots` package."""
-    module = target.split(":", 1)[0]
-    for name in (module, module.split(".", 1)[0]):
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            continue
-        if spec is None or spec.origin is None:
-            continue
-        path = Path(spec.origin)
-        if spec.submodule_search_locations:     # a package: its __init__.py's directory
-            path = path.parent
-        for _ in range(name.count(".")):        # up to the top-level package
-            path = path.parent
-        return str(path)
-    return None
+#: names that moved to arena.referee.botspec (the referee's side of a declaration)
+_MOVED = ("bot_spec", "code_paths", "module_dir", "registered_bot_spec")
 
 
-def module_dir(target: str) -> str | None:
-    """Directory holding the top-level package of a 'module:Class' target, without importing it."""
-    path = _code_path(target)
-    if path is None:
-        return None
-    resolved = Path(path).resolve()
-    return str(resolved if resolved.is_dir() else resolved.parent)
-
-
-def bot_spec(decl: BotDeclaration, options: Mapping[str, Any] | None = None, name: str | None = None,
-             base_dir: str | Path | None = None):
-    """The referee's BotSpec for a declared bot with the given options; file options are
-    made absolute (from base_dir) and their files readable in the sandbox."""
-    from arena.referee import BotSpec
-    from arena.referee.botspec import ARENA_PACKAGE_DIR, byte_compile
-    opts = decl.check_options(options or {})
-    files: list[str] = []
-    for key, option in decl.options.items():
-        path = option.file_path(opts[key], base_dir)
-        if path is not None:
-            opts[key] = str(path)
-            files.append(str(path))
-    env: dict[str, str] = {}
-    if decl.target is not None:
-        argv = (sys.executable, "-m", "arena.sdk", decl.target) + tuple(
-            f"{k}={json.dumps(v)}" for k, v in sorted(opts.items()))
-        for code in (ARENA_PACKAGE_DIR, _code_path(decl.target)):
-            if code:
-                byte_compile(code)
-        where = module_dir(decl.target)
-        readable = (ARENA_PACKAGE_DIR,) + code_paths(decl.target) + tuple(files)
-        # the sandbox shows only these directories, so name their parents on the
-        # import path rather than rely on how the packages were installed
-        roots = [str(Path(ARENA_PACKAGE_DIR).parent)]
-        if where:
-            roots.append(where if _is_module_file_dir(decl.target, where) else str(Path(where).parent))
-        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(roots))
-    elif decl.command is not None:
-        argv = tuple(decl.command) + tuple(f"{k}={v}" for k, v in sorted(opts.items()))
-        readable = (ARENA_PACKAGE_DIR,) + tuple(files)
-    else:   # BotRegistry.add refuses such a declaration; one built by hand may reach here
-        raise PluginError(f"bot {decl.name!r} needs exactly one of target or command")
-    return BotSpec(name=name or decl.name, argv=argv, dialect=decl.dialect, readable=readable,
-                   env=env, spec=decl.name, options=opts)
-
-
-def code_paths(target: str) -> tuple[str, ...]:
-    """What a Python bot may read of its own code: its package directory, or for a
-    module that is a single file, that file and its compiled copy (never the directory
-    around it, which may be site-packages or the user's working directory)."""
-    path = _code_path(target)
-    if path is None:
-        return ()
-    resolved = Path(path).resolve()
-    if resolved.is_dir():
-        return (str(resolved),)
-    compiled = Path(importlib.util.cache_from_source(str(resolved)))
-    return (str(resolved),) + ((str(compiled),) if compiled.is_file() else ())
-
-
-def _is_module_file_dir(target: str, where: str) -> bool:
-    """True when target's top-level module is a single file directly in where."""
-    top = target.split(":", 1)[0].split(".", 1)[0]
-    return (Path(where) / f"{top}.py").is_file()
-
-
-def registered_bot_spec(name: str, plugins: Plugins | None = None):
-    """BotSpec for a registered bot name with its default options, or None."""
-    plugins = plugins or loaded_plugins()
-    decl = plugins.bots.get(name)
-    return None if decl is None else bot_spec(decl)
+def __getattr__(name: str) -> Any:
+    """The moved names, still found here for callers not yet changed to import them from
+    arena.referee.botspec (arena/league/runner.py); nothing in this module needs them."""
+    if name in _MOVED:
+        from arena.referee import botspec
+        return getattr(botspec, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,21 +11,21 @@ from __future__ import annotations
 import importlib
 
 from .base import Agent, AgentOptionError
-from .catalog import BOTS
+from .catalog import BOTS, BY_TARGET
 
 
 def all_agents() -> list[type[Agent]]:
     """Every reference agent class, in the catalog's order (grouped by game)."""
     # modules load on demand: a bot process imports only its own agent's module (the
     # tables some searchers build at import would otherwise slow every bot's start)
-    return [_load(bot.target) for bot in BOTS]
+    return [_load(target) for target in BY_TARGET]
 
 
 def agent_class(name: str) -> type[Agent]:
     """The agent class registered as `name`; KeyError listing the names otherwise."""
-    for bot in BOTS:
+    for target, bot in BY_TARGET.items():
         if bot.name == name:
-            return _load(bot.target)
+            return _load(target)
     raise KeyError(f"no agent named {name!r}; agents: {', '.join(bot.name for bot in BOTS)}")
 
 

@@ -9,22 +9,16 @@ when `arena train` runs.
 import argparse
 
 from arena.cli import Command
-from arena.plugins import BotDeclaration, BotOption, hookimpl
+from arena.hooks import hookimpl
 from arena.registry import Registry
 
 from .catalog import BOTS
-
-#: the reference bots as arena declares them, made from bots.catalog (their one declaration)
-REFERENCE_BOTS = tuple(
-    BotDeclaration(name=bot.name, game=bot.game, description=bot.description, target=bot.target,
-                   options={key: BotOption(**option._asdict()) for key, option in bot.options.items()})
-    for bot in BOTS)
 
 
 @hookimpl
 def arena_register_bots(registry):
     """Declare the reference agents of the seeds, plus MCTS and random."""
-    for declaration in REFERENCE_BOTS:
+    for declaration in BOTS:
         registry.add(declaration)
 
 

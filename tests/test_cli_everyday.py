@@ -104,6 +104,19 @@ def test_publish_and_leaderboard_take_the_league_config(league, tmp_path):
     assert early.returncode == 2 and "run `arena run" in early.stderr
 
 
+@pytest.mark.parametrize("out, why", [("/proc/x", ""),     # the kernel's words, whatever they are
+                                      ("FILE/sub", "FILE is a file, not a directory")])
+def test_publish_to_an_output_it_cannot_write_is_one_line_naming_it(league, tmp_path, out, why):
+    _config, store, _run = league
+    (tmp_path / "FILE").write_text("not a directory\n")
+    out, why = (text.replace("FILE", str(tmp_path / "FILE")) for text in (out, why))
+    done = arena("publish", str(store), "--out", out)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith(f"arena publish: error: {out}: cannot write the site there: {why}")
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["FILE"]      # no staging directory left
+
+
 # --- a closed pipe ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args", [("leaderboard", "STORE"), ("replay", "STORE", "--game", "2"),
@@ -153,6 +166,10 @@ def test_piped_progress_is_a_line_now_and_then_with_eta_and_faults(league):
     assert status[-1].startswith("[6/6] 100%,") and "ETA" in status[-1] and "4 faults" in status[-1]
     faults = [line for line in lines if line.startswith("fault:")]
     assert len(faults) == 1 and "can't open file" in faults[0]     # the cause, once
+    # the game in the record's one-line summary: the faulting bot named once, not again in its reason
+    assert re.match(r"fault: \S+ \(x\) vs \S+ \(o\): broken faulted \(start-up failure\); r[12] wins, "
+                    r"exited while starting up .*, 0 moves, seed \d+; broken's stderr: ", faults[0]), faults[0]
+    assert "(seat " not in faults[0]
     assert lines[-1].startswith("finished: 6 games played")
 
 

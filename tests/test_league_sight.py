@@ -106,7 +106,7 @@ def test_match_and_read(league):
 
 def test_a_registered_bot_reads_its_package_or_its_module_file_never_the_directory_around(
         tmp_path, monkeypatch):
-    from arena.plugins import code_paths
+    from arena.referee.botspec import code_paths
     (tmp_path / "lonebot.py").write_text("class Bot: pass\n")
     (tmp_path / "packbot").mkdir()
     (tmp_path / "packbot" / "__init__.py").write_text("")

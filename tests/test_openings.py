@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.games import default_registry
+from arena.games import Grid, State, default_registry
+from arena.games.tictactoe import TicTacToe
 from arena.openings import (
     BOOK_DIR,
     OpeningError,
@@ -263,3 +264,65 @@ def test_a_9x9_state_line_becomes_the_moves_that_reach_it():
             state = game.replay(list(random_opening(game, 6, seed)))
             moves = parse_opening(game, state.encode())
             assert len(moves) == 6 and game.replay(list(moves)) == state
+
+
+class _Mirrored(State):
+    """A tic-tac-toe state whose grid is drawn mirrored (or not at all): its moves do not
+    name its squares, as a plugin game's need not."""
+
+    def __init__(self, inner, drawn=True):
+        self.inner, self.drawn, self.to_move = inner, drawn, inner.to_move
+
+    def legal_moves(self):
+        return self.inner.legal_moves()
+
+    def play(self, move):
+        return _Mirrored(self.inner.play(move), self.drawn)
+
+    def is_terminal(self):
+        return self.inner.is_terminal()
+
+    @property
+    def winner(self):
+        return self.inner.winner
+
+    def encode(self):
+        return self.inner.encode()
+
+    def render(self):
+        return self.inner.render()
+
+    def grid(self):
+        if not self.drawn:
+            return None
+        marks = self.inner.grid().marks
+        return Grid(3, 3, "".join(marks[row:row + 3][::-1] for row in (0, 3, 6)))
+
+
+class _MirroredGame(TicTacToe):
+    info = TicTacToe.info._replace(name="mirrored")
+    drawn = True
+
+    def initial_state(self):
+        return _Mirrored(super().initial_state(), self.drawn)
+
+    def parse_state(self, text):
+        return _Mirrored(super().parse_state(text), self.drawn)
+
+
+class _GridlessGame(_MirroredGame):
+    info = TicTacToe.info._replace(name="gridless")
+    drawn = False
+
+
+def test_a_state_line_works_for_any_game_with_a_grid_and_is_refused_clearly_without(tmp_path):
+    book = tmp_path / "book.txt"
+    book.write_text("x.o.x.... o\n")        # x on 0 and 4, o on 2; x to move
+    game = _MirroredGame()
+    (moves,) = read_book(book, game)
+    assert sorted(moves) == [0, 2, 4] and game.replay(list(moves)).encode() == "x.o.x.... o"
+    with pytest.raises(OpeningError, match=r"book\.txt:1: bad opening: gridless: a state line needs a "
+                                           r"game whose states have a grid; give the opening as a move list"):
+        read_book(book, _GridlessGame())
+    book.write_text("0,2,4\n")               # a move list needs no grid
+    assert read_book(book, _GridlessGame()) == ((0, 2, 4),)

@@ -52,7 +52,7 @@ def test_the_plugin_is_listed_with_its_game_and_bots(env):
     assert "connect-four  Connect Four, 7 columns by 6 rows" in games
     assert "tictactoe" in games                                   # the built-ins are still there
     plugins = arena(env, "plugins").stdout
-    assert "connect-four  arena-connect-four 0.1.0  (1 games, 2 bots)" in plugins
+    assert "connect-four  arena-connect-four 0.1.0  (1 game, 2 bots)" in plugins
     assert "builtin-games  bot-arena 0.1.0 (built in)  (4 games, 0 bots)" in plugins
     bots = arena(env, "bots", "--game", "connect-four").stdout
     assert "c4-search" in bots and "c4-random" in bots and "[connect-four]" in bots
@@ -174,3 +174,30 @@ def test_the_plugins_own_tests_pass_in_the_fresh_environment(env):
                          cwd=PLUGIN)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "passed" in out.stdout
+
+
+LIBRARY_USE = """\
+from arena.league.config import load_config
+from arena.league.schedule import schedule
+from arena.league.store import Store
+config = load_config("lib.yaml")      # no registries given: the loaded plugins' games
+fixtures = schedule(config)
+with Store("lib.sqlite") as store:
+    store.bind(config)
+print(len(fixtures), sorted({f.opening for f in fixtures}))
+"""
+
+
+def test_the_league_library_takes_the_plugin_game_by_default(env):
+    # config, schedule and store default to the loaded plugins' games, so a program using the
+    # library (not the CLI) reads a plugin game's league and its book of state lines
+    root, python = env
+    (root / "lib.yaml").write_text(LEAGUE.replace("c4.sqlite", "lib.sqlite")
+                                   + "openings: book.txt\n")
+    # x and o dropped in columns 3, 3, 2, 4: a state line, found again as the first moves
+    # (columns tried in ascending order) that reach it
+    (root / "book.txt").write_text("." * 28 + "...o..." + "..xxo.." + " x\n")
+    out = subprocess.run([str(python), "-c", LIBRARY_USE], capture_output=True, text=True,
+                         timeout=300, cwd=root, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split(" ", 1) == ["12", "[(2, 4, 3, 3)]\n"]

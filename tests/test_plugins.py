@@ -12,9 +12,10 @@ import pytest
 from fresh_venv import venv_with_plugin
 
 from arena.games import default_registry
-from arena.plugins import BotDeclaration, bot_spec, hookimpl, load_plugins
+from arena.plugins import BotDeclaration, hookimpl, load_plugins
 from arena.record import Termination
 from arena.referee import MatchSettings, TimeControl, play_game
+from arena.referee.botspec import bot_spec
 from arena.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,26 +47,27 @@ def test_reference_bots_are_declared_once_and_the_plugin_and_classes_agree_with_
                 assert cls.name in declared, f"{module}:{cls.__name__} is not in bots.catalog"
 
 
-def test_the_catalogs_option_has_the_fields_of_bot_option():
-    # bots.catalog.Option mirrors arena.plugins.BotOption on purpose (a bot process must not
-    # import pluggy); the plugin makes one from the other field by field
+def test_the_catalog_holds_the_declarations_the_plugin_registers():
+    # one declaration of each reference bot: bots.catalog builds arena's own BotDeclarations
+    # (from arena.declarations, which a bot process may import) and the plugin adds them as they are
     import dataclasses
 
-    from arena.plugins import BotOption
-    from bots.catalog import Option
-    assert list(Option._fields) == [f.name for f in dataclasses.fields(BotOption)]
-    assert BotOption(**Option(2, "h", kind="integer", low=1)._asdict()) == BotOption(2, "h", kind="integer", low=1)
+    from bots.catalog import BOTS
+    registered = [d for d in load_plugins().bots.all() if d.plugin == "reference-bots"]
+    assert all(isinstance(bot, BotDeclaration) for bot in BOTS)
+    assert registered == [dataclasses.replace(bot, plugin="reference-bots") for bot in BOTS]
 
 
 def test_a_bot_process_imports_only_its_own_agent_and_never_the_plugin_machinery():
-    # what `python -m arena.sdk bots.mcts:MCTS` imports before it plays: the catalog, not the
-    # other agents' modules (tables built at import) nor arena.plugins (pluggy, importlib.metadata)
+    # what `python -m arena.sdk bots.mcts:MCTS` imports before it plays: the catalog and the
+    # declarations it is made of, not the other agents' modules (tables built at import) nor
+    # arena.plugins (pluggy, importlib.metadata)
     code = ("import sys, arena.sdk; arena.sdk.load_factory('bots.mcts:MCTS'); "
             "print(' '.join(sorted(m for m in sys.modules if m.startswith(('bots', 'pluggy', 'arena.plugins', "
-            "'importlib.metadata')))))")
+            "'arena.declarations', 'importlib.metadata')))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["bots", "bots.base", "bots.catalog", "bots.mcts"]
+    assert out.stdout.split() == ["arena.declarations", "bots", "bots.base", "bots.catalog", "bots.mcts"]
 
 
 def test_the_emulate_option_names_every_defect_an_agent_can_emulate():
@@ -166,7 +168,7 @@ def test_third_party_plugin_installs_into_a_fresh_environment_and_plays(tmp_path
                             text=True, timeout=60)
     assert "corner-first" in listed.stdout and "[example]" in listed.stdout
     plugins = subprocess.run(arena_cmd + ["plugins"], capture_output=True, text=True, timeout=60)
-    assert "example  arena-example-plugin 0.1.0  (1 bots)" in plugins.stdout
+    assert "example  arena-example-plugin 0.1.0  (1 bot)" in plugins.stdout
     match = subprocess.run(arena_cmd + ["match", "corner-first", "random", "--game", "tictactoe",
                                         "--games", "4", "--seed", "1"],
                            capture_output=True, text=True, timeout=120, cwd=tmp_path)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.plugins import hookimpl
+from arena.hooks import hookimpl
 from arena.registry import Registry
 
 from . import games, league, matches, play, plugins, publish

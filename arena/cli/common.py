@@ -67,7 +67,7 @@ def rule_options(items: Sequence[str]) -> dict[str, str]:
 
 def _registered_bot(name: str):
     """BotSpec for a bot a plugin registered, or None."""
-    from arena.plugins import registered_bot_spec
+    from arena.referee.botspec import registered_bot_spec
     return registered_bot_spec(name, loaded())
 
 
@@ -104,7 +104,7 @@ def _bot_with_options(name: str, text: str) -> BotSpec:
     values are read as YAML scalars (3, true, a path), file options from the current directory."""
     import yaml
 
-    from arena.plugins import bot_spec
+    from arena.referee.botspec import bot_spec
     options: dict[str, object] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         key, eq, value = item.partition("=")

@@ -42,14 +42,21 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     dialects = Counter(plugins.dialects.plugin(dialect) for dialect in plugins.dialects)
     ratings = Counter(plugins.rating_systems.plugin(name) for name in plugins.rating_systems)
     formats = Counter(plugins.output_formats.plugin(name) for name in plugins.output_formats)
+    executors = Counter(plugins.executors.plugin(name) for name in plugins.executors)
     for name, version in sorted(plugins.versions.items()):
-        declared = "".join(f"{n} {what}, " for n, what in (
-            (games[name], "games"), (dialects[name], "dialects"), (commands[name], "commands"),
-            (ratings[name], "rating systems"), (formats[name], "output formats")) if n)
-        print(f"{name}  {version}  ({declared}{counts.get(name, 0)} bots)")
+        declared = [_count(n, what) for n, what in (
+            (games[name], "game"), (dialects[name], "dialect"), (commands[name], "command"),
+            (ratings[name], "rating system"), (formats[name], "output format"),
+            (executors[name], "executor")) if n]
+        print(f"{name}  {version}  ({', '.join([*declared, _count(counts.get(name, 0), 'bot')])})")
     for error in plugins.errors:
         print(f"FAILED  {error}")
     return 1 if plugins.errors else 0
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 game', '4 games', '0 bots'."""
+    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 def _bots_arguments(p: argparse.ArgumentParser) -> None:

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import pluggy
+from arena.hooks import hookimpl
 
 from .registry import BUILTIN_GAMES, GameRegistry
-
-# the same marker as arena.plugins.hookimpl, made here so that games never import upwards
-hookimpl = pluggy.HookimplMarker("arena")
 
 
 @hookimpl

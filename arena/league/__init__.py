@@ -15,7 +15,7 @@ from .config import (
     config_from_dict,
     load_config,
 )
-from .leaderboard import FORMATS, Cell, Leaderboard, Row, build_leaderboard, render
+from .leaderboard import Cell, Leaderboard, Row, build_leaderboard, render
 from .pairs import Tally
 from .rating_systems import DEFAULT_RATING_SYSTEM, Rating, RatingColumn, RatingSystem, RatingWords, TrueSkill
 from .ratings import HistoryPoint, Ratings, compute_ratings, make_env
@@ -23,7 +23,7 @@ from .schedule import Fixture, make_fixtures, schedule
 from .store import Store, StoredGame, StoreError
 
 __all__ = [
-    "DEFAULT_RATING_SYSTEM", "FORMATS", "BotCheck", "BotConfig", "BotProblem", "Cell",
+    "DEFAULT_RATING_SYSTEM", "BotCheck", "BotConfig", "BotProblem", "Cell",
     "ConfigError", "Fixture", "HistoryPoint", "Leaderboard", "LeagueConfig", "Rating",
     "RatingColumn", "RatingConfig", "RatingSystem", "RatingWords", "Ratings", "RayConfig", "Row",
     "Store", "StoreError", "StoredGame", "Tally", "TrueSkill", "build_leaderboard",

@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.bounds import BIG, bounded
 from arena.bounds import describe as _describe
-from arena.games import GameRegistry, default_registry
+from arena.games import GameRegistry
 from arena.plugins import loaded_plugins
 from arena.protocol import Dialect
 from arena.referee.botspec import BotSpecError, parse_command
@@ -199,7 +199,8 @@ def load_config(path: str | os.PathLike[str], known_bots: BotCheck | None = None
                 dialects: Registry[Dialect] | None = None,
                 executors: Collection[str] | None = None) -> LeagueConfig:
     """Read and validate a league YAML file; raises ConfigError (one line) on any problem.
-    Dialects and executors (the names `executor:` may give) are the loaded plugins' unless given."""
+    Games, dialects and executors (the names `executor:` may give) are the loaded plugins'
+    unless given."""
     data, reader = read_yaml(path)
     return _build(reader, data, Path(path).resolve().parent, known_bots,
                   _known(games, dialects, executors), Path(path))
@@ -227,9 +228,12 @@ class _Known:
 
 def _known(games: GameRegistry | None, dialects: Registry[Dialect] | None,
            executors: Collection[str] | None) -> _Known:
-    """What a config may name: the given registries, else the loaded plugins' (built-ins first)."""
-    return _Known(games or default_registry(), dialects or loaded_plugins().dialects,
-                  tuple(loaded_plugins().executors.names() if executors is None else executors))
+    """What a config may name: the given registries, else the loaded plugins' (built-ins first,
+    then plugin games, dialects and executors)."""
+    plugins = loaded_plugins()
+    return _Known(plugins.games if games is None else games,
+                  plugins.dialects if dialects is None else dialects,
+                  tuple(plugins.executors.names() if executors is None else executors))
 
 
 # --- checking -------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from arena.plugins import loaded_plugins
 from arena.record import Termination
 from arena.stats import EloFit, MatchResults, Trinomial, fit_elo
 
@@ -23,8 +24,6 @@ from .pairs import Pairing, Tally, between
 from .rating_systems import RatedGame, Rating, RatingSystem, TrueSkill, rating_system
 from .ratings import GameRow
 
-#: the built-in output formats, in the order --format lists them (arena.league.plugin)
-FORMATS = ("table", "md", "csv", "json")
 #: every kind of fault, in the order columns show them
 FAULT_KINDS = tuple(t.value for t in Termination if t.is_fault)
 #: below this likelihood of superiority, two neighbours' order is not significant
@@ -204,7 +203,6 @@ def render(board: Leaderboard, fmt: str = "table", wide: bool = False) -> str:
     """The leaderboard in a registered output format: table (terminal), md, csv (standings
     only), json, or a plugin's; the table's crosstable is compact (fits 100 columns) unless
     wide. UnknownExtensionError names the formats there are."""
-    from arena.plugins import loaded_plugins
     renderer: OutputFormat = loaded_plugins().output_formats.require(fmt)
     return renderer(board, wide=wide)
 

@@ -3,15 +3,11 @@ exactly like a third-party one."""
 
 from __future__ import annotations
 
-import pluggy
-
+from arena.hooks import hookimpl
 from arena.registry import Registry
 
 from .leaderboard import render_csv, render_json, render_md, render_table
 from .rating_systems import DEFAULT_RATING_SYSTEM, TrueSkill
-
-# the same marker as arena.plugins.hookimpl, made here so that the league never imports upwards
-hookimpl = pluggy.HookimplMarker("arena")
 
 
 @hookimpl

@@ -35,19 +35,6 @@ def _clock(seconds: float) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
-def describe(record: GameRecord) -> str:
-    """One line for a finished game: who beat whom and how."""
-    a, b = (bot.name for bot in record.bots)
-    if record.winner is None:
-        result = f"{a} drew with {b}"
-    else:
-        winner, loser = (a, b) if record.winner == 0 else (b, a)
-        result = f"{winner} beat {loser}"
-    if record.faulted is not None:
-        return f"{result} ({record.termination.value}: {record.reason})"
-    return f"{result} ({len(record.moves)} moves)"
-
-
 def stderr_cause(record: GameRecord) -> str:
     """The last non-blank line the faulted bot wrote to stderr, or ''."""
     if record.faulted is None or record.faulted >= len(record.stderr_tails):
@@ -122,8 +109,8 @@ class Progress:
             if kind not in self._shown and len(self._shown) < MAX_FAULT_LINES:
                 self._shown.add(kind)
                 cause = stderr_cause(record)
-                self._line(f"fault: {describe(record)}" + (f"; {name}'s stderr: {cause}" if cause else "")
-                           + f" (further {kind[1]} faults of {name} are only counted)")
+                self._line(f"fault: {record.summary()}" + (f"; {name}'s stderr: {cause}" if cause else "")
+                           + f" (further {record.termination.label} faults of {name} are only counted)")
         now = self.clock()
         last = self.done == self.todo
         stored = self.already + self.done
@@ -132,7 +119,7 @@ class Progress:
             self._show_standings(self.standings())
         if self.tty:
             if last or now - self._drawn_at >= REDRAW_S:
-                self._redraw(f"{self.status()} | {describe(record)}")
+                self._redraw(f"{self.status()} | {record.summary()}")
                 self._drawn_at = now
         elif self.every is not None:
             if last or self.done - self._written_done >= self.every:

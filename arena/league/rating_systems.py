@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from arena.plugins import loaded_plugins
+
 from .config import DEFAULT_RATING_SYSTEM, RatingConfig
 from .ratings import make_env, replay
 
@@ -115,6 +117,5 @@ def _shown(mu: float, sigma: float) -> Rating:
 
 def rating_system(settings: RatingConfig) -> RatingSystem:
     """The registered rating system the settings name (UnknownExtensionError if none is)."""
-    from arena.plugins import loaded_plugins
     system: RatingSystem = loaded_plugins().rating_systems.require(settings.system)
     return system

@@ -12,8 +12,9 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from arena.games import GameRegistry, default_registry
+from arena.games import GameRegistry
 from arena.openings import NONE, Openings, parse_spec
+from arena.plugins import loaded_plugins
 
 from .config import LeagueConfig
 
@@ -101,7 +102,7 @@ def schedule(config: LeagueConfig, games: GameRegistry | None = None) -> list[Fi
     if openings.is_none:
         return make_fixtures(config.bot_names, config.games_per_pairing, config.seed,
                              candidates=config.candidates)
-    game = (games or default_registry()).create(config.game, **config.rules)
+    game = (games or loaded_plugins().games).create(config.game, **config.rules)
 
     def opening_of(k: int, pair_seed: int) -> tuple[int, ...]:
         return openings.opening(game, k, pair_seed)
@@ -113,5 +114,5 @@ def league_openings(config: LeagueConfig, games: GameRegistry | None = None) -> 
     """The league's openings: its spec read for its game, a book shuffled by its seed."""
     if config.openings == "none":
         return NONE
-    game = (games or default_registry()).create(config.game, **config.rules)
+    game = (games or loaded_plugins().games).create(config.game, **config.rules)
     return parse_spec(config.openings, game, config.openings_order, config.seed, config.base_dir)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from arena.errors import ArenaError
+from arena.plugins import game_registry
 from arena.record import GameRecord, Termination
 
 from .config import LeagueConfig
@@ -82,7 +83,6 @@ def _same_rules(stored: str, current: str, game: str) -> bool:
     old, new = json.loads(stored), json.loads(current)
     if old == new:
         return True
-    from arena.plugins import game_registry
     games = game_registry()
     if game not in games.names():  # e.g. a plugin game no longer installed
         return False

@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
+from arena.referee.botspec import code_paths
+
 from .config import BotConfig, LeagueConfig
 
 #: names never part of a bot: caches, version control, editor droppings
@@ -98,7 +100,6 @@ def bot_manifest(bot: BotConfig, config: LeagueConfig, plugins: Any, cache: Hash
     skip = _store_files(config)
     manifest: Manifest = {}
     if bot.bot is not None:
-        from arena.plugins import code_paths
         decl = plugins.bots.require(bot.bot)
         manifest["bot"] = bot.bot
         manifest["options"] = {k: _plain(v) for k, v in sorted(decl.check_options(bot.options).items())}

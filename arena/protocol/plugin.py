@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import pluggy
-
+from arena.hooks import hookimpl
 from arena.registry import Registry
 
 from .dialects import BUILTIN_DIALECTS, Dialect
-
-# the same marker as arena.plugins.hookimpl, made here so that the protocol never imports upwards
-hookimpl = pluggy.HookimplMarker("arena")
 
 
 @hookimpl

@@ -19,6 +19,7 @@ from arena.league import Leaderboard, RatingConfig, Row, Store, StoredGame, buil
 from arena.league.pairs import between
 from arena.league.rating_systems import RatingSystem
 from arena.league.store import VersionInfo
+from arena.plugins import game_registry
 from arena.record import GameRecord, Termination
 
 CHUNK_GAMES = 100   #: games per moves file (data/moves/NNNN.js), loaded by the replay page
@@ -308,7 +309,6 @@ class Replayer:
     """Replays records through their game's rules, caching one Game per rule set."""
 
     def __init__(self, games: GameRegistry | None = None) -> None:
-        from arena.plugins import game_registry
         self._registry = games or game_registry()
         self._games: dict[str, Game | None] = {}
 

@@ -47,16 +47,32 @@ def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
             data = load_league(store, rating, title, system)
     except StoreError as exc:
         raise PublishError(str(exc)) from None
-    out.parent.mkdir(parents=True, exist_ok=True)
     staging = out.parent / f".{out.name}.new-{secrets.token_hex(4)}"
-    staging.mkdir()                     # mode 0o777 & ~umask, like any directory the user makes
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging.mkdir()                 # mode 0o777 & ~umask, like any directory the user makes
+    except OSError as exc:
+        raise _unwritable(out, exc) from None
     try:
         write_site(data, staging)
         _swap(staging, out)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise _unwritable(out, exc) from None
         raise
     return out / "index.html"
+
+
+def _unwritable(out: Path, exc: OSError) -> PublishError:
+    """The one-line error for an output the site cannot be written to, saying why."""
+    for above in out.parents:           # FILE/sub: the file in the way, not "File exists"
+        if above.exists():
+            if not above.is_dir():
+                return PublishError(f"{out}: cannot write the site there: {above} is a file, "
+                                    "not a directory")
+            break
+    return PublishError(f"{out}: cannot write the site there: {exc.strerror or exc}")
 
 
 def _check_output(out: Path) -> None:

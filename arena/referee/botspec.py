@@ -1,11 +1,13 @@
 """Turn what a user writes for a bot (a registered name, or DIALECT:COMMAND) into a BotSpec,
-reading a command line the one way the referee runs it (the league config reads it here too)."""
+reading a command line the one way the referee runs it (the league config reads it here too),
+and a bot a plugin declares into the BotSpec that runs it (bot_spec)."""
 
 from __future__ import annotations
 
 import compileall
 import dataclasses
 import functools
+import importlib.util
 import os
 import py_compile
 import shlex
@@ -15,10 +17,13 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import arena
+from arena.declarations import BotDeclaration
 from arena.errors import ArenaError
-from arena.plugins import loaded_plugins
+from arena.plugins import Plugins, loaded_plugins
+from arena.registry import PluginError
 
 from .referee import BotSpec
 
@@ -151,3 +156,99 @@ def resolve_bot(text: str, registered: Callable[[str], BotSpec | None] | None = 
     if name:
         spec = dataclasses.replace(spec, name=name)
     return spec
+
+
+# --- bots a plugin declares ------------------------------------------------------------------
+
+def _code_path(target: str) -> str | None:
+    """The package directory or module file of a 'module:Class' target's top-level name.
+
+    Found from the target module itself where it exists (importing its parent packages, not
+    the module): the top-level name alone would take a `bots/` directory in the working
+    directory (a namespace package) for an installed `bots` package."""
+    module = target.split(":", 1)[0]
+    for name in (module, module.split(".", 1)[0]):
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is None or spec.origin is None:
+            continue
+        path = Path(spec.origin)
+        if spec.submodule_search_locations:     # a package: its __init__.py's directory
+            path = path.parent
+        for _ in range(name.count(".")):        # up to the top-level package
+            path = path.parent
+        return str(path)
+    return None
+
+
+def module_dir(target: str) -> str | None:
+    """Directory holding the top-level package of a 'module:Class' target, without importing it."""
+    path = _code_path(target)
+    if path is None:
+        return None
+    resolved = Path(path).resolve()
+    return str(resolved if resolved.is_dir() else resolved.parent)
+
+
+def bot_spec(decl: BotDeclaration, options: Mapping[str, Any] | None = None, name: str | None = None,
+             base_dir: str | Path | None = None) -> BotSpec:
+    """The referee's BotSpec for a declared bot with the given options; file options are
+    made absolute (from base_dir) and their files readable in the sandbox."""
+    opts = decl.check_options(options or {})
+    files: list[str] = []
+    for key, option in decl.options.items():
+        path = option.file_path(opts[key], base_dir)
+        if path is not None:
+            opts[key] = str(path)
+            files.append(str(path))
+    env: dict[str, str] = {}
+    if decl.target is not None:
+        argv = sdk_argv(decl.target, opts)
+        for code in (ARENA_PACKAGE_DIR, _code_path(decl.target)):
+            if code:
+                byte_compile(code)
+        where = module_dir(decl.target)
+        readable = (ARENA_PACKAGE_DIR,) + code_paths(decl.target) + tuple(files)
+        # the sandbox shows only these directories, so name their parents on the
+        # import path rather than rely on how the packages were installed
+        roots = [str(Path(ARENA_PACKAGE_DIR).parent)]
+        if where:
+            roots.append(where if _is_module_file_dir(decl.target, where) else str(Path(where).parent))
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(roots))
+    elif decl.command is not None:
+        argv = tuple(decl.command) + tuple(f"{k}={v}" for k, v in sorted(opts.items()))
+        readable = (ARENA_PACKAGE_DIR,) + tuple(files)
+    else:   # BotRegistry.add refuses such a declaration; one built by hand may reach here
+        raise PluginError(f"bot {decl.name!r} needs exactly one of target or command")
+    return BotSpec(name=name or decl.name, argv=argv, dialect=decl.dialect, readable=readable,
+                   env=env, spec=decl.name, options=opts)
+
+
+def code_paths(target: str) -> tuple[str, ...]:
+    """What a Python bot may read of its own code: its package directory, or for a
+    module that is a single file, that file and its compiled copy (never the directory
+    around it, which may be site-packages or the user's working directory)."""
+    path = _code_path(target)
+    if path is None:
+        return ()
+    resolved = Path(path).resolve()
+    if resolved.is_dir():
+        return (str(resolved),)
+    compiled = Path(importlib.util.cache_from_source(str(resolved)))
+    return (str(resolved),) + ((str(compiled),) if compiled.is_file() else ())
+
+
+def _is_module_file_dir(target: str, where: str) -> bool:
+    """True when target's top-level module is a single file directly in where."""
+    top = target.split(":", 1)[0].split(".", 1)[0]
+    return (Path(where) / f"{top}.py").is_file()
+
+
+def registered_bot_spec(name: str, plugins: Plugins | None = None) -> BotSpec | None:
+    """BotSpec for a bot name the plugins (default: the loaded ones) registered, with its
+    default options, or None."""
+    plugins = plugins or loaded_plugins()
+    decl = plugins.bots.get(name)
+    return None if decl is None else bot_spec(decl)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from arena.games import Game, IllegalMoveError, InvalidMoveError, State
 from arena.plugins import loaded_plugins
 from arena.protocol import Dialect, ProtocolError, TurnInfo
-from arena.record import BotEntry, GameRecord, MoveRecord, Termination
+from arena.record import BotEntry, GameRecord, MoveRecord, Result, Termination
 from arena.sandbox import Sandbox, SandboxError
 from arena.sandbox.procfs import own_wait_seconds
 
@@ -376,12 +376,9 @@ def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,
         keep = (pool is not None and s.dialect.reusable and record.faulted != s.seat
                 and record.termination is not Termination.ABORTED and ch.healthy)
         if ch.fault is None and not ch.stdout_closed and ch.proc.poll() is None:
-            if record.winner is None:
-                result = "draw"
-            else:
-                result = "win" if record.winner == s.seat else "loss"
+            result = record.outcome.result(s.seat) or Result.DRAW   # aborted: nobody won
             quit_lines = [] if keep else s.dialect.quit_lines()
-            ch.request(s.dialect.over_lines(result, record.termination.value) + quit_lines,
+            ch.request(s.dialect.over_lines(result.value, record.termination.value) + quit_lines,
                        expects_reply=False)
         if keep and pool is not None:   # keep implies a pool; the check says so to mypy
             if mux is not None:

@@ -22,7 +22,6 @@ import functools
 import importlib
 import importlib.metadata
 from dataclasses import dataclass, field
-from typing import Any
 
 import pluggy
 
@@ -234,15 +233,3 @@ def _call_one(impl, hook: str, kwargs: dict, errors: list[str], versions: dict[s
     except Exception as exc:  # one plugin's nonsense must not stop the others
         errors.append(f"plugin {impl.plugin_name!r} failed in {hook}: {exc}")
 
-
-#: names that moved to arena.referee.botspec (the referee's side of a declaration)
-_MOVED = ("bot_spec", "code_paths", "module_dir", "registered_bot_spec")
-
-
-def __getattr__(name: str) -> Any:
-    """The moved names, still found here for callers not yet changed to import them from
-    arena.referee.botspec (arena/league/runner.py); nothing in this module needs them."""
-    if name in _MOVED:
-        from arena.referee import botspec
-        return getattr(botspec, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

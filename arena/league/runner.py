@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.openings import repeat_warning
-from arena.plugins import PluginError, Plugins, bot_spec, loaded_plugins
+from arena.plugins import PluginError, Plugins, loaded_plugins
 from arena.record import Termination
 from arena.referee import (
     BotSpec,
     MatchSettings,
 )
-from arena.referee.botspec import ARENA_PACKAGE_DIR, command_spec
+from arena.referee.botspec import ARENA_PACKAGE_DIR, bot_spec, command_spec
 from arena.sandbox import Sandbox
 
 from .config import BotConfig, BotProblem, LeagueConfig, load_config

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import pluggy
-
+from arena.hooks import hookimpl
 from arena.registry import Registry
 
 from .base import Executor
 from .local import LocalExecutor
 from .ray import RayExecutor  # Ray itself is imported only when a league plays on it
-
-# the same marker as arena.plugins.hookimpl, made here: arena.plugins imports no league code
-hookimpl = pluggy.HookimplMarker("arena")
 
 
 @hookimpl

@@ -121,7 +121,7 @@ def _nothing() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=120, help="games per run (about)")
+    parser.add_argument("--games", type=int, default=600, help="games per run (about)")
     parser.add_argument("--no-ray", action="store_true", help="local runs only")
     parser.add_argument("--many-bots", type=int, default=40,
                         help="bots in the many-bot league, 2 games a pairing (0: skip it)")

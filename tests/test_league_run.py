@@ -343,6 +343,7 @@ def test_each_game_is_stored_as_soon_as_it_ends(tmp_path, monkeypatch, workers):
 
     runner.run_league(config, progress=Check(0, stream=io.StringIO()))
     assert len(behind) == 24 and len(stored(config.store)) == 24
-    # each worker waits for the coordinator's "stored" before its next game: at most one
-    # ended game a worker is not yet stored, however loaded the machine
-    assert max(behind) <= workers - 1, behind
+    # a worker plays its next game while the coordinator stores its last, but sends it only
+    # after the coordinator's "stored": at most two ended games a worker are not yet stored
+    # (one in this process, which stores as it reports), however loaded the machine
+    assert max(behind) <= (0 if workers == 1 else 2 * workers - 1), behind

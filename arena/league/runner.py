@@ -192,14 +192,16 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         played = 0
         interrupted = False
         try:
-            # bots start where games are played: here, not on a cluster's nodes
-            if todo and executor.plays_here(config):
-                playing = tuple(bot for bot in config.bots if bot.name not in retired)
-                _preflight(dataclasses.replace(config, bots=playing), job, plugins, keep_going,
-                           progress)
-            progress.start()
+            # the local executor's workers start playing now; the preflight overlaps their
+            # first games, whose records are read (and stored) only once it has passed
             games = executor.play(job, todo, workers, config)
             try:
+                # bots start where games are played: here, not on a cluster's nodes
+                if todo and executor.plays_here(config):
+                    playing = tuple(bot for bot in config.bots if bot.name not in retired)
+                    _preflight(dataclasses.replace(config, bots=playing), job, plugins, keep_going,
+                               progress)
+                progress.start()
                 for fixture, record in games:
                     if record.termination is Termination.ABORTED:
                         continue

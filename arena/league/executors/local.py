@@ -8,7 +8,7 @@ import pickle
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 from arena.record import GameRecord
@@ -49,27 +49,37 @@ def _stop_on_sigterm(signum: int, frame: Any) -> None:
 def _worker_main(job: GameJob, tasks, results, parent: int) -> None:
     """A worker process: play the pieces it takes from `tasks`, send each game back at once
     (pickled here, in this thread: a queue's feeder thread would contend with the referee
-    for the interpreter lock during the next game) and wait for the coordinator's word that
-    it is stored before the next, so a killed run loses at most one game a worker, however
-    loaded the machine. An error that is not a bot's fault is
+    for the interpreter lock during the next game). It plays the next game while the
+    coordinator stores that one, but sends it only once told the last is stored: a killed
+    coordinator loses at most two finished games a worker (the one being stored and the
+    one finished meanwhile), however loaded the machine, and the next run plays them.
+    An error that is not a bot's fault is
     sent back as ("error", cause) and ends the worker. Its bots' processes outlive a piece:
     pieces come interleaved, and the next piece of a pairing usually comes soon."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     # SIGTERM, from the coordinator or from the kernel when the coordinator dies, closes
     # this worker's bots (and their scratch dirs) on the way out
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)   # blocked since the fork
     die_with_parent(parent)
     pool = BotPool(max_idle=MAX_IDLE_BOTS)
+    unstored = False   # a game sent back that the coordinator has not yet said it stored
     try:
         table = set_table(job)
         while True:
             chunk = tasks.get()
             if chunk is None:
+                if unstored:     # read the last word: a socket closed unread resets the peer's
+                    results.recv_bytes()
                 return
             for item in play_piece(table, chunk, pool):
+                # the next game is played while the coordinator stores the last, but is
+                # not sent before that one is stored: one sent game unstored, no more
+                if unstored:
+                    results.recv_bytes()
                 results.send_bytes(pickle.dumps(("game", item), pickle.HIGHEST_PROTOCOL))
-                results.recv_bytes()    # the coordinator has stored it: play the next
-    except (SystemExit, BrokenPipeError):
+                unstored = True
+    except (SystemExit, BrokenPipeError, EOFError, ConnectionResetError):
         return     # stopped, or the coordinator is gone: nobody to tell
     except BaseException as exc:  # noqa: BLE001 - any error here is reported, not a bot's
         results.send_bytes(pickle.dumps(("error", cause(exc)), pickle.HIGHEST_PROTOCOL))
@@ -96,15 +106,45 @@ def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterat
         finally:
             pool.close()
         return
-    yield from _play_in_processes(job, work, workers, len(fixtures))
+    yield from _Started(_play_in_processes(job, work, workers, len(fixtures)))
 
+
+def start_playing(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterator[tuple[Fixture, GameRecord]]:
+    """play_fixtures, but with more than one worker the workers start now, before the first
+    record is asked for: what the caller does meanwhile (the preflight) overlaps their
+    first games. Closing the iterator stops them, whether or not a record was read."""
+    if workers <= 1 or not fixtures:
+        return play_fixtures(job, fixtures, workers)
+    return _Started(_play_in_processes(job, chunks(fixtures, workers, most_pairs=1), workers, len(fixtures)))
+
+
+class _Started(Iterator[tuple[Fixture, GameRecord]]):
+    """The records of _play_in_processes, whose workers it starts at once (its first item,
+    None, says they are); close() stops them, whether or not a record was read."""
+
+    def __init__(self, games: Generator[tuple[Fixture, GameRecord] | None, None, None]) -> None:
+        self._games = games
+        next(games)
+
+    def __next__(self) -> tuple[Fixture, GameRecord]:
+        item = next(self._games)
+        assert item is not None   # only the first item is None
+        return item
+
+    def close(self) -> None:
+        self._games.close()
+
+
+#: what stops a worker; blocked from its fork until its own handlers are set
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 #: seconds stopped workers get to close their bots before they are killed
 STOP_GRACE_S = 1.5
 
 
 def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,
-                       total: int) -> Iterator[tuple[Fixture, GameRecord]]:
+                       total: int) -> Generator[tuple[Fixture, GameRecord] | None, None, None]:
+    """Start the workers and yield None once they are started, then each record as it comes."""
     import multiprocess
     from multiprocess.connection import wait
     tasks = multiprocess.Queue()
@@ -119,10 +159,17 @@ def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,
             proc = multiprocess.Process(target=_worker_main, args=(job, tasks, writer, os.getpid()),
                                         daemon=True)
             tasks.put(None)
-            proc.start()
+            # the child keeps the coordinator's handlers until _worker_main sets its own: a
+            # stop in between waits, blocked, rather than print a traceback from the start-up
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+            try:
+                proc.start()
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             procs.append(proc)
             writer.close()   # the worker holds the only writer: its death reads as EOF here
             readers.append(reader)
+        yield None     # started: the workers play while the caller goes on
         received = 0
         while received < total:
             if not readers:
@@ -130,7 +177,7 @@ def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,
             for reader in wait(readers, timeout=0.5):
                 try:
                     kind, item = pickle.loads(reader.recv_bytes())
-                except EOFError:      # that worker is gone (it finished, or it died)
+                except (EOFError, ConnectionResetError):   # that worker is gone (finished, or died)
                     readers.remove(reader)
                     continue
                 if kind == "error":
@@ -170,4 +217,4 @@ class LocalExecutor(Executor):
 
     def play(self, job: GameJob, fixtures: list[Fixture], workers: int,
              config: LeagueConfig | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
-        return play_fixtures(job, fixtures, workers)
+        return start_playing(job, fixtures, workers)

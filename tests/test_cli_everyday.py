@@ -303,3 +303,16 @@ def test_train_says_how_to_use_the_weights_and_that_line_works(tmp_path):
     games = [line for line in match.stdout.splitlines() if line.startswith("game ")]
     assert len(games) == 2 and all(", normal, " in line for line in games)
     assert "meta-minimax:weights=meta.json: " in match.stdout
+
+
+@pytest.mark.parametrize("bot, words", [
+    ("uttt-minimax-pruning:depth=-3", "uttt-minimax-pruning:depth: must be an integer from 1 to 81, got -3"),
+    ("uttt-minimax-pruning:depth=deep", "uttt-minimax-pruning:depth: must be an integer from 1 to 81, got 'deep'"),
+    ("mcts:time_ms=fast", "mcts:time_ms: must be a number from 0 to 86400000, got 'fast'"),
+])
+def test_a_match_bot_option_out_of_bounds_is_refused_as_a_league_config_would(bot, words):
+    # the bounds a league config checks hold on the command line too: one line, exit 2, no game
+    out = arena("match", bot, "uttt-random", "--game", "ultimate", "--games", "1")
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert out.stderr.strip().startswith(f"arena match: error: {words}"), out.stderr
+    assert "game 1" not in out.stdout

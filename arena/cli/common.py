@@ -122,6 +122,9 @@ def _bot_with_options(name: str, text: str) -> BotSpec:
         path = decl.options[key].file_path(given, ".")
         if path is not None and not path.is_file():
             raise UserError(f"{name}:{key}: no file {str(path)!r}")
+        why = decl.options[key].problem(given)   # the check a league config makes
+        if why is not None:
+            raise UserError(f"{name}:{key}: {why}")
     return bot_spec(decl, options, name=f"{name}:{text}", base_dir=".")
 
 

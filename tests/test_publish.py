@@ -377,3 +377,23 @@ def test_a_grid_the_moves_do_not_name_is_sent_as_marks_after_each_ply():
     shown = _replay(GameRegistry((_Drop,)), "upside-down", ["0", "4", "8"])
     assert shown["grid"] == [3, 3] and shown["error"] is None
     assert shown["marks"] == ["." * 9, "......x..", "....o.x..", "..x.o.x.."]
+
+
+class _Lettered(TicTacToe):
+    """Tic-tac-toe whose moves are written a1..c3 (column letter, row number)."""
+
+    info = TicTacToe.info._replace(name="lettered")
+
+    def move_text(self, move):
+        return "abc"[move % 3] + str(move // 3 + 1)
+
+    def parse_move(self, text):
+        return "abc".index(text[0]) + 3 * (int(text[1:]) - 1)
+
+
+def test_moves_are_shown_as_their_game_writes_them_when_that_is_not_their_number():
+    shown = _replay(GameRegistry((_Lettered,)), "lettered", ["a1", "b2", "c3"])
+    assert [m[0] for m in shown["moves"]] == [0, 4, 8] and shown["texts"] == ["a1", "b2", "c3"]
+    assert "texts" not in _replay(GameRegistry((TicTacToe,)), "tictactoe", ["0", "4", "8"])
+    script = (Path(__file__).resolve().parent.parent / "arena" / "publish" / "assets" / "replay.js").read_text()
+    assert "game.texts[i]" in script     # the viewer shows them (tests/test_publish_browser.py draws it)

@@ -331,7 +331,8 @@ class Replayer:
         '.' open, 'x' / 'o' won, '-' full. status["0"] is the start.
         grid: [rows, columns] when the game's states offer State.grid() (else the viewer
         shows the move list only); marks: the board's marks after each ply (marks[0] the
-        start), sent only when the moves do not name the squares they mark.
+        start), sent only when the moves do not name the squares they mark; texts: each
+        move as the game writes it, sent only when that is not its number.
         """
         record = stored.record
         game = self.game(record)
@@ -387,6 +388,8 @@ class Replayer:
                 break
         if grid is not None and not placed:
             out["marks"] = boards   # moves do not name squares (a drop, a capture): send the boards
+        if any(m[0] >= 0 and move.move != str(m[0]) for m, move in zip(moves, record.moves)):
+            out["texts"] = [move.move for move in record.moves[:len(moves)]]   # the game's own move text
         out.update(moves=moves, subs=subs, status=status, error=error,
                    over=bool(state is not None and error is None and state.is_terminal()))
         return out

@@ -108,7 +108,7 @@
       return el("tr", { dataset: { ply: String(i + 1) }, title: sub ? "played by the referee: " + sub : "" }, [
         el("td", { className: "num" }, String(i + 1)),
         el("td", { className: "text" }, [markSpan(mv[1]), " ", botName(game.bots[mv[1]])]),
-        el("td", { className: "text" + (sub ? " sub" : "") }, [mv[0] >= 0 ? String(mv[0]) : "?",
+        el("td", { className: "text" + (sub ? " sub" : "") }, [moveText(mv, i),
           game.cells === 81 && mv[0] >= 0 ? el("small", null, "  b" + Math.floor(mv[0] / 9) + " s" + (mv[0] % 9)) : null,
           sub ? " (referee)" : null]),
         wall,
@@ -118,12 +118,18 @@
     moveBody.replaceChildren.apply(moveBody, rows);
   }
 
+  /* a move as its game writes it (game.texts, when that is not the move's number) */
+  function moveText(mv, i) {
+    if (game.texts) return game.texts[i];
+    return mv[0] >= 0 ? String(mv[0]) : "?";
+  }
+
   /* a move of the opening: played by the referee before the bots took over, no times */
   function openingRow(mv, i) {
     return el("tr", { className: "opening", dataset: { ply: String(i + 1) }, title: "part of the opening" }, [
       el("td", { className: "num" }, String(i + 1)),
       el("td", { className: "text" }, [markSpan(mv[1]), " ", botName(game.bots[mv[1]])]),
-      el("td", { className: "text" }, [String(mv[0]),
+      el("td", { className: "text" }, [moveText(mv, i),
         game.cells === 81 ? el("small", null, "  b" + Math.floor(mv[0] / 9) + " s" + (mv[0] % 9)) : null,
         el("span", { className: "badge" }, "opening")]),
       el("td", { className: "num" }, "–"),

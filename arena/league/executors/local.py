@@ -53,9 +53,9 @@ def _worker_main(job: GameJob, tasks, results, parent: int) -> None:
     coordinator stores that one, but sends it only once told the last is stored: a killed
     coordinator loses at most two finished games a worker (the one being stored and the
     one finished meanwhile), however loaded the machine, and the next run plays them.
-    An error that is not a bot's fault is
-    sent back as ("error", cause) and ends the worker. Its bots' processes outlive a piece:
-    pieces come interleaved, and the next piece of a pairing usually comes soon."""
+    An error that is not a bot's fault is sent back as ("error", cause) and ends the
+    worker. Its bots' processes outlive a piece: pieces come interleaved, and the next
+    piece of a pairing usually comes soon."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     # SIGTERM, from the coordinator or from the kernel when the coordinator dies, closes
     # this worker's bots (and their scratch dirs) on the way out

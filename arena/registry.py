@@ -8,11 +8,10 @@ their own registries because they check what they hold (GameRegistry, BotRegistr
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from typing import Generic, TypeVar
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, did_you_mean
 
 T = TypeVar("T")
 
@@ -56,10 +55,8 @@ class Registry(Generic[T]):
         try:
             return self._items[name]
         except KeyError:
-            close = difflib.get_close_matches(name, self._items, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise UnknownExtensionError(
-                f"unknown {self.kind} {name!r}{hint}; known: {', '.join(self._items) or 'none'}") from None
+            raise UnknownExtensionError(f"unknown {self.kind} {name!r}{did_you_mean(name, self._items)}; "
+                                        f"known: {', '.join(self._items) or 'none'}") from None
 
     def names(self) -> list[str]:
         """Registered names, in registration order (built-ins first)."""

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, did_you_mean
 from arena.sandbox import MODES as SANDBOX_MODES
 
 if TYPE_CHECKING:
@@ -84,11 +84,9 @@ def bot_for(text: str, game) -> BotSpec:
     try:
         spec = spec or resolve_bot(text, _registered_bot)
     except BotSpecError:
-        import difflib
-        names = [b.name for b in loaded().bots.all()]
-        close = difflib.get_close_matches(text, names, n=1)
-        if close and ":" not in text:
-            raise UserError(f"unknown bot {text!r} (did you mean {close[0]!r}?); `arena bots` "
+        hint = did_you_mean(text, [b.name for b in loaded().bots.all()])
+        if hint and ":" not in text:
+            raise UserError(f"unknown bot {text!r}{hint}; `arena bots` "
                             "lists the bots, or give DIALECT:COMMAND") from None
         raise
     decl = loaded().bots.get(text)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
+
+from arena.errors import did_you_mean
 
 from .base import Game, GameError, GameInfo
 from .bigboard import Meta, NineBoard, Ultimate
@@ -52,10 +53,8 @@ class GameRegistry:
         try:
             return self._games[name]
         except KeyError:
-            close = difflib.get_close_matches(name, self._games, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise UnknownGameError(
-                f"unknown game {name!r}{hint}; known games: {', '.join(self._games)}") from None
+            raise UnknownGameError(f"unknown game {name!r}{did_you_mean(name, self._games)}; "
+                                   f"known games: {', '.join(self._games)}") from None
 
     def create(self, name: str, **options: Any) -> Game:
         """A game called name with its rule options set."""

@@ -9,7 +9,6 @@ types (TimeControl, TimeoutPolicy, Limits), whose fields declare their own bound
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import os
 import re
@@ -20,6 +19,7 @@ from typing import Any
 
 from arena.bounds import BIG, bounded
 from arena.bounds import describe as _describe
+from arena.errors import did_you_mean
 from arena.games import GameRegistry
 from arena.plugins import loaded_plugins
 from arena.protocol import Dialect
@@ -243,8 +243,7 @@ def _rating(reader: Reader, raw: Any) -> RatingConfig:
     rating: RatingConfig = reader.section(raw, ("rating",), RatingConfig)
     systems = loaded_plugins().rating_systems
     if rating.system not in systems:
-        close = difflib.get_close_matches(rating.system, systems.names(), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(rating.system, systems.names())
         reader.fail(("rating", "system"), f"unknown rating system {rating.system!r}{hint}; known: "
                                           f"{', '.join(systems.names())}")
     return rating
@@ -264,8 +263,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
 
     game = reader.value(top["game"], ("game",), str, {})
     if game not in games.names():
-        close = difflib.get_close_matches(game, games.names(), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(game, games.names())
         reader.fail(("game",), f"unknown game {game!r}{hint}; known games: "
                                f"{', '.join(games.names())}")
     rules = _rules(reader, top.get("rules"), games, game)
@@ -401,8 +399,7 @@ def _schedule(reader: Reader, top: Mapping[str, Any],
     for i, item in enumerate(raw):
         name = reader.value(item, ("candidates", i), str, {})
         if name not in names:
-            close = difflib.get_close_matches(name, names, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(name, names)
             reader.fail(("candidates", i), f"unknown bot {name!r}{hint}; candidates are names "
                                            f"from bots: {', '.join(names)}")
         if name in seen:

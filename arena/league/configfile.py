@@ -7,7 +7,6 @@ The league schema (arena.league.config) is written with it; nothing here knows l
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any, NoReturn
 import yaml
 
 from arena.bounds import describe, field_types, problem
-from arena.errors import ArenaError
+from arena.errors import ArenaError, did_you_mean
 
 KeyPath = tuple[str | int, ...]
 
@@ -163,9 +162,7 @@ class Reader:
             if not isinstance(key, str):
                 self.fail(path, f"keys must be text; got {key!r}")
             if key not in allowed:
-                close = difflib.get_close_matches(key, allowed, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                self.fail(path + (key,), f"unknown key{hint}; allowed keys: {', '.join(allowed)}")
+                self.fail(path + (key,), f"unknown key{did_you_mean(key, allowed)}; allowed keys: {', '.join(allowed)}")
         for key in required:
             if key not in value:
                 self.fail(path, f"required key {key!r} is missing; allowed keys: "

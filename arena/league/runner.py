@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.errors import did_you_mean
 from arena.openings import repeat_warning
 from arena.plugins import PluginError, Plugins, loaded_plugins
 from arena.record import Termination
@@ -50,11 +51,8 @@ def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
     def check(name: str, game: str, options: dict[str, Any]) -> str | BotProblem | None:
         decl = plugins.bots.get(name)
         if decl is None:
-            import difflib
             names = [b.name for b in plugins.bots.all()]
-            close = difflib.get_close_matches(name, names, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            return f"unknown bot {name!r}{hint}; `arena bots` lists them"
+            return f"unknown bot {name!r}{did_you_mean(name, names)}; `arena bots` lists them"
         if not decl.plays(game):
             return f"bot {name!r} plays {decl.game}, not {game}"
         for key in options:

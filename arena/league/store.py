@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from arena.errors import ArenaError
-from arena.plugins import game_registry
 from arena.record import GameRecord, Termination
 
 from .config import LeagueConfig
+from .identity import difference, differs, fill_identity, league_identity, same_rules
 from .schedule import Fixture, league_openings
 from .versions import Manifest, changes, fingerprint
 
@@ -72,24 +72,6 @@ CREATE TABLE IF NOT EXISTS file_hashes (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL
 ) WITHOUT ROWID
 """
-
-#: settings that make a league what it is: changed, the old games are another league's
-IDENTITY = ("game", "rules", "seed", "openings", "time_control", "timeout_policy")
-
-
-def _same_rules(stored: str, current: str, game: str) -> bool:
-    """Whether a store's rule options are the config's, counting an option the store predates
-    (a game gained it since) as agreeing when the config leaves it at its default."""
-    old, new = json.loads(stored), json.loads(current)
-    if old == new:
-        return True
-    games = game_registry()
-    if game not in games.names():  # e.g. a plugin game no longer installed
-        return False
-    defaults = {opt.name: opt.default for opt in games.get(game).info.options}
-    return set(old) <= set(new) and all(
-        old[k] == new[k] if k in old else k in defaults and new[k] == defaults[k] for k in new)
-
 
 class StoreError(ArenaError, RuntimeError):
     """A store file that cannot be used for this league."""
@@ -261,19 +243,16 @@ class Store:
         now = _now()
         if openings is None:
             openings = league_openings(config).identity()
-        identity = {"game": config.game, "rules": json.dumps(dict(config.rules), sort_keys=True),
-                    "seed": str(config.seed), "openings": openings,
-                    "time_control": _settings(config.time_control),
-                    "timeout_policy": _settings(config.timeout_policy)}
+        identity = league_identity(config, openings)
         with self._transaction():
             meta = self._meta()
             if "match.bots" in meta:
                 raise StoreError(f"{self.path}: this store holds an `arena match`, not a league; "
                                  "use another store file")
             if "game" in meta:
-                _fill_identity(meta)
+                fill_identity(meta)
             changed = [key for key, value in identity.items() if key in meta and meta[key] != value
-                       and not (key == "rules" and _same_rules(meta[key], value, config.game))]
+                       and not (key == "rules" and same_rules(meta[key], value, config.game))]
             season = int(meta.get("season", "1"))
             if "game" in meta and new_season:
                 season += 1
@@ -281,7 +260,7 @@ class Store:
                 key = changed[0]
                 more = f" (and {', '.join(changed[1:])})" if changed[1:] else ""
                 raise StoreError(
-                    f"{self.path}: this store holds a league with {_differs(key, meta[key], identity[key])}"
+                    f"{self.path}: this store holds a league with {differs(key, meta[key], identity[key])}"
                     f"{more}; use another store file for a different league, or run with "
                     f"--new-season to play it again in this store (its {self._count()} games stay "
                     f"as history)")
@@ -309,7 +288,7 @@ class Store:
                                  "another --store file")
             for key, value in identity.items():
                 if key in meta and meta[key] != value:
-                    where, old, new = _difference(key, meta[key], value)
+                    where, old, new = difference(key, meta[key], value)
                     raise StoreError(
                         f"{self.path}: this store holds another match: {where} is {old} there, "
                         f"{new} here; repeat the stored match's bots and settings to resume it, "
@@ -582,56 +561,6 @@ def _pair_number(key: str) -> int:
     """k of a fixture key 'a|b|k|swap[|opening]'."""
     parts = key.split("|")
     return int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 0
-
-
-def _settings(section: Any) -> str:
-    return json.dumps(dataclasses.asdict(section), sort_keys=True)
-
-
-def _fill_identity(meta: dict[str, str]) -> None:
-    """Identity keys a store from an older arena lacks, read from its config snapshot."""
-    meta.setdefault("openings", "none")
-    snapshot = json.loads(meta.get("config", "{}"))
-    for key in ("time_control", "timeout_policy"):
-        if key not in meta and key in snapshot:
-            meta[key] = json.dumps(snapshot[key], sort_keys=True)
-
-
-def _differs(key: str, old: str, new: str) -> str:
-    """'seed 1, the config says 2'; for a settings mapping only what changed:
-    'time_control move_ms 1000, the config says move_ms 200'."""
-    try:
-        before, after = json.loads(old), json.loads(new)
-    except ValueError:
-        before = after = None
-    if isinstance(before, dict) and isinstance(after, dict) and key != "rules":
-        keys = [k for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
-        old = ", ".join(f"{k} {before.get(k)}" for k in keys)
-        new = ", ".join(f"{k} {after.get(k)}" for k in keys)
-    return f"{key} {old}, the config says {new}"
-
-
-_FIRST = {"name": 0, "spec": 1, "options": 2, "time": 3}
-
-
-def _difference(key: str, stored: str, given: str) -> tuple[str, str, str]:
-    """(where, stored part, given part) of the first difference of two values, JSON or text."""
-    try:
-        old, new = json.loads(stored), json.loads(given)
-    except ValueError:
-        return key, repr(stored), repr(given)
-    where = key
-    while True:
-        if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
-            # what a user wrote first (a bot's name, options), how it was resolved last
-            part = next(k for k in sorted(old, key=lambda k: (_FIRST.get(k, 9), k))
-                        if old[k] != new[k])
-            where, old, new = f"{where}.{part}", old[part], new[part]
-        elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-            index = next(i for i, (a, b) in enumerate(zip(old, new)) if a != b)
-            where, old, new = f"{where}[{index}]", old[index], new[index]
-        else:
-            return where, json.dumps(old), json.dumps(new)
 
 
 def _now() -> str:

@@ -1,0 +1,87 @@
+"""A league's identity: the settings that make it the league it is, and how a store's
+differ from a config's, in words that name what changed."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from arena.plugins import game_registry
+
+from .config import LeagueConfig
+
+
+def league_identity(config: LeagueConfig, openings: str) -> dict[str, str]:
+    """The settings that make a league what it is, as the store keeps them: changed, the
+    old games are another league's (game, rule options, seed, openings, time control,
+    timeout policy)."""
+    return {"game": config.game, "rules": json.dumps(dict(config.rules), sort_keys=True),
+            "seed": str(config.seed), "openings": openings,
+            "time_control": settings_text(config.time_control),
+            "timeout_policy": settings_text(config.timeout_policy)}
+
+
+def same_rules(stored: str, current: str, game: str) -> bool:
+    """Whether a store's rule options are the config's, counting an option the store predates
+    (a game gained it since) as agreeing when the config leaves it at its default."""
+    old, new = json.loads(stored), json.loads(current)
+    if old == new:
+        return True
+    games = game_registry()
+    if game not in games.names():  # e.g. a plugin game no longer installed
+        return False
+    defaults = {opt.name: opt.default for opt in games.get(game).info.options}
+    return set(old) <= set(new) and all(
+        old[k] == new[k] if k in old else k in defaults and new[k] == defaults[k] for k in new)
+
+
+def settings_text(section: Any) -> str:
+    """A settings dataclass as sorted JSON, as the store keeps it."""
+    return json.dumps(dataclasses.asdict(section), sort_keys=True)
+
+
+def fill_identity(meta: dict[str, str]) -> None:
+    """Identity keys a store from an older arena lacks, read from its config snapshot."""
+    meta.setdefault("openings", "none")
+    snapshot = json.loads(meta.get("config", "{}"))
+    for key in ("time_control", "timeout_policy"):
+        if key not in meta and key in snapshot:
+            meta[key] = json.dumps(snapshot[key], sort_keys=True)
+
+
+def differs(key: str, old: str, new: str) -> str:
+    """'seed 1, the config says 2'; for a settings mapping only what changed:
+    'time_control move_ms 1000, the config says move_ms 200'."""
+    try:
+        before, after = json.loads(old), json.loads(new)
+    except ValueError:
+        before = after = None
+    if isinstance(before, dict) and isinstance(after, dict) and key != "rules":
+        keys = [k for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
+        old = ", ".join(f"{k} {before.get(k)}" for k in keys)
+        new = ", ".join(f"{k} {after.get(k)}" for k in keys)
+    return f"{key} {old}, the config says {new}"
+
+
+FIRST_PARTS = {"name": 0, "spec": 1, "options": 2, "time": 3}
+
+
+def difference(key: str, stored: str, given: str) -> tuple[str, str, str]:
+    """(where, stored part, given part) of the first difference of two values, JSON or text."""
+    try:
+        old, new = json.loads(stored), json.loads(given)
+    except ValueError:
+        return key, repr(stored), repr(given)
+    where = key
+    while True:
+        if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
+            # what a user wrote first (a bot's name, options), how it was resolved last
+            part = next(k for k in sorted(old, key=lambda k: (FIRST_PARTS.get(k, 9), k))
+                        if old[k] != new[k])
+            where, old, new = f"{where}.{part}", old[part], new[part]
+        elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+            index = next(i for i, (a, b) in enumerate(zip(old, new)) if a != b)
+            where, old, new = f"{where}[{index}]", old[index], new[index]
+        else:
+            return where, json.dumps(old), json.dumps(new)

@@ -13,7 +13,7 @@ from arena.games import default_registry
 from arena.record import Termination
 from arena.referee import BotSpec, MatchSettings, TimeControl, play_game
 from arena.referee.botspec import ARENA_PACKAGE_DIR
-from arena.referee.timecontrol import MoveMeter
+from arena.referee.timecontrol import QUICK_S, MoveMeter
 from arena.sandbox import Limits, Sandbox
 from arena.sandbox.procfs import TreeUsage
 
@@ -77,6 +77,14 @@ def test_a_bot_well_within_its_limit_is_on_time_and_its_cpu_is_recorded(sandbox)
     assert all(m.cpu_ms >= 20 for m in mine), [m.cpu_ms for m in mine]
 
 
+def test_only_a_reply_too_quick_to_cost_anything_goes_unmeasured(sandbox):
+    record = play_game(ULTIMATE, (GOOD, GOOD), 4, sandbox, MatchSettings(time=TimeControl(move_ms=2000)))
+    assert record.termination is Termination.NORMAL, record.reason
+    for move in record.moves:
+        measured = move.cpu_ms is not None and move.wait_ms is not None
+        assert measured or move.wall_ms <= QUICK_S * 1000, move
+
+
 # --- the rule itself, with the bot's tree readings given -------------------------------------
 
 class FakeTree:
@@ -137,3 +145,14 @@ def test_the_referees_own_wait_is_forgiven_but_capped():
     own[0] = 0.5
     meter.look()
     assert meter.used_s(0.15) == pytest.approx(0.06)  # grace at most 1.0 x 0.09 s
+
+
+def test_a_reply_is_free_only_if_no_reading_could_make_it_cost_anything():
+    meter = MoveMeter(0.09, 10.0, FakeTree().sample, lambda: 0.0)
+    meter.start()
+    meter._cpus = 4
+    soon = meter.started + QUICK_S / 2
+    assert meter.free(soon, 0.05)                       # within QUICK_S, all within the slack
+    assert not meter.free(meter.started + 2 * QUICK_S, 0.05)   # later than QUICK_S
+    assert not meter.free(soon, 0.0)                    # overhead_ms 0: every reply measured
+    assert not meter.free(soon, QUICK_S)    # 4 CPUs could have used 2 x QUICK_S: past the slack

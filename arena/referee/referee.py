@@ -273,10 +273,11 @@ def _local_move(game: Game, s: _Seat, state: State, last_move: int | None, playe
 
 def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, mux: Multiplexer,
               rng: random.Random, record: GameRecord, pending: list[Callable[[], None]]) -> tuple[int, State]:
-    """Ask the seat's bot for a move and play it. A reply that is surely in time leaves
-    its readings (CPU, waits, the clock's charge) in `pending`: the next move takes them
-    once its request is written, while that bot thinks, not between the two (the loop
-    takes them first when the same seat moves again: its clock must be charged)."""
+    """Ask the seat's bot for a move and play it. A reply too quick to cost anything
+    (MoveMeter.free) is not measured. One that is surely in time leaves its readings
+    (CPU, waits, the clock's charge) in `pending`: the next move takes them once its
+    request is written, while that bot thinks, not between the two (the loop takes them
+    first when the same seat moves again: its clock must be charged)."""
     control = settings.time
     allowed = s.clock.allowed_ms()
     legal = state.legal_moves()
@@ -311,8 +312,9 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
                              kill_on_timeout=not strikes_left, judge=meter.judge)
         replied = time.monotonic()
         wall_ms = (replied - meter.started) * 1000
-        later = meter.surely_in_time(replied)
-        if not later:
+        free = meter.free(replied, (control.overhead_ms + startup_extra) / 1000)
+        later = not free and meter.surely_in_time(replied)
+        if not free and not later:
             meter.look()
             if meter.cpu_s * 1000 >= budget_ms:
                 if not strikes_left:
@@ -343,7 +345,9 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
         entry.cpu_ms = round(meter.cpu_s * 1000, 3)
         entry.wait_ms = round(meter.wait_s * 1000, 3)
 
-    if later:
+    if free:
+        s.clock.charge(0.0)    # no readings: nothing they could say is charged
+    elif later:
         pending.append(readings)
     else:
         readings()

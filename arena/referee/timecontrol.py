@@ -13,6 +13,7 @@ from arena.sandbox.procfs import TreeUsage
 #: what a late move costs: the game, or a strike (and a random move) while strikes last
 TIMEOUT_MODES = ("forfeit", "strikes")
 MIN_LOOK_S = 0.005  #: shortest pause between two looks at a bot past its deadline
+QUICK_S = 0.001  #: a reply this soon after its request, costing nothing, is not measured
 CPUS = os.cpu_count() or 1  #: read once: os.cpu_count() reads /sys every call
 
 
@@ -135,6 +136,14 @@ class MoveMeter:
         tree cannot have used the budget in CPU time since the first reading (CPU time
         grows at most cpus times as fast as wall time), nor in wall time."""
         return (now - self.sampled) * self._cpus < self.budget_s
+
+    def free(self, now: float, slack_s: float) -> bool:
+        """True if a reply read at `now` costs the bot nothing whatever the readings would
+        say, so none are taken: it came within QUICK_S of the request, and neither its
+        wall time nor its bound on CPU time (cpus times the time since the first reading)
+        is past slack_s, the part of the budget that is never charged."""
+        wall = now - self.started
+        return wall <= min(QUICK_S, slack_s) and (now - self.sampled) * self._cpus <= slack_s
 
     def read_late(self, replied: float) -> None:
         """The readings for a reply read at `replied` (surely in time), taken later: the CPU

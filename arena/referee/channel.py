@@ -17,6 +17,15 @@ from arena.record import Termination
 
 READ_CHUNK = 1 << 16
 EXIT_GRACE_S = 0.2  # after stdout closes, how long to wait for the exit status
+#: how long a wait for a reply polls before it sleeps, where the referee has a CPU to spare
+SPIN_S = 0.0002
+
+
+def spin_seconds() -> float:
+    """SPIN_S where this process may run on more than one CPU, else 0: a sleeping CPU
+    takes tens of microseconds to wake on a virtual machine, more than most replies
+    take to come, but polling on the one CPU the bots also run on only delays them."""
+    return SPIN_S if len(os.sched_getaffinity(0)) > 1 else 0.0
 
 
 class BotFault(Exception):
@@ -204,10 +213,12 @@ class BotChannel:
 
 
 class Multiplexer:
-    """Waits on every bot's pipes at once, so an idle bot's output is drained too."""
+    """Waits on every bot's pipes at once, so an idle bot's output is drained too. A wait
+    polls for spin_s before it sleeps (see spin_seconds)."""
 
-    def __init__(self, channels: list[BotChannel]) -> None:
+    def __init__(self, channels: list[BotChannel], spin_s: float = 0.0) -> None:
         self.channels = channels
+        self.spin_s = spin_s
         self.selector = selectors.DefaultSelector()
         for ch in channels:
             self.selector.register(ch.proc.stdout_fd, selectors.EVENT_READ, (ch, "out"))
@@ -230,6 +241,7 @@ class Multiplexer:
 
         At the deadline, judge() (if given) says whether the bot is late after all: a
         text saying why it is, or the seconds until it should be asked again."""
+        spun = not self.spin_s
         while True:
             if active.lines:
                 # a reply before a fault (an extra line in the same write) is played first;
@@ -258,7 +270,18 @@ class Multiplexer:
                     raise BotFault(Termination.TIMEOUT, f"no reply {when}{why}{extra}")
                 deadline = time.monotonic() + verdict
                 continue
+            if not spun:
+                spun = True
+                self._spin(min(deadline, time.monotonic() + self.spin_s))
+                continue
             self._read_ready(remaining if not active.wants_write else min(remaining, 0.005))
+
+    def _spin(self, until: float) -> None:
+        """Poll, never sleeping, until some bot has output or until `until`."""
+        select = self.selector.select
+        while time.monotonic() < until:
+            if select(0):
+                return
 
     def _read_ready(self, timeout: float) -> None:
         """Wait up to timeout for output of any bot, and take what is there."""

@@ -17,7 +17,7 @@ from arena.record import BotEntry, GameRecord, MoveRecord, Result, Termination
 from arena.sandbox import Sandbox, SandboxError
 from arena.sandbox.procfs import own_wait_seconds
 
-from .channel import BotChannel, BotFault, Multiplexer, OutputLimits
+from .channel import BotChannel, BotFault, Multiplexer, OutputLimits, spin_seconds
 from .timecontrol import Clock, MoveMeter, TimeControl, TimeoutPolicy
 
 QUIT_GRACE_S = 0.05  # how long a bot gets to exit by itself after 'quit'
@@ -165,7 +165,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
             except SandboxError as exc:
                 raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, f"could not start: {exc}")) from exc
             s.channel = BotChannel(proc, settings.output, s.spec.name)
-        mux = Multiplexer([s.channel for s in seats if s.channel is not None])
+        mux = Multiplexer([s.channel for s in seats if s.channel is not None], spin_seconds())
         _handshake(game, seats, seed, settings, mux)
         record.startup_ms = round((time.monotonic() - started) * 1000, 3)
         rng = random.Random(seed)

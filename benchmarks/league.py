@@ -1,7 +1,7 @@
 """League throughput through the whole path (sandbox, referee, store), locally and on Ray.
 
   (i)  random-vs-random ultimate games/s with 1 and 2 local workers (multiprocess),
-       and the 2-worker speed-up;
+       and the 2-worker speed-up; then 2 workers again with pin_workers: false;
   (iii) many bots: 40 random bots, 2 games a pairing (1,560 games), 2 workers: what
        starting and reusing bot processes across pairings costs;
   (ii) Ray: start and stop of a private local instance, the cost of an empty task,
@@ -53,13 +53,13 @@ class _Stopwatch(Progress):
 
 
 def league(tmp: Path, name: str, games: int, workers: int, plugins: Plugins,
-           executor: str = "local", bots: int = BOTS) -> LeagueConfig:
+           executor: str = "local", bots: int = BOTS, pin: bool = True) -> LeagueConfig:
     pairings = bots * (bots - 1) // 2
     per_pairing = max(2, 2 * round(games / pairings / 2))
     data: dict[str, Any] = {
         "name": name, "game": "ultimate", "games_per_pairing": per_pairing, "workers": workers,
         "bots": [{"name": f"r{i}", "bot": "uttt-random"} for i in range(bots)],
-        "store": str(tmp / f"{name}.sqlite"), "seed": 1, "executor": executor}
+        "store": str(tmp / f"{name}.sqlite"), "seed": 1, "executor": executor, "pin_workers": pin}
     return config_from_dict(data, base_dir=tmp, known_bots=runner.known_bots_check(plugins),
                             games=plugins.games)
 
@@ -150,6 +150,9 @@ def main() -> None:
                   f"({_pieces(config, workers)})", flush=True)
         print(f"     2-worker speed-up: {runs[2][1] / runs[1][1]:.2f}x whole run, "
               f"{runs[2][2] / runs[1][2]:.2f}x steady", flush=True)
+        _, whole, steady = play(league(base, "unpinned", args.games, 2, plugins, pin=False), plugins)
+        print(f"     2 workers, pin_workers: false: {whole:6.1f} games/s whole run, {steady:6.1f} "
+              f"steady ({whole / runs[1][1]:.2f}x)", flush=True)
         if args.many_bots > 1:
             many = league(base, "many", 0, 2, plugins, bots=args.many_bots)
             before = cpu_seconds()

@@ -13,12 +13,19 @@
       SDK bots (sdk_bot.py) in turn; its ratio to (a2) is what the SDK's turn costs;
   (c) start-to-ready of a sandboxed SDK bot, next to a bare `python -c pass`.
 
+Where the processes run matters more than anything the referee does: on a virtual
+machine a write that wakes a process sleeping on another CPU costs the writer tens of
+microseconds, and the floor measures from about 8 us a move (all three processes on one
+CPU) to 60 us and more (each wake-up across CPUs), as the scheduler places them. The
+rounds below are placed by the scheduler, as a league's are; one more round of (a2) and
+(b) is then played with everything kept to one CPU, where the floor is lowest.
+
 (a2), (b) and (d) are measured in --rounds rounds, one after the other in each, and
 the medians are printed with the median of each round's ratio: on a machine shared
 with other work the floor moves with the load (a busy CPU wakes faster than an idle
 one), so the ratios, measured seconds apart, say more than any one figure.
 
-Targets: (b) <= 2x (a2); (c) <= 2x. Run: python benchmarks/referee.py [--rounds 5]
+Targets: (b) <= 2x (a2); (c) <= 2x. Run: python benchmarks/referee.py [--rounds 7]
 """
 
 from __future__ import annotations
@@ -201,6 +208,16 @@ def referee_turnaround_us(sandbox: Sandbox, games: int = 10) -> float:
     return statistics.median(spans) * 1e6
 
 
+def on_one_cpu(measure):
+    """measure() with this process, and the bots it starts, kept to one CPU."""
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        return measure()
+    finally:
+        os.sched_setaffinity(0, allowed)
+
+
 def start_to_ready_ms(sandbox: Sandbox, n: int = 20) -> tuple[float, float]:
     argv = [sys.executable, str(BOTS / "sdk_bot.py")]
     byte_compile(ARENA_PACKAGE_DIR)   # as the referee does before it starts a Python bot
@@ -231,7 +248,7 @@ def start_to_ready_ms(sandbox: Sandbox, n: int = 20) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5, help="rounds of (a2), (b) and (d)")
+    parser.add_argument("--rounds", type=int, default=7, help="rounds of (a2), (b) and (d)")
     args = parser.parse_args()
     sandbox = Sandbox()
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -254,6 +271,8 @@ def main() -> None:
     sdk_ratio = statistics.median(x / f for x, f in zip(sdks, floors, strict=True))
     cpu = referee_cpu_per_move_us(sandbox)
     turnaround = referee_turnaround_us(sandbox)
+    one_floor, one_referee = on_one_cpu(lambda: (two_bot_us(sandbox, "echo_bot.py"),
+                                                 referee_per_move_us(sandbox, games=10)[0]))
     print(f"(a2) two sandboxed echo bots in turn (a game's floor): {a2:.1f} us a move "
           f"(rounds: {', '.join(f'{x:.0f}' for x in floors)})")
     print(f"(b) referee per move, whole games: {b:.1f} us ({moves} moves a round; rounds: "
@@ -261,6 +280,9 @@ def main() -> None:
     print(f"referee per move / floor: {ratio:.2f} x  (target <= 2x; median of the rounds' ratios)")
     print(f"(b) the referee's own CPU time a move (bots kept between games): {cpu:.1f} us; from a "
           f"reply read to the next request written: {turnaround:.1f} us (median)")
+    print(f"(a2), (b) with this process and the bots on one CPU: floor {one_floor:.1f} us, referee "
+          f"{one_referee:.1f} us a move ({one_referee / one_floor:.2f} x): no wake-up crosses CPUs there, "
+          f"and the referee's own work is most of a move")
     print(f"(d) two sandboxed first-legal-move SDK bots in turn: {d:.1f} us a move (rounds: "
           f"{', '.join(f'{x:.0f}' for x in sdks)})")
     print(f"SDK bot per move / echo bot: {sdk_ratio:.2f} x  (median of the rounds' ratios)")

@@ -169,6 +169,8 @@ ERRORS = [
      "rating.faults_count_as_losses", ["true or false", "got 'maybe'"]),
     (("workers: 3", "workers: 0"), "workers", "workers", ["integer >= 1", "got 0"]),
     (("workers: 3", "workers: yes"), "workers", "workers", ["integer >= 1", "got True"]),
+    (("workers: 3", "workers: 3\npin_workers: 2"), "pin_workers", "pin_workers",
+     ["true or false", "got 2"]),
     (("seed: 7", "seed: -1"), "seed", "seed", ["integer >= 0", "got -1"]),
     (("seed: 7", "seed: 7\nexecutor: slurm"), "executor", "executor",
      ["'local', 'ray'", "got 'slurm'"]),
@@ -230,7 +232,7 @@ def test_missing_required_keys_and_rules_for_a_game_without_options(league_dir):
     message = error_of(write(league_dir, "name: q\nbots: []\n"))
     assert message.endswith(":1: required key 'game' is missing; allowed keys: name, game, rules, "
                             "bots, games_per_pairing, time_control, timeout_policy, sandbox, "
-                            "rating, workers, executor, ray, store, seed, publish, openings, "
+                            "rating, workers, pin_workers, executor, ray, store, seed, publish, openings, "
                             "schedule, candidates")
     text = BASE.replace("game: ultimate", "game: meta")
     message = error_of(write(league_dir, text))

@@ -139,6 +139,8 @@ class LeagueConfig:
     limits: Limits = Limits()
     rating: RatingConfig = RatingConfig()
     workers: int = 1
+    #: local workers keep to their own share of the CPUs (executors.local.cpu_shares)
+    pin_workers: bool = True
     executor: str = "local"
     ray: RayConfig | None = None
     store: Path = Path("results/league.sqlite")
@@ -184,7 +186,7 @@ def _jsonable(value: Any) -> Any:
 
 
 TOP_KEYS = ("name", "game", "rules", "bots", "games_per_pairing", "time_control", "timeout_policy",
-            "sandbox", "rating", "workers", "executor", "ray", "store", "seed", "publish",
+            "sandbox", "rating", "workers", "pin_workers", "executor", "ray", "store", "seed", "publish",
             "openings", "schedule", "candidates")
 OPENINGS_KEYS = ("spec", "order")
 BOT_KEYS = ("name", "bot", "options", "command", "dialect", "dir", "readable", "allow_shared_dir",
@@ -332,6 +334,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         rating=_rating(reader, top.get("rating")),
         workers=reader.value(top.get("workers", os.cpu_count() or 1), ("workers",), int,
                              {"min": 1, "max": MAX_WORKERS}),
+        pin_workers=reader.value(top.get("pin_workers", True), ("pin_workers",), bool, {}),
         executor=executor, ray=ray, store=store,
         seed=seed, publish=publish, base_dir=base, source=source,
     )

@@ -31,6 +31,24 @@ MAX_IDLE_BOTS = 24
 PR_SET_PDEATHSIG = 1
 
 
+def cpu_shares(workers: int) -> list[frozenset[int]]:
+    """The CPUs each of `workers` workers keeps to (with its referee and its bots): this
+    process's CPUs dealt out evenly, one each in turn when there are no more than workers.
+    Games played at the same time then never take CPU time from each other, and a game's
+    bots wake on the CPU their referee wrote to, not another one (a wake-up across CPUs
+    costs the waker tens of microseconds on a virtual machine)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if workers >= len(cpus):
+        return [frozenset({cpus[i % len(cpus)]}) for i in range(workers)]
+    size, extra = divmod(len(cpus), workers)
+    shares, start = [], 0
+    for i in range(workers):
+        end = start + size + (i < extra)
+        shares.append(frozenset(cpus[start:end]))
+        start = end
+    return shares
+
+
 def die_with_parent(parent: int, signum: int = signal.SIGTERM) -> None:
     """Have the kernel send signum to this process when `parent` dies (however it dies);
     exit at once if it is already gone."""
@@ -46,22 +64,28 @@ def _stop_on_sigterm(signum: int, frame: Any) -> None:
     raise SystemExit(128 + signum)
 
 
-def _worker_main(job: GameJob, tasks, results, parent: int) -> None:
+def _worker_main(job: GameJob, tasks, results, parent: int, cpus: frozenset[int] | None) -> None:
     """A worker process: play the pieces it takes from `tasks`, send each game back at once
     (pickled here, in this thread: a queue's feeder thread would contend with the referee
     for the interpreter lock during the next game). It plays the next game while the
     coordinator stores that one, but sends it only once told the last is stored: a killed
     coordinator loses at most two finished games a worker (the one being stored and the
     one finished meanwhile), however loaded the machine, and the next run plays them.
-    An error that is not a bot's fault is sent back as ("error", cause) and ends the
-    worker. Its bots' processes outlive a piece: pieces come interleaved, and the next
-    piece of a pairing usually comes soon."""
+    Given cpus, it and the bots it starts keep to those CPUs (cpu_shares). An error that
+    is not a bot's fault is sent back as ("error", cause) and ends the worker. Its bots'
+    processes outlive a piece: pieces come interleaved, and the next piece of a pairing
+    usually comes soon."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     # SIGTERM, from the coordinator or from the kernel when the coordinator dies, closes
     # this worker's bots (and their scratch dirs) on the way out
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)   # blocked since the fork
     die_with_parent(parent)
+    if cpus:
+        try:
+            os.sched_setaffinity(0, cpus)
+        except OSError:
+            pass   # the CPUs were taken away meanwhile: play anywhere, as unpinned
     pool = BotPool(max_idle=MAX_IDLE_BOTS)
     unstored = False   # a game sent back that the coordinator has not yet said it stored
     try:
@@ -87,9 +111,11 @@ def _worker_main(job: GameJob, tasks, results, parent: int) -> None:
         pool.close()
 
 
-def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterator[tuple[Fixture, GameRecord]]:
+def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int,
+                  pin: bool = True) -> Iterator[tuple[Fixture, GameRecord]]:
     """Records of the fixtures as each game finishes: in this process for one worker,
-    else in `workers` processes (multiprocess) that stream each record back at once.
+    else in `workers` processes (multiprocess) that stream each record back at once,
+    each pinned to its share of the CPUs (cpu_shares) unless pin is False.
     Pieces are single pairs, interleaved (chunks): each worker keeps its bots started.
     An error that is no bot's fault stops the play as a RunError."""
     if not fixtures:
@@ -106,16 +132,18 @@ def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterat
         finally:
             pool.close()
         return
-    yield from _Started(_play_in_processes(job, work, workers, len(fixtures)))
+    yield from _Started(_play_in_processes(job, work, workers, len(fixtures), pin))
 
 
-def start_playing(job: GameJob, fixtures: list[Fixture], workers: int) -> Iterator[tuple[Fixture, GameRecord]]:
+def start_playing(job: GameJob, fixtures: list[Fixture], workers: int,
+                  pin: bool = True) -> Iterator[tuple[Fixture, GameRecord]]:
     """play_fixtures, but with more than one worker the workers start now, before the first
     record is asked for: what the caller does meanwhile (the preflight) overlaps their
     first games. Closing the iterator stops them, whether or not a record was read."""
     if workers <= 1 or not fixtures:
-        return play_fixtures(job, fixtures, workers)
-    return _Started(_play_in_processes(job, chunks(fixtures, workers, most_pairs=1), workers, len(fixtures)))
+        return play_fixtures(job, fixtures, workers, pin)
+    return _Started(_play_in_processes(job, chunks(fixtures, workers, most_pairs=1), workers,
+                                       len(fixtures), pin))
 
 
 class _Started(Iterator[tuple[Fixture, GameRecord]]):
@@ -142,8 +170,8 @@ _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 STOP_GRACE_S = 1.5
 
 
-def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,
-                       total: int) -> Generator[tuple[Fixture, GameRecord] | None, None, None]:
+def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int, total: int,
+                       pin: bool) -> Generator[tuple[Fixture, GameRecord] | None, None, None]:
     """Start the workers and yield None once they are started, then each record as it comes."""
     import multiprocess
     from multiprocess.connection import wait
@@ -153,11 +181,13 @@ def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int,
     for chunk in work:
         tasks.put(chunk)
     procs, readers = [], []
+    started = min(workers, len(work))
+    shares: list[frozenset[int] | None] = list(cpu_shares(started)) if pin else [None] * started
     try:
-        for _ in range(min(workers, len(work))):
+        for cpus in shares:
             reader, writer = multiprocess.Pipe()   # games one way, "stored" the other
-            proc = multiprocess.Process(target=_worker_main, args=(job, tasks, writer, os.getpid()),
-                                        daemon=True)
+            proc = multiprocess.Process(target=_worker_main,
+                                        args=(job, tasks, writer, os.getpid(), cpus), daemon=True)
             tasks.put(None)
             # the child keeps the coordinator's handlers until _worker_main sets its own: a
             # stop in between waits, blocked, rather than print a traceback from the start-up
@@ -217,4 +247,4 @@ class LocalExecutor(Executor):
 
     def play(self, job: GameJob, fixtures: list[Fixture], workers: int,
              config: LeagueConfig | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
-        return start_playing(job, fixtures, workers)
+        return start_playing(job, fixtures, workers, config.pin_workers if config is not None else True)

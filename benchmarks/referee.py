@@ -17,8 +17,9 @@ Where the processes run matters more than anything the referee does: on a virtua
 machine a write that wakes a process sleeping on another CPU costs the writer tens of
 microseconds, and the floor measures from about 8 us a move (all three processes on one
 CPU) to 60 us and more (each wake-up across CPUs), as the scheduler places them. The
-rounds below are placed by the scheduler, as a league's are; one more round of (a2) and
-(b) is then played with everything kept to one CPU, where the floor is lowest.
+rounds below are placed by the scheduler; one more round of (a2) and (b) is then played
+with everything kept to one CPU (as in a league's pinned worker), where the floor is
+lowest, and one with the bots kept to another CPU than this process, where it is highest.
 
 (a2), (b) and (d) are measured in --rounds rounds, one after the other in each, and
 the medians are printed with the median of each round's ratio: on a machine shared
@@ -218,6 +219,33 @@ def on_one_cpu(measure):
         os.sched_setaffinity(0, allowed)
 
 
+class BotsElsewhere:
+    """A sandbox whose bots start kept to one CPU, other than the caller's."""
+
+    def __init__(self, sandbox: Sandbox, cpu: int) -> None:
+        self.sandbox, self.cpu = sandbox, cpu
+
+    def start(self, *args, **kwargs):
+        mine = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {self.cpu})   # the bot's processes inherit it
+        try:
+            return self.sandbox.start(*args, **kwargs)
+        finally:
+            os.sched_setaffinity(0, mine)
+
+
+def on_two_cpus(sandbox: Sandbox, measure):
+    """measure(sandbox) with this process kept to one CPU and the bots to another."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        return None
+    os.sched_setaffinity(0, {allowed[0]})
+    try:
+        return measure(BotsElsewhere(sandbox, allowed[1]))
+    finally:
+        os.sched_setaffinity(0, set(allowed))
+
+
 def start_to_ready_ms(sandbox: Sandbox, n: int = 20) -> tuple[float, float]:
     argv = [sys.executable, str(BOTS / "sdk_bot.py")]
     byte_compile(ARENA_PACKAGE_DIR)   # as the referee does before it starts a Python bot
@@ -273,6 +301,8 @@ def main() -> None:
     turnaround = referee_turnaround_us(sandbox)
     one_floor, one_referee = on_one_cpu(lambda: (two_bot_us(sandbox, "echo_bot.py"),
                                                  referee_per_move_us(sandbox, games=10)[0]))
+    apart = on_two_cpus(sandbox, lambda box: (two_bot_us(box, "echo_bot.py"),
+                                              referee_per_move_us(box, games=10)[0]))
     print(f"(a2) two sandboxed echo bots in turn (a game's floor): {a2:.1f} us a move "
           f"(rounds: {', '.join(f'{x:.0f}' for x in floors)})")
     print(f"(b) referee per move, whole games: {b:.1f} us ({moves} moves a round; rounds: "
@@ -283,6 +313,9 @@ def main() -> None:
     print(f"(a2), (b) with this process and the bots on one CPU: floor {one_floor:.1f} us, referee "
           f"{one_referee:.1f} us a move ({one_referee / one_floor:.2f} x): no wake-up crosses CPUs there, "
           f"and the referee's own work is most of a move")
+    if apart is not None:
+        print(f"(a2), (b) with this process on one CPU and the bots on another: floor {apart[0]:.1f} us, "
+              f"referee {apart[1]:.1f} us a move ({apart[1] / apart[0]:.2f} x): every wake-up crosses CPUs")
     print(f"(d) two sandboxed first-legal-move SDK bots in turn: {d:.1f} us a move (rounds: "
           f"{', '.join(f'{x:.0f}' for x in sdks)})")
     print(f"SDK bot per move / echo bot: {sdk_ratio:.2f} x  (median of the rounds' ratios)")

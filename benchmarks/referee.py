@@ -13,9 +13,9 @@
       SDK bots (sdk_bot.py) in turn; its ratio to (a2) is what the SDK's turn costs;
   (c) start-to-ready of a sandboxed SDK bot, next to a bare `python -c pass`.
 
-Where the processes run matters more than anything the referee does: on a virtual
-machine a write that wakes a process sleeping on another CPU costs the writer tens of
-microseconds, and the floor measures from about 8 us a move (all three processes on one
+Where the processes run moves the floor more than anything else: on a virtual machine
+a write that wakes a process sleeping on another CPU costs the writer 10-15 us and the
+sleeper tens of microseconds to wake, and the floor measures from about 8 us a move (all three processes on one
 CPU) to 60 us and more (each wake-up across CPUs), as the scheduler places them. The
 rounds below are placed by the scheduler; one more round of (a2) and (b) is then played
 with everything kept to one CPU (as in a league's pinned worker), where the floor is

@@ -31,14 +31,18 @@ MAX_IDLE_BOTS = 24
 PR_SET_PDEATHSIG = 1
 
 
-def cpu_shares(workers: int) -> list[frozenset[int]]:
+def cpu_shares(workers: int) -> list[frozenset[int]] | None:
     """The CPUs each of `workers` workers keeps to (with its referee and its bots): this
-    process's CPUs dealt out evenly, one each in turn when there are no more than workers.
-    Games played at the same time then never take CPU time from each other, and a game's
-    bots wake on the CPU their referee wrote to, not another one (a wake-up across CPUs
-    costs the waker tens of microseconds on a virtual machine)."""
+    process's CPUs dealt out evenly, or one each in turn when there are more workers, or
+    None when that cannot be even (3 workers on 2 CPUs would put two games on one CPU
+    and one on the other). With no more workers than CPUs, games played at the same time
+    never take CPU time from each other; with one CPU each, a game's bots wake on the
+    CPU their referee wrote to, not another one (a wake-up across CPUs costs the waker
+    10-15 us, and the sleeper tens, on a virtual machine)."""
     cpus = sorted(os.sched_getaffinity(0))
-    if workers >= len(cpus):
+    if workers > len(cpus):
+        if workers % len(cpus):
+            return None
         return [frozenset({cpus[i % len(cpus)]}) for i in range(workers)]
     size, extra = divmod(len(cpus), workers)
     shares, start = [], 0
@@ -65,9 +69,10 @@ def _stop_on_sigterm(signum: int, frame: Any) -> None:
 
 
 class _Pieces:
-    """A run's pieces, each taken by whichever worker asks first. The list reaches the
-    workers with the fork; only a shared counter moves between processes (a queue pickled
-    every piece in the coordinator while its workers started: 23 ms for 300 pieces)."""
+    """A run's pieces, each taken by whichever worker asks first. The list goes to each
+    worker once, as it starts (with a fork, not even copied); then only a shared counter
+    moves between processes (a queue pickled every piece in the coordinator while its
+    workers started: 23 ms for 300 pieces)."""
 
     def __init__(self, work: list[list[Fixture]], taken: Any) -> None:
         self.work = work
@@ -197,7 +202,9 @@ def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int, to
     pieces = _Pieces(work, multiprocess.Value("i", 0))
     procs, readers = [], []
     started = min(workers, len(work))
-    shares: list[frozenset[int] | None] = list(cpu_shares(started)) if pin else [None] * started
+    shares: list[frozenset[int] | None] = [None] * started
+    if pin:
+        shares = list(cpu_shares(started) or shares)
     try:
         for cpus in shares:
             reader, writer = multiprocess.Pipe()   # games one way, "stored" the other

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from redrawn import Redrawn
 
-from arena.games import Grid, State, default_registry
+from arena.games import default_registry
 from arena.games.tictactoe import TicTacToe
 from arena.openings import (
     BOOK_DIR,
@@ -266,37 +267,19 @@ def test_a_9x9_state_line_becomes_the_moves_that_reach_it():
             assert len(moves) == 6 and game.replay(list(moves)) == state
 
 
-class _Mirrored(State):
+class _Mirrored(Redrawn):
     """A tic-tac-toe state whose grid is drawn mirrored (or not at all): its moves do not
     name its squares, as a plugin game's need not."""
 
     def __init__(self, inner, drawn=True):
-        self.inner, self.drawn, self.to_move = inner, drawn, inner.to_move
+        super().__init__(inner)
+        self.drawn = drawn
 
-    def legal_moves(self):
-        return self.inner.legal_moves()
+    def wrap(self, inner):
+        return _Mirrored(inner, self.drawn)
 
-    def play(self, move):
-        return _Mirrored(self.inner.play(move), self.drawn)
-
-    def is_terminal(self):
-        return self.inner.is_terminal()
-
-    @property
-    def winner(self):
-        return self.inner.winner
-
-    def encode(self):
-        return self.inner.encode()
-
-    def render(self):
-        return self.inner.render()
-
-    def grid(self):
-        if not self.drawn:
-            return None
-        marks = self.inner.grid().marks
-        return Grid(3, 3, "".join(marks[row:row + 3][::-1] for row in (0, 3, 6)))
+    def redraw(self, marks):
+        return "".join(marks[row:row + 3][::-1] for row in (0, 3, 6)) if self.drawn else None
 
 
 class _MirroredGame(TicTacToe):

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 from browser.league import FaultPlan, bot_names, build_store
+from redrawn import Redrawn
 
-from arena.games import Game, GameInfo, GameRegistry, Grid, State, default_registry
+from arena.games import Game, GameInfo, GameRegistry, State, default_registry
 from arena.games.tictactoe import TicTacToe
 from arena.league import RatingConfig, Store, StoredGame, build_leaderboard
 from arena.publish import PublishError, load_league, publish_site
@@ -332,32 +333,9 @@ class _Drop(TicTacToe):
         return _Flipped(super().parse_state(text))
 
 
-class _Flipped(State):
-    def __init__(self, inner):
-        self.inner, self.to_move = inner, inner.to_move
-
-    def legal_moves(self):
-        return self.inner.legal_moves()
-
-    def play(self, move):
-        return _Flipped(self.inner.play(move))
-
-    def is_terminal(self):
-        return self.inner.is_terminal()
-
-    @property
-    def winner(self):
-        return self.inner.winner
-
-    def encode(self):
-        return self.inner.encode()
-
-    def render(self):
-        return self.inner.render()
-
-    def grid(self):
-        marks = self.inner.grid().marks
-        return Grid(3, 3, marks[6:] + marks[3:6] + marks[:3])
+class _Flipped(Redrawn):
+    def redraw(self, marks):
+        return marks[6:] + marks[3:6] + marks[:3]
 
 
 def _replay(games: GameRegistry, name: str, moves: list[str]) -> dict:

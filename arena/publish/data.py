@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from arena.games import Game, GameError, GameRegistry, Grid
@@ -63,6 +63,10 @@ class Versus:
     def rated(self) -> int:
         """Games that count in the standings."""
         return self.wins + self.draws + self.losses
+
+    def __add__(self, other: Versus) -> Versus:
+        """Both counts together (a bot's totals are the sum over its opponents)."""
+        return Versus(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
 
 @dataclass(frozen=True)

@@ -434,14 +434,6 @@ def _versus_rows(data: LeagueData, bot: BotInfo) -> str:
     return "".join(rows)
 
 
-def _totals(versus: dict[int, Versus]) -> Versus:
-    total = Versus()
-    for vs in versus.values():
-        for name in ("as_x", "as_o", "wins", "draws", "losses", "unrated", "faults"):
-            setattr(total, name, getattr(total, name) + getattr(vs, name))
-    return total
-
-
 def _rating_figures(data: LeagueData, r: Row) -> str:
     """The bot page's rating entries, as the rating system words them."""
     return "\n".join(f"<div><dt>{label}</dt><dd>{template.format(*r.rating.figures)}</dd></div>"
@@ -451,7 +443,7 @@ def _rating_figures(data: LeagueData, r: Row) -> str:
 def bot_page(data: LeagueData, bot: BotInfo) -> str:
     """bots/SLUG.html: a bot's numbers, rating path, results by opponent and every fault."""
     r = bot.row
-    total = _totals(data.versus[bot.id])
+    total = sum(data.versus[bot.id].values(), Versus())
     faults = data.faults[bot.id]
     kinds = ", ".join(f"{TERMINATION_LABELS.get(k, k)} {n}" for k, n in r.faults.items())
     chart = rating_chart([_series(data, bot)], height=300, label=f"Rating history of {bot.name}",

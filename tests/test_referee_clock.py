@@ -2,6 +2,7 @@
 busy one; waiting for a CPU is forgiven, running never is. Real sandboxed processes;
 no test asserts a duration."""
 
+import os
 import subprocess
 import sys
 import time
@@ -83,6 +84,27 @@ def test_only_a_reply_too_quick_to_cost_anything_goes_unmeasured(sandbox):
     for move in record.moves:
         measured = move.cpu_ms is not None and move.wait_ms is not None
         assert measured or move.wall_ms <= QUICK_S * 1000, move
+
+
+@pytest.fixture
+def one_cpu():
+    """This process, and the bots it starts, kept to one CPU (as a pinned league worker)."""
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    yield
+    os.sched_setaffinity(0, allowed)
+
+
+def test_a_bot_sharing_the_referees_cpu_is_timed_from_before_it_can_read_its_request(sandbox, one_cpu):
+    # On one CPU the bot may run the moment its request is written, before the referee
+    # runs again: the clock must already be going. The bot spins 5 ms of its own CPU time
+    # after reading each request, so no move of its can measure less (a causal bound).
+    settings = MatchSettings(time=TimeControl(move_ms=2000, startup_ms=5000))
+    for seed in (5, 6, 7):
+        record = play_game(ULTIMATE, (spinner(5), GOOD), seed, sandbox, settings)
+        assert record.termination is Termination.NORMAL, record.reason
+        walls = [m.wall_ms for m in record.moves if m.seat == 0]
+        assert min(walls) >= 5, walls
 
 
 # --- the rule itself, with the bot's tree readings given -------------------------------------

@@ -293,9 +293,12 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     assert ch is not None  # a seat played by a process
     budget_ms = allowed + startup_extra + control.overhead_ms
     meter = MoveMeter(budget_ms / 1000, control.load_grace, ch.proc.usage, own_wait_seconds)
-    ch.request(s.dialect.turn_lines(game, turn))
-    meter.start()      # the first reading and the last reply's ones, while the bot wakes up
-    _settle(pending)
+    lines = s.dialect.turn_lines(game, turn)
+    # the clock starts before the request goes out: a bot on the referee's own CPU may
+    # run the moment it is written, before the referee does again
+    meter.start()
+    ch.request(lines)
+    _settle(pending)   # the last reply's readings, while this bot wakes up
     when = f"to move {ply + 1} within {allowed + startup_extra} ms"
     strikes_left = settings.timeout_policy.mode == "strikes" and \
         s.strikes < settings.timeout_policy.strikes

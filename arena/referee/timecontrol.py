@@ -83,10 +83,10 @@ class MoveMeter:
     """Measures one move of a bot and says when it is late (see TimeControl).
 
     sample(states) reads the bot's process tree; own_wait() the referee's run-queue
-    wait so far. Create it, write the request, then call start(): the wall time starts
-    there and the first reading is taken while the bot wakes up to read the request, not
-    before it is asked (the bot's CPU time before that reading, microseconds at most,
-    is not counted; the tree's CPU counter moves in clock ticks anyway).
+    wait so far. Create it, call start(), then write the request: the wall time and the
+    first reading come before the bot can see the request. (After it would be too late:
+    a bot sharing the referee's CPU may run as soon as the request is written, for a
+    scheduler's time slice, milliseconds, before the referee runs again.)
     """
 
     def __init__(self, budget_s: float, load_grace: float, sample: Callable[[bool], TreeUsage],
@@ -106,7 +106,7 @@ class MoveMeter:
         self._cpus = CPUS
 
     def start(self) -> None:
-        """The request has been written: the move's wall time starts now; the first reading."""
+        """The request is about to be written: the move's wall time starts now; the first reading."""
         self.started = self.sampled = time.monotonic()  # sampled: no CPU before it counts
         self._base = self._sample(False)
         self._own_base = self._own_wait()

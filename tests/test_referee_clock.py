@@ -1,6 +1,7 @@
 """The clock: a bot that computes past its limit is late, on a quiet machine and on a
 busy one; waiting for a CPU is forgiven, running never is. Real sandboxed processes;
-no test asserts a duration."""
+no test asserts how fast anything runs (one asserts a causal bound: a move cannot
+measure less than the CPU time the bot spent on it)."""
 
 import os
 import subprocess
@@ -10,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
+import arena.referee.referee as referee_module
 from arena.games import default_registry
 from arena.record import Termination
 from arena.referee import BotSpec, MatchSettings, TimeControl, play_game
 from arena.referee.botspec import ARENA_PACKAGE_DIR
 from arena.referee.timecontrol import QUICK_S, MoveMeter
 from arena.sandbox import Limits, Sandbox
-from arena.sandbox.procfs import TreeUsage
+from arena.sandbox.procfs import TreeUsage, process_cpu_ns
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "fixture_bots"
@@ -95,10 +97,15 @@ def one_cpu():
     os.sched_setaffinity(0, allowed)
 
 
-def test_a_bot_sharing_the_referees_cpu_is_timed_from_before_it_can_read_its_request(sandbox, one_cpu):
+@pytest.mark.parametrize("marked", [False, True], ids=["read first", "marked"])
+def test_a_bot_sharing_the_referees_cpu_is_timed_from_before_it_can_read_its_request(
+        sandbox, one_cpu, monkeypatch, marked):
     # On one CPU the bot may run the moment its request is written, before the referee
     # runs again: the clock must already be going. The bot spins 5 ms of its own CPU time
     # after reading each request, so no move of its can measure less (a causal bound).
+    # A bot kept to the referee's one CPU has its tree read before the request; others
+    # have only their CPU clocks marked then (MoveMeter): here both ways, on one CPU.
+    monkeypatch.setattr(referee_module, "_kept_to_my_cpu", lambda pid, mine: not marked)
     settings = MatchSettings(time=TimeControl(move_ms=2000, startup_ms=5000))
     for seed in (5, 6, 7):
         record = play_game(ULTIMATE, (spinner(5), GOOD), seed, sandbox, settings)
@@ -178,3 +185,19 @@ def test_a_reply_is_free_only_if_no_reading_could_make_it_cost_anything():
     assert not meter.free(meter.started + 2 * QUICK_S, 0.05)   # later than QUICK_S
     assert not meter.free(soon, 0.0)                    # overhead_ms 0: every reply measured
     assert not meter.free(soon, QUICK_S)    # 4 CPUs could have used 2 x QUICK_S: past the slack
+
+
+def test_cpu_used_between_the_clocks_start_and_its_first_reading_counts():
+    # start() only marks the tree's CPU clocks; the first reading comes after the request
+    # is written (sent()). What the marked processes ran in between is the move's: here
+    # this test's own process stands for a bot that ran before the referee could read.
+    tree = FakeTree()
+    me = os.getpid()
+    meter = MoveMeter(1.0, 10.0, tree.sample, lambda: 0.0, lambda: [(me, process_cpu_ns(me))])
+    meter.start()
+    spun = time.process_time()
+    while time.process_time() - spun < 0.02:
+        pass
+    meter.sent()
+    meter.look()
+    assert meter.cpu_s >= 0.02      # the tree's own readings moved by nothing

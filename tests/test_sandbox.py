@@ -26,7 +26,7 @@ from arena.sandbox import (
     SandboxError,
     SandboxWarning,
 )
-from arena.sandbox.procfs import TreeSampler
+from arena.sandbox.procfs import TreeSampler, cpu_since
 
 HOSTILE = Path(__file__).parent / "hostile"
 MODES = ("auto", "unshare", "none")
@@ -595,3 +595,36 @@ def test_tree_sampler_follows_a_tree_that_grows_and_shrinks() -> None:
         sampler.close()
         proc.kill()
         proc.wait()
+
+
+_SPIN_ON_ASK = """
+import sys, time
+for line in sys.stdin:
+    start = time.process_time()
+    while time.process_time() - start < 0.05:
+        pass
+    print("spun", flush=True)
+"""
+
+
+def test_a_mark_counts_what_the_marked_processes_ran_since() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", _SPIN_ON_ASK], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, bufsize=1)
+    assert proc.stdin is not None and proc.stdout is not None
+    sampler = TreeSampler(proc.pid)
+    try:
+        assert sampler.mark() is None        # no sample yet: no processes known to mark
+        sampler.sample()
+        mark = sampler.mark()
+        assert mark is not None and [pid for pid, _ in mark] == [proc.pid]
+        proc.stdin.write("spin\n")
+        assert proc.stdout.readline().strip() == "spun"
+        assert cpu_since(mark) >= 0.05       # it spun 50 ms of its own CPU time since
+        proc.kill()
+        proc.wait()
+        assert cpu_since(mark) == 0          # gone: nothing is counted for it
+    finally:
+        sampler.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

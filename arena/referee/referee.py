@@ -4,6 +4,7 @@ every fault a bot commits becomes the game's termination, never an exception."""
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -15,7 +16,7 @@ from arena.plugins import loaded_plugins
 from arena.protocol import Dialect, ProtocolError, TurnInfo
 from arena.record import BotEntry, GameRecord, MoveRecord, Result, Termination
 from arena.sandbox import Sandbox, SandboxError
-from arena.sandbox.procfs import own_wait_seconds
+from arena.sandbox.procfs import CpuMark, own_wait_seconds
 
 from .channel import BotChannel, BotFault, Multiplexer, OutputLimits, spin_seconds
 from .timecontrol import Clock, MoveMeter, TimeControl, TimeoutPolicy
@@ -120,6 +121,7 @@ class _Seat:
         self.channel: BotChannel | None = None
         self.strikes = 0
         self.first_turn = True
+        self.mark: Callable[[], CpuMark | None] | None = None   #: see MoveMeter
 
 
 #: a player in the referee's own process (a person at the terminal): gets the state
@@ -166,6 +168,10 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
                 raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, f"could not start: {exc}")) from exc
             s.channel = BotChannel(proc, settings.output, s.spec.name)
         mux = Multiplexer([s.channel for s in seats if s.channel is not None], spin_seconds())
+        mine = os.sched_getaffinity(0)
+        for s in seats:
+            if s.channel is not None and not _kept_to_my_cpu(s.channel.proc.pid, mine):
+                s.mark = s.channel.proc.cpu_mark
         _handshake(game, seats, seed, settings, mux)
         record.startup_ms = round((time.monotonic() - started) * 1000, 3)
         rng = random.Random(seed)
@@ -202,6 +208,19 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         _finish(seats, record, mux, pool)
         record.duration_ms = round((time.monotonic() - started) * 1000, 3)
     return record
+
+
+def _kept_to_my_cpu(pid: int, mine: set[int]) -> bool:
+    """True if the bot was started kept to the referee's only CPU (a pinned league worker's
+    bot). A move's clock then takes its first reading before the request, with no mark
+    (MoveMeter): the bot cannot wake on another CPU meanwhile, so reading after the request
+    would save no time, and marking costs some."""
+    if len(mine) != 1:
+        return False
+    try:
+        return os.sched_getaffinity(pid) == mine
+    except OSError:
+        return False
 
 
 def _play_opening(game: Game, opening: Sequence[int], record: GameRecord) -> State:
@@ -292,13 +311,12 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     ch = s.channel
     assert ch is not None  # a seat played by a process
     budget_ms = allowed + startup_extra + control.overhead_ms
-    meter = MoveMeter(budget_ms / 1000, control.load_grace, ch.proc.usage, own_wait_seconds)
+    meter = MoveMeter(budget_ms / 1000, control.load_grace, ch.proc.usage, own_wait_seconds, s.mark)
     lines = s.dialect.turn_lines(game, turn)
-    # the clock starts before the request goes out: a bot on the referee's own CPU may
-    # run the moment it is written, before the referee does again
-    meter.start()
+    meter.start()      # the clock starts before the bot can see its request (MoveMeter)
     ch.request(lines)
-    _settle(pending)   # the last reply's readings, while this bot wakes up
+    meter.sent()       # the first reading and the last reply's ones, while the bot wakes up
+    _settle(pending)
     when = f"to move {ply + 1} within {allowed + startup_extra} ms"
     strikes_left = settings.timeout_policy.mode == "strikes" and \
         s.strikes < settings.timeout_policy.strikes

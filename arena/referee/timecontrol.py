@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.bounds import DAY_MS, bounded, check_fields
-from arena.sandbox.procfs import TreeUsage
+from arena.sandbox.procfs import CpuMark, TreeUsage, cpu_since
 
 #: what a late move costs: the game, or a strike (and a random move) while strikes last
 TIMEOUT_MODES = ("forfeit", "strikes")
@@ -83,20 +83,27 @@ class MoveMeter:
     """Measures one move of a bot and says when it is late (see TimeControl).
 
     sample(states) reads the bot's process tree; own_wait() the referee's run-queue
-    wait so far. Create it, call start(), then write the request: the wall time and the
-    first reading come before the bot can see the request. (After it would be too late:
-    a bot sharing the referee's CPU may run as soon as the request is written, for a
-    scheduler's time slice, milliseconds, before the referee runs again.)
+    wait so far; mark(), if given, notes its processes' CPU clocks cheaply (a
+    procfs.CpuMark, or None). Create it, call start() just before the request is
+    written and sent() just after: the wall time starts before the bot can see the
+    request, as must the CPU time (a bot sharing the referee's CPU may run as soon as
+    the request is written, for a scheduler time slice of milliseconds, before the
+    referee runs again). start() takes only the cheap mark, so the reading, tens of
+    microseconds, is taken in sent(), while the bot wakes, and counts what the marked
+    processes ran since the mark; without a mark, start() reads the tree itself.
     """
 
     def __init__(self, budget_s: float, load_grace: float, sample: Callable[[bool], TreeUsage],
-                 own_wait: Callable[[], float]) -> None:
+                 own_wait: Callable[[], float], mark: Callable[[], CpuMark | None] | None = None) -> None:
         self.budget_s = budget_s
         self.load_grace = load_grace
         self.cap_s = load_grace * budget_s
         self._sample = sample
         self._own_wait = own_wait
+        self._mark = mark
+        self._marked: CpuMark | None = None
         self._base = TreeUsage(0.0, {})
+        self._early_s = 0.0     #: CPU time between start() and the first reading
         self._own_base = 0.0
         self.started = self.sampled = time.monotonic()
         self.cpu_s = 0.0        #: CPU time of the bot's tree since the request
@@ -106,8 +113,24 @@ class MoveMeter:
         self._cpus = CPUS
 
     def start(self) -> None:
-        """The request is about to be written: the move's wall time starts now; the first reading."""
-        self.started = self.sampled = time.monotonic()  # sampled: no CPU before it counts
+        """The request is about to be written: the move's wall time starts now (sampled:
+        no CPU time before it counts); the mark, or else the first reading."""
+        self.started = self.sampled = time.monotonic()
+        self._marked = self._mark() if self._mark is not None else None
+        if self._marked is None:
+            self._first_reading()
+
+    def sent(self) -> None:
+        """The request has been written: the first reading, if start() only marked, with
+        the CPU time the marked processes used since (at most what cpus could in that time)."""
+        if self._marked is None:
+            return
+        self._first_reading()
+        early = cpu_since(self._marked)
+        self._early_s = min(early, (time.monotonic() - self.sampled) * self._cpus)
+        self._marked = None
+
+    def _first_reading(self) -> None:
         self._base = self._sample(False)
         self._own_base = self._own_wait()
 
@@ -124,7 +147,7 @@ class MoveMeter:
 
     def _read(self, states: bool) -> None:
         usage = self._sample(states)
-        self.cpu_s = max(self.cpu_s, usage.cpu_seconds - self._base.cpu_seconds)
+        self.cpu_s = max(self.cpu_s, usage.cpu_seconds - self._base.cpu_seconds + self._early_s)
         before = self._base.waits
         waited = max((w - before.get(tid, 0.0) for tid, w in usage.waits.items()), default=0.0)
         self.bot_wait_s = max(self.bot_wait_s, waited)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import procfs
 from .limits import Limits
-from .procfs import ProcessHandle, StatReader, TreeSampler, TreeUsage
+from .procfs import CpuMark, ProcessHandle, StatReader, TreeSampler, TreeUsage
 from .slots import UidSlot
 
 logger = logging.getLogger("arena.sandbox")
@@ -210,6 +210,13 @@ class SandboxedProcess:
             init = self._init.pid if self._init is not None else 0
             self._tree = TreeSampler(init or self.pid)
         return self._tree.sample(states)
+
+    def cpu_mark(self) -> CpuMark | None:
+        """A cheap note of the bot's processes' CPU clocks now, for procfs.cpu_since (those
+        the last usage() found); None where there is none to take."""
+        if self._raw_status is not None or self._released or self._tree is None:
+            return None
+        return self._tree.mark()
 
     def stdout_held(self) -> bool | None:
         """False if no process of the bot still has its stdout pipe open (it closed it while

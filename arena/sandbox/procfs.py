@@ -6,6 +6,7 @@ import ctypes
 import os
 import signal
 import threading
+import time
 from dataclasses import dataclass
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -55,6 +56,30 @@ def read_stat(pid: int) -> Stat | None:
         return None
 
 
+def process_cpu_ns(pid: int) -> int | None:
+    """CPU time of one process, all its threads, in ns: its CPU-time clock, one system
+    call and no file (clock_getcpuclockid's clock). None if there is no such process."""
+    try:
+        return time.clock_gettime_ns((~pid << 3) | 2)   # the process's CPUCLOCK_SCHED clock
+    except OSError:
+        return None
+
+
+#: the CPU clocks of some processes at one moment: (pid, ns or None), see TreeSampler.mark
+CpuMark = list[tuple[int, "int | None"]]
+
+
+def cpu_since(mark: CpuMark) -> float:
+    """Seconds of CPU the marked processes have used since the mark. A process gone since
+    counts nothing, nor one whose clock went back (its pid reused): never overstated."""
+    total = 0
+    for pid, before in mark:
+        now = process_cpu_ns(pid)
+        if before is not None and now is not None and now > before:
+            total += now - before
+    return total / 1e9
+
+
 @dataclass(frozen=True)
 class TreeUsage:
     """A process tree at one moment: CPU used so far, run-queue wait of each thread."""
@@ -80,9 +105,10 @@ class _Task:
 class _Proc:
     """One process of the tree as the last walk found it."""
 
-    __slots__ = ("stat_fd", "threads", "tasks")
+    __slots__ = ("pid", "stat_fd", "threads", "tasks")
 
-    def __init__(self, stat_fd: int, threads: int, tasks: list[_Task]) -> None:
+    def __init__(self, pid: int, stat_fd: int, threads: int, tasks: list[_Task]) -> None:
+        self.pid = pid
         self.stat_fd = stat_fd
         self.threads = threads
         self.tasks = tasks
@@ -146,6 +172,14 @@ class TreeSampler:
             except _Changed:
                 pass
         return self._walk(states)
+
+    def mark(self) -> CpuMark | None:
+        """The CPU clocks of the processes the last sample found, now (a system call a
+        process, no file): cpu_since(mark) says later how much they ran meanwhile.
+        None before the first sample, or when the last one found the tree changing."""
+        if self._plan is None:
+            return None
+        return [(proc.pid, process_cpu_ns(proc.pid)) for proc in self._plan]
 
     def _follow(self, plan: list[_Proc], states: bool) -> TreeUsage:
         """A sample along the last walk's plan; _Changed if the tree's shape changed."""
@@ -229,7 +263,7 @@ class TreeSampler:
                     complete = False
                 else:
                     tasks.append(_Task(tid, sched[0], kids[0], kids[1], tstat_fd))
-            plan.append(_Proc(stat_fd, threads, tasks))
+            plan.append(_Proc(pid, stat_fd, threads, tasks))
         # a tree read with a gap (a thread gone mid-walk) is walked again next time
         self._plan = plan if complete and closes == self._closes else None
         return TreeUsage(cpu / CLOCK_TICKS, waits, runnable)

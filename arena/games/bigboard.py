@@ -156,7 +156,7 @@ class BigBoardState(State):
         return POPCOUNT[self.xwon], POPCOUNT[self.owon]
 
     def encode(self) -> str:
-        cells = "".join([_board_text(v) for v in self.boards])
+        cells = "".join(map(_board_text, self.boards))
         target = "*" if self.target < 0 else str(self.target)
         return f"{cells} {'xo'[self.to_move]} {target}"
 

@@ -21,6 +21,11 @@ class LineBuffer:
 
     def feed(self, data: bytes) -> list[bytes]:
         """Complete lines in data (and before it); raises LineTooLongError past the cap."""
+        if not self._partial and data.endswith(b"\n") and data.count(b"\n") == 1:
+            # the common case: one whole line, read at once
+            if len(data) - 1 > self.max_line:
+                raise LineTooLongError(f"a line longer than {self.max_line} bytes")
+            return [data[:-2] if data.endswith(b"\r\n") else data[:-1]]
         if b"\n" not in data:
             if len(self._partial) + len(data) > self.max_line:
                 raise LineTooLongError(f"a line longer than {self.max_line} bytes")

@@ -86,7 +86,8 @@ class BotChannel:
     # -- writing -------------------------------------------------------------
     def request(self, lines: list[str], expects_reply: bool = True) -> None:
         """Queue lines for the bot; expects_reply counts them as one request."""
-        self._out += "".join(line + "\n" for line in lines).encode()
+        if lines:
+            self._out += ("\n".join(lines) + "\n").encode()
         if expects_reply:
             self.outstanding += 1
         self.flush()

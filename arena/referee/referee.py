@@ -179,7 +179,7 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         mover: int | None = None
         while not state.is_terminal():
             s = seats[state.to_move]
-            _check_idle(seats, mux)
+            _raise_faults(seats)   # of the output the waits have read: no poll of its own
             if s.seat in local or s.seat == mover:
                 _settle(pending)    # a seat's clock is charged before its next move is timed
             if s.seat in local:
@@ -275,6 +275,10 @@ def _handshake(game: Game, seats: list[_Seat], seed: int, settings: MatchSetting
 
 def _check_idle(seats: list[_Seat], mux: Multiplexer) -> None:
     mux.poll_others()
+    _raise_faults(seats)
+
+
+def _raise_faults(seats: list[_Seat]) -> None:
     for s in seats:
         if s.channel is not None and s.channel.fault is not None:
             raise _Faulted(s.seat, s.channel.fault)

@@ -93,6 +93,17 @@ class MoveMeter:
     processes ran since the mark; without a mark, start() reads the tree itself.
     """
 
+    # what a meter starts from (class attributes: one is made for every move)
+    cpu_s = 0.0         #: CPU time of the bot's tree since the request
+    bot_wait_s = 0.0    #: the longest run-queue wait of one of its threads
+    own_wait_s = 0.0    #: the referee's run-queue wait
+    runnable = False
+    _base = TreeUsage(0.0, {})
+    _marked: CpuMark | None = None
+    _early_s = 0.0      #: CPU time between start() and the first reading
+    _own_base = 0.0
+    _cpus = CPUS
+
     def __init__(self, budget_s: float, load_grace: float, sample: Callable[[bool], TreeUsage],
                  own_wait: Callable[[], float], mark: Callable[[], CpuMark | None] | None = None) -> None:
         self.budget_s = budget_s
@@ -101,16 +112,7 @@ class MoveMeter:
         self._sample = sample
         self._own_wait = own_wait
         self._mark = mark
-        self._marked: CpuMark | None = None
-        self._base = TreeUsage(0.0, {})
-        self._early_s = 0.0     #: CPU time between start() and the first reading
-        self._own_base = 0.0
         self.started = self.sampled = time.monotonic()
-        self.cpu_s = 0.0        #: CPU time of the bot's tree since the request
-        self.bot_wait_s = 0.0   #: the longest run-queue wait of one of its threads
-        self.own_wait_s = 0.0   #: the referee's run-queue wait
-        self.runnable = False
-        self._cpus = CPUS
 
     def start(self) -> None:
         """The request is about to be written: the move's wall time starts now (sampled:

@@ -591,6 +591,10 @@ def test_tree_sampler_follows_a_tree_that_grows_and_shrinks() -> None:
         assert shrunk.cpu_seconds >= grown.cpu_seconds
         sampler.sample(states=True)
         assert sampler.walks == 4
+        launched = TreeSampler(proc.pid, root_waits=False)   # as under a sandbox's init
+        assert launched.sample().waits == {} and launched.sample().waits == {}   # root's threads
+        assert launched.walks == 1
+        launched.close()
     finally:
         sampler.close()
         proc.kill()

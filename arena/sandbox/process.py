@@ -208,7 +208,7 @@ class SandboxedProcess:
             # below the namespace's init when it is known: the launcher outside (bwrap)
             # is not the bot, and each process read costs a few microseconds
             init = self._init.pid if self._init is not None else 0
-            self._tree = TreeSampler(init or self.pid)
+            self._tree = TreeSampler(init or self.pid, root_waits=not init)
         return self._tree.sample(states)
 
     def cpu_mark(self) -> CpuMark | None:

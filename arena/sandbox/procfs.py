@@ -97,7 +97,7 @@ class _Task:
 
     def __init__(self, tid: int, sched_fd: int, children_fd: int, kids: bytes, stat_fd: int | None) -> None:
         self.tid = tid
-        self.sched_fd = sched_fd
+        self.sched_fd = sched_fd    #: -1: the task's waits are not read
         self.children_fd = children_fd
         self.kids = kids            #: the children file as last read
         self.stat_fd = stat_fd      #: the thread's own stat (threads of a multi-threaded process)
@@ -136,8 +136,11 @@ class TreeSampler:
 
     MAX_FDS = 256
 
-    def __init__(self, root: int) -> None:
+    def __init__(self, root: int, root_waits: bool = True) -> None:
+        """root_waits=False: the root's own run-queue wait is not read (a sandbox's init,
+        which only waits for the bot: its waiting is never the bot's)."""
         self.root = root
+        self.root_waits = root_waits
         self._fds: dict[str, int] = {}
         self._plan: list[_Proc] | None = None
         self._closes = 0   #: close() calls: a walk that saw one holds closed fds
@@ -198,7 +201,8 @@ class TreeSampler:
                 if states and proc.threads == 1 and rest[0] == b"R":
                     runnable = True
                 for task in proc.tasks:
-                    waits[task.tid] = int(pread(task.sched_fd, 4096, 0).split()[1]) / 1e9
+                    if task.sched_fd >= 0:
+                        waits[task.tid] = int(pread(task.sched_fd, 4096, 0).split()[1]) / 1e9
                     if pread(task.children_fd, 4096, 0) != task.kids:
                         raise _Changed
                     if states and task.stat_fd is not None and not runnable:
@@ -244,8 +248,11 @@ class TreeSampler:
             tasks: list[_Task] = []
             for tid in tids:
                 task = f"/proc/{pid}/task/{tid}"
-                sched = self._read(task + "/schedstat")
-                if sched is not None:
+                if pid == self.root and not self.root_waits:
+                    sched: tuple[int, bytes] | None = (-1, b"")   # no fd: not read
+                else:
+                    sched = self._read(task + "/schedstat")
+                if sched is not None and sched[0] >= 0:
                     try:
                         waits[tid] = int(sched[1].split()[1]) / 1e9
                     except (ValueError, IndexError):

@@ -48,6 +48,8 @@ from arena.referee import BotPool, BotSpec, MatchSettings, TimeControl, play_gam
 from arena.referee.botspec import ARENA_PACKAGE_DIR, byte_compile
 from arena.referee.channel import BotChannel, Multiplexer, OutputLimits
 from arena.sandbox import Sandbox
+from arena.sandbox.process import SandboxedProcess
+from arena.sandbox.procfs import TreeUsage
 
 
 def dialect_named(name):
@@ -160,19 +162,32 @@ def referee_per_move_us(sandbox: Sandbox, games: int = 30) -> tuple[float, int]:
     return play_ms * 1000 / moves, moves
 
 
-def referee_cpu_per_move_us(sandbox: Sandbox, games: int = 20) -> float:
+def referee_cpu_per_move_us(sandbox: Sandbox, games: int = 20) -> tuple[float, float]:
     """The referee's own CPU time a move (its thread's, system time included), in whole
     games between two bots kept in a pool (started once, so their start does not count):
-    the work (b) does per move, and a figure the machine's load moves much less than (b)."""
+    the work (b) does per move, and a figure the machine's load moves much less than (b).
+    Also the part of a move spent reading the bots' process trees for the clock, timed by
+    wrapping the reading for the measurement only."""
     game = default_registry().create("ultimate")
     argv = (sys.executable, str(BOTS / "first_legal_bot.py"))
     bots = (BotSpec(name="first0", argv=argv, readable=(str(BOTS),)),
             BotSpec(name="first1", argv=argv, readable=(str(BOTS),)))
     settings = MatchSettings(time=TimeControl(move_ms=1000))
     pool = BotPool()
+    reading = [0]
+    usage = SandboxedProcess.usage
+
+    def timed_usage(self: SandboxedProcess, states: bool = False) -> TreeUsage:
+        started = time.perf_counter_ns()
+        try:
+            return usage(self, states)
+        finally:
+            reading[0] += time.perf_counter_ns() - started
+
     try:
         play_game(game, bots, 0, sandbox, settings, pool=pool)   # both started, kept
         moves, cpu = 0, 0.0
+        SandboxedProcess.usage = timed_usage  # type: ignore[method-assign]
         for seed in range(1, games + 1):
             started = time.thread_time()
             record = play_game(game, bots, seed, sandbox, settings, pool=pool)
@@ -180,8 +195,9 @@ def referee_cpu_per_move_us(sandbox: Sandbox, games: int = 20) -> float:
             assert record.termination.value == "normal", record.reason
             moves += len(record.moves)
     finally:
+        SandboxedProcess.usage = usage  # type: ignore[method-assign]
         pool.close()
-    return cpu / moves * 1e6
+    return cpu / moves * 1e6, reading[0] / moves / 1e3
 
 
 def referee_turnaround_us(sandbox: Sandbox, games: int = 10) -> float:
@@ -297,7 +313,8 @@ def main() -> None:
     a2, b, d = (statistics.median(x) for x in (floors, referees, sdks))
     ratio = statistics.median(r / f for r, f in zip(referees, floors, strict=True))
     sdk_ratio = statistics.median(x / f for x, f in zip(sdks, floors, strict=True))
-    cpu = referee_cpu_per_move_us(sandbox)
+    cpu, reading = referee_cpu_per_move_us(sandbox)
+    one_cpu, one_reading = on_one_cpu(lambda: referee_cpu_per_move_us(sandbox))
     turnaround = referee_turnaround_us(sandbox)
     one_floor, one_referee = on_one_cpu(lambda: (two_bot_us(sandbox, "echo_bot.py"),
                                                  referee_per_move_us(sandbox, games=10)[0]))
@@ -308,11 +325,13 @@ def main() -> None:
     print(f"(b) referee per move, whole games: {b:.1f} us ({moves} moves a round; rounds: "
           f"{', '.join(f'{x:.0f}' for x in referees)})")
     print(f"referee per move / floor: {ratio:.2f} x  (target <= 2x; median of the rounds' ratios)")
-    print(f"(b) the referee's own CPU time a move (bots kept between games): {cpu:.1f} us; from a "
-          f"reply read to the next request written: {turnaround:.1f} us (median)")
+    print(f"(b) the referee's own CPU time a move (bots kept between games): {cpu:.1f} us, reading the "
+          f"bots' process trees for the clock {reading:.1f} us of it; from a reply read to the next "
+          f"request written: {turnaround:.1f} us (median)")
     print(f"(a2), (b) with this process and the bots on one CPU: floor {one_floor:.1f} us, referee "
           f"{one_referee:.1f} us a move ({one_referee / one_floor:.2f} x): no wake-up crosses CPUs there, "
-          f"and the referee's own work is most of a move")
+          f"and the referee's own work is most of a move: {one_cpu:.1f} us of CPU, {one_reading:.1f} us of "
+          f"it reading the trees")
     if apart is not None:
         print(f"(a2), (b) with this process on one CPU and the bots on another: floor {apart[0]:.1f} us, "
               f"referee {apart[1]:.1f} us a move ({apart[1] / apart[0]:.2f} x): every wake-up crosses CPUs")

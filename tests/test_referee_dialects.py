@@ -2,6 +2,7 @@
 each dialect, with the referee's answer to each thing they may do."""
 
 import re
+import select
 import sys
 from pathlib import Path
 
@@ -72,3 +73,38 @@ def test_a_reply_with_an_extra_line_in_the_same_write_is_played_then_malformed(s
     assert "when nothing was asked" in record.reason
     # its second move (the first line of that write) was recorded and played
     assert [m.seat for m in record.moves] == [0, 1, 0], record.moves
+
+
+class _KeepsProcesses:
+    """The sandbox, keeping the processes it starts so that a test can watch their output."""
+
+    def __init__(self, sandbox):
+        self.sandbox = sandbox
+        self.procs = []
+
+    def start(self, *args, **kwargs):
+        proc = self.sandbox.start(*args, **kwargs)
+        self.procs.append(proc)
+        return proc
+
+
+def test_a_line_printed_while_a_person_thinks_is_unasked_not_the_next_move(sandbox):
+    # the bot prints a line once its move is read; the person at seat 0 answers only when
+    # that line is waiting in the pipe: it must not be taken for the bot's next move
+    keeping = _KeepsProcesses(sandbox)
+    bot = BotSpec(name="chatty", argv=(sys.executable, str(BOTS / "hostile.py"), "chat_after"),
+                  readable=(str(BOTS),))
+    person_moves = []
+
+    def person(state, last_move):
+        if len(person_moves) == 2:
+            ready, _, _ = select.select([keeping.procs[0].stdout_fd], [], [], 30)
+            assert ready, "the bot never printed its unasked line"
+        person_moves.append(state.legal_moves()[0])
+        return person_moves[-1]
+
+    human = BotSpec(name="person", argv=("unused",))
+    record = play_game(ULTIMATE, (human, bot), 3, keeping, SETTINGS, local={0: person})
+    assert record.termination is Termination.MALFORMED and record.faulted == 1, record.reason
+    assert "printed 'unasked hello' when nothing was asked" in record.reason
+    assert [m.seat for m in record.moves] == [0, 1, 0, 1, 0], record.moves

@@ -179,7 +179,10 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         mover: int | None = None
         while not state.is_terminal():
             s = seats[state.to_move]
-            _raise_faults(seats)   # of the output the waits have read: no poll of its own
+            if mover is None or mover in local:
+                _check_idle(seats, mux)   # no wait has read the bots' output since the last poll
+            else:
+                _raise_faults(seats)      # the last move's wait read every bot's output
             if s.seat in local or s.seat == mover:
                 _settle(pending)    # a seat's clock is charged before its next move is timed
             if s.seat in local:

@@ -5,11 +5,14 @@ It plays legal moves (the first legal one) until move 3 ("mid-game"), then
 misbehaves; the "*_start" behaviours misbehave before the handshake. Stdlib only.
 """
 
+import array
+import fcntl
 import os
 import signal
 import socket
 import subprocess
 import sys
+import termios
 import time
 
 behaviour = sys.argv[1]
@@ -82,6 +85,13 @@ def misbehave():
         sys.stdout.write(LEGAL[0] + "\n" + LEGAL[-1] + "\n")  # one write, one line too many
         sys.stdout.flush()
         time.sleep(3600)
+    elif behaviour == "chat_after":
+        say(LEGAL[0])
+        unread = array.array("i", [1])
+        while unread[0]:   # until the referee has read the move, so that what follows comes apart
+            fcntl.ioctl(1, termios.FIONREAD, unread)
+            time.sleep(0.001)
+        say("unasked hello")
     elif behaviour == "late":
         time.sleep(float(arg) / 1000)
         say(LEGAL[0])

@@ -18,7 +18,7 @@ from arena.referee import BotSpec, MatchSettings, TimeControl, play_game
 from arena.referee.botspec import ARENA_PACKAGE_DIR
 from arena.referee.timecontrol import QUICK_S, MoveMeter
 from arena.sandbox import Limits, Sandbox
-from arena.sandbox.procfs import TreeUsage, process_cpu_ns
+from arena.sandbox.procfs import CpuMark, TreeUsage, process_cpu_ns
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "fixture_bots"
@@ -193,7 +193,7 @@ def test_cpu_used_between_the_clocks_start_and_its_first_reading_counts():
     # this test's own process stands for a bot that ran before the referee could read.
     tree = FakeTree()
     me = os.getpid()
-    meter = MoveMeter(1.0, 10.0, tree.sample, lambda: 0.0, lambda: [(me, process_cpu_ns(me))])
+    meter = MoveMeter(1.0, 10.0, tree.sample, lambda: 0.0, lambda: CpuMark([(me, process_cpu_ns(me))]))
     meter.start()
     spun = time.process_time()
     while time.process_time() - spun < 0.02:
@@ -201,3 +201,19 @@ def test_cpu_used_between_the_clocks_start_and_its_first_reading_counts():
     meter.sent()
     meter.look()
     assert meter.cpu_s >= 0.02      # the tree's own readings moved by nothing
+
+
+def test_where_the_cpu_since_the_mark_is_not_known_the_wall_time_since_stands_for_it():
+    # a marked process gone by the first reading: its time since the mark is folded into
+    # its parent's, which the reading takes as the base; the move is charged all the CPU
+    # time the wall time since start() allows instead, never less
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    meter = MoveMeter(1.0, 10.0, FakeTree().sample, lambda: 0.0, lambda: CpuMark([(gone.pid, 0)]))
+    meter.start()
+    spun = time.process_time()
+    while time.process_time() - spun < 0.02:
+        pass
+    meter.sent()
+    meter.look()
+    assert meter.cpu_s >= 0.02

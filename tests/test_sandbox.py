@@ -611,6 +611,51 @@ for line in sys.stdin:
 """
 
 
+_FORK_ON_ASK = """
+import os, sys, time
+children = []
+for line in sys.stdin:
+    if line.strip() == "reap":
+        os.kill(children[0], 9)
+        os.waitpid(children[0], 0)
+        print("reaped", flush=True)
+        continue
+    children.append(os.fork())
+    if children[-1] == 0:
+        start = time.process_time()
+        while time.process_time() - start < 0.05:
+            pass
+        print("spun", flush=True)
+        time.sleep(3600)
+"""
+
+
+def test_a_mark_counts_the_processes_born_since_and_knows_when_one_is_gone() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", _FORK_ON_ASK], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, bufsize=1, start_new_session=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    sampler = TreeSampler(proc.pid)
+    try:
+        sampler.sample()
+        mark = sampler.mark()
+        assert mark is not None
+        proc.stdin.write("spin\n")
+        assert proc.stdout.readline().strip() == "spun"   # a child born after the mark spun
+        sampler.sample()                                   # and the next reading finds it
+        since = cpu_since(mark)
+        assert since is not None and since >= 0.05
+        mark = sampler.mark()
+        assert mark is not None and len(mark.clocks) == 2
+        proc.stdin.write("reap\n")
+        assert proc.stdout.readline().strip() == "reaped"
+        sampler.sample()
+        assert cpu_since(mark) is None   # the marked child is gone, its time in its parent's
+    finally:
+        sampler.close()
+        os.killpg(proc.pid, signal.SIGKILL)   # the children too, should a check fail
+        proc.wait()
+
+
 def test_a_mark_counts_what_the_marked_processes_ran_since() -> None:
     proc = subprocess.Popen([sys.executable, "-c", _SPIN_ON_ASK], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True, bufsize=1)
@@ -620,13 +665,13 @@ def test_a_mark_counts_what_the_marked_processes_ran_since() -> None:
         assert sampler.mark() is None        # no sample yet: no processes known to mark
         sampler.sample()
         mark = sampler.mark()
-        assert mark is not None and [pid for pid, _ in mark] == [proc.pid]
+        assert mark is not None and [pid for pid, _ in mark.clocks] == [proc.pid]
         proc.stdin.write("spin\n")
         assert proc.stdout.readline().strip() == "spun"
         assert cpu_since(mark) >= 0.05       # it spun 50 ms of its own CPU time since
         proc.kill()
         proc.wait()
-        assert cpu_since(mark) == 0          # gone: nothing is counted for it
+        assert cpu_since(mark) is None       # gone: what it ran since is not known
     finally:
         sampler.close()
         if proc.poll() is None:

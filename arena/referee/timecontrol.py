@@ -127,9 +127,12 @@ class MoveMeter:
         the CPU time the marked processes used since (at most what cpus could in that time)."""
         if self._marked is None:
             return
-        self._first_reading()
-        early = cpu_since(self._marked)
-        self._early_s = min(early, (time.monotonic() - self.sampled) * self._cpus)
+        self._base = self._sample(False)
+        early = cpu_since(self._marked)   # just after the reading: it finds the processes born since
+        self._own_base = self._own_wait()
+        # the wall time since start() bounds it, and stands for it where it is not known
+        bound = (time.monotonic() - self.sampled) * self._cpus
+        self._early_s = bound if early is None else min(early, bound)
         self._marked = None
 
     def _first_reading(self) -> None:

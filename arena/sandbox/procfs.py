@@ -66,18 +66,38 @@ def process_cpu_ns(pid: int) -> int | None:
         return None
 
 
-#: the CPU clocks of some processes at one moment: (pid, ns or None), see TreeSampler.mark
-CpuMark = list[tuple[int, "int | None"]]
+class CpuMark(NamedTuple):
+    """The CPU clocks of a tree's processes at one moment (TreeSampler.mark)."""
+
+    clocks: list[tuple[int, int | None]]   #: (pid, ns or None) of each process the sampler knew
+    walks: int = 0                         #: the sampler's walks then: another since, the tree changed
+    sampler: TreeSampler | None = None     #: whose tree it is, to find the processes born since
 
 
-def cpu_since(mark: CpuMark) -> float:
-    """Seconds of CPU the marked processes have used since the mark. A process gone since
-    counts nothing, nor one whose clock went back (its pid reused): never overstated."""
+def cpu_since(mark: CpuMark) -> float | None:
+    """Seconds of CPU the marked tree has used since the mark, or None where that cannot
+    be known. Take it just after a sample: a process that sample found and the mark did
+    not (born since) counts all its CPU time. None if a marked process is gone (its time
+    since the mark is then in its parent's children times, and so in the sample), or if
+    the tree changed and the sample could not follow it whole. A process whose pid was
+    reused counts the new one's time, as the CPU time a wall time allows bounds it; a
+    clock that went back counts nothing."""
     total = 0
-    for pid, before in mark:
+    for pid, before in mark.clocks:
         now = process_cpu_ns(pid)
-        if before is not None and now is not None and now > before:
+        if now is None:
+            return None
+        if before is not None and now > before:
             total += now - before
+    sampler = mark.sampler
+    if sampler is not None and sampler.walks != mark.walks:
+        plan = sampler._plan
+        if plan is None:
+            return None
+        marked = {pid for pid, _ in mark.clocks}
+        for proc in plan:
+            if proc.pid not in marked:
+                total += process_cpu_ns(proc.pid) or 0
     return total / 1e9
 
 
@@ -179,11 +199,12 @@ class TreeSampler:
 
     def mark(self) -> CpuMark | None:
         """The CPU clocks of the processes the last sample found, now (a system call a
-        process, no file): cpu_since(mark) says later how much they ran meanwhile.
-        None before the first sample, or when the last one found the tree changing."""
+        process, no file): cpu_since(mark), after the next sample, says how much the tree
+        ran meanwhile. None before the first sample, or when the last one found the tree
+        changing."""
         if self._plan is None:
             return None
-        return [(proc.pid, process_cpu_ns(proc.pid)) for proc in self._plan]
+        return CpuMark([(proc.pid, process_cpu_ns(proc.pid)) for proc in self._plan], self.walks, self)
 
     def _follow(self, plan: list[_Proc], states: bool) -> TreeUsage:
         """A sample along the last walk's plan; _Changed if the tree's shape changed."""

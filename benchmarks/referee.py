@@ -166,8 +166,8 @@ def referee_cpu_per_move_us(sandbox: Sandbox, games: int = 20) -> tuple[float, f
     """The referee's own CPU time a move (its thread's, system time included), in whole
     games between two bots kept in a pool (started once, so their start does not count):
     the work (b) does per move, and a figure the machine's load moves much less than (b).
-    Also the part of a move spent reading the bots' process trees for the clock, timed by
-    wrapping the reading for the measurement only."""
+    Also the part of it spent reading the bots' process trees (SandboxedProcess.usage(),
+    wrapped and timed for this measurement only; the cheap CPU-clock marks are not in it)."""
     game = default_registry().create("ultimate")
     argv = (sys.executable, str(BOTS / "first_legal_bot.py"))
     bots = (BotSpec(name="first0", argv=argv, readable=(str(BOTS),)),

@@ -114,6 +114,33 @@ def test_a_bot_sharing_the_referees_cpu_is_timed_from_before_it_can_read_its_req
         assert min(walls) >= 5, walls
 
 
+def test_a_bot_is_kept_to_the_referees_cpu_only_if_both_have_that_one_cpu_alone():
+    kept = referee_module._kept_to_my_cpu
+    allowed = os.sched_getaffinity(0)
+    one = {min(allowed)}
+    child = subprocess.Popen(["sleep", "60"])
+    try:
+        assert kept(child.pid, one) == (allowed == one)   # it may run on every CPU this test may
+        os.sched_setaffinity(child.pid, one)
+        assert kept(child.pid, one)
+        if allowed != one:
+            assert not kept(child.pid, allowed)   # a referee on several CPUs keeps no bot
+    finally:
+        child.kill()
+        child.wait()
+    assert not kept(child.pid, one)               # gone (reaped): not kept
+
+
+def test_the_bots_a_one_cpu_referee_starts_are_kept_to_its_cpu(sandbox, one_cpu):
+    # what play_game checks: a bot started by a worker pinned to one CPU inherits it
+    proc = sandbox.start([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        mine = os.sched_getaffinity(0)
+        assert len(mine) == 1 and referee_module._kept_to_my_cpu(proc.pid, mine)
+    finally:
+        proc.close()
+
+
 # --- the rule itself, with the bot's tree readings given -------------------------------------
 
 class FakeTree:

@@ -406,6 +406,21 @@ def test_cpu_seconds_counts_the_bot(start) -> None:
     assert proc.cpu_seconds() >= 0.25
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bots_cpu_clocks_can_be_marked_once_its_tree_is_read(mode: str, start) -> None:
+    # the referee marks a bot's CPU clocks before a request and reads its tree after
+    # (MoveMeter): that must work for a sandboxed bot's processes, seen from outside
+    proc = start(sandbox(mode), "cpu_spin.py", "0.05")
+    assert proc.cpu_mark() is None        # no reading yet: nothing known to mark
+    assert read_until(proc, lambda data: b"spun\n" in data).endswith("spun\n")
+    proc.usage()
+    mark = proc.cpu_mark()
+    assert mark is not None and mark.clocks
+    assert all(ns is not None and ns > 0 for _, ns in mark.clocks), mark.clocks
+    proc.usage()
+    assert cpu_since(mark) is not None
+
+
 # -- exit status and errors -------------------------------------------------------
 
 
@@ -581,6 +596,9 @@ def test_tree_sampler_follows_a_tree_that_grows_and_shrinks() -> None:
         child = int(ask("fork"))             # a new process, 0.3 s of CPU spent already
         grown = sampler.sample()
         assert set(grown.waits) == {proc.pid, child} and sampler.walks == 2
+        launched = TreeSampler(proc.pid, root_waits=False)   # as under a sandbox's init:
+        assert set(launched.sample().waits) == {child}       # the root's waits only are not read
+        launched.close()
         assert grown.cpu_seconds - first.cpu_seconds >= 0.2
         tid = int(ask("thread"))             # a new thread of the root
         threaded = sampler.sample()
@@ -591,8 +609,8 @@ def test_tree_sampler_follows_a_tree_that_grows_and_shrinks() -> None:
         assert shrunk.cpu_seconds >= grown.cpu_seconds
         sampler.sample(states=True)
         assert sampler.walks == 4
-        launched = TreeSampler(proc.pid, root_waits=False)   # as under a sandbox's init
-        assert launched.sample().waits == {} and launched.sample().waits == {}   # root's threads
+        launched = TreeSampler(proc.pid, root_waits=False)   # and not its threads' either
+        assert launched.sample().waits == {} and launched.sample().waits == {}
         assert launched.walks == 1
         launched.close()
     finally:

@@ -322,8 +322,8 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     lines = s.dialect.turn_lines(game, turn)
     meter.start()      # the clock starts before the bot can see its request (MoveMeter)
     ch.request(lines)
-    meter.sent()       # the first reading and the last reply's ones, while the bot wakes up
-    _settle(pending)
+    meter.sent()       # this move's first reading, if start() only marked, while the bot wakes up
+    _settle(pending)   # and the readings the last reply left for later
     when = f"to move {ply + 1} within {allowed + startup_extra} ms"
     strikes_left = settings.timeout_policy.mode == "strikes" and \
         s.strikes < settings.timeout_policy.strikes

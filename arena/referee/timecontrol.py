@@ -90,7 +90,7 @@ class MoveMeter:
     the request is written, for a scheduler time slice of milliseconds, before the
     referee runs again). start() takes only the cheap mark, so the reading, tens of
     microseconds, is taken in sent(), while the bot wakes, and counts what the marked
-    processes ran since the mark; without a mark, start() reads the tree itself.
+    tree ran since the mark; without a mark, start() reads the tree itself.
     """
 
     # what a meter starts from (class attributes: one is made for every move)
@@ -98,7 +98,7 @@ class MoveMeter:
     bot_wait_s = 0.0    #: the longest run-queue wait of one of its threads
     own_wait_s = 0.0    #: the referee's run-queue wait
     runnable = False
-    _base = TreeUsage(0.0, {})
+    _base = TreeUsage(0.0, {})   # shared by every meter until its first reading: never mutated
     _marked: CpuMark | None = None
     _early_s = 0.0      #: CPU time between start() and the first reading
     _own_base = 0.0
@@ -129,6 +129,8 @@ class MoveMeter:
             return
         self._base = self._sample(False)
         early = cpu_since(self._marked)   # just after the reading: it finds the processes born since
+        # the waits count from here, not from the mark: a wait between the two is not
+        # forgiven, which can only make the move's net wall time longer, never shorter
         self._own_base = self._own_wait()
         # the wall time since start() bounds it, and stands for it where it is not known
         bound = (time.monotonic() - self.sampled) * self._cpus
@@ -161,14 +163,14 @@ class MoveMeter:
 
     def surely_in_time(self, now: float) -> bool:
         """True if a reply read at `now` is in time whatever the tree's readings say: the
-        tree cannot have used the budget in CPU time since the first reading (CPU time
+        tree cannot have used the budget in CPU time since the clock started (CPU time
         grows at most cpus times as fast as wall time), nor in wall time."""
         return (now - self.sampled) * self._cpus < self.budget_s
 
     def free(self, now: float, slack_s: float) -> bool:
         """True if a reply read at `now` costs the bot nothing whatever the readings would
         say, so none are taken: it came within QUICK_S of the request, and neither its
-        wall time nor its bound on CPU time (cpus times the time since the first reading)
+        wall time nor its bound on CPU time (cpus times the time since the clock started)
         is past slack_s, the part of the budget that is never charged."""
         wall = now - self.started
         return wall <= min(QUICK_S, slack_s) and (now - self.sampled) * self._cpus <= slack_s
@@ -176,7 +178,7 @@ class MoveMeter:
     def read_late(self, replied: float) -> None:
         """The readings for a reply read at `replied` (surely in time), taken later: the CPU
         time counted is at most what the tree could have used up to `replied` (cpus times
-        the wall time since the first reading), so reading late charges nothing more."""
+        the wall time since the clock started), so reading late charges nothing more."""
         self._read(False)
         self.cpu_s = min(self.cpu_s, (replied - self.sampled) * self._cpus)
 

@@ -67,10 +67,13 @@ def test_the_docs_command_example_installs_lists_and_runs_through_the_real_cli(t
         assert bad.stderr.startswith("arena legal: error: ") and message in bad.stderr
         assert len(bad.stderr.splitlines()) == 1, bad.stderr
     listed = _arena(tmp_path, "plugins")
-    assert "arena_legal_moves  arena-legal-moves 0.1  (1 command, 0 bots)" in listed.stdout
+    assert re.search(r"^arena_legal_moves +arena-legal-moves 0.1 +1 command, 0 bots$", listed.stdout, re.M)
     # counts of one are singular, of anything else plural
-    assert re.search(r"^builtin-league  .*  \(1 rating system, 4 output formats, 0 bots\)$", listed.stdout, re.M)
-    assert re.search(r"^builtin-executors  .*  \(2 executors, 0 bots\)$", listed.stdout, re.M)
+    assert re.search(r"^builtin-league +.* {2}1 rating system, 4 output formats, 0 bots$", listed.stdout, re.M)
+    assert re.search(r"^builtin-executors +.* {2}2 executors, 0 bots$", listed.stdout, re.M)
+    # in columns: every plugin's version starts where the others' do
+    starts = {line.index("bot-arena") for line in listed.stdout.splitlines() if "(built in)" in line}
+    assert len(starts) == 1, listed.stdout
 
 
 CLASHING = '''

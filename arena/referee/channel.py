@@ -183,7 +183,10 @@ class BotChannel:
 
     # -- judging an exit -----------------------------------------------------
     def exit_fault(self, when: str) -> BotFault:
-        """The fault for a bot whose stdout closed: why it exited, or that it closed stdout."""
+        """The fault for a bot whose stdout closed: why it exited, or that it closed stdout.
+        `when` is as wait_line's: "while starting up ..." or "to move N within T ms"."""
+        if when.startswith("to "):
+            when = "before replying " + when
         deadline = time.monotonic() + EXIT_GRACE_S
         while self.proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.002)

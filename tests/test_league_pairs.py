@@ -140,6 +140,7 @@ def test_leaderboard_elo_in_csv_and_json_through_the_arena_command(tmp_path):
     assert float(rows["mid"]["elo"]) == 0 and float(rows["mid"]["elo_error"]) == 0
     assert float(rows["top"]["elo"]) == pytest.approx(top["elo"] - data["rows"][1]["elo"], abs=0.02)
     assert rows[data["rows"][-1]["bot"]]["los_next"] == ""
+    assert {row["significant"] for row in rows.values()} <= {"true", "false", ""}   # as json has them
 
     table = run("--anchor", "mid")
     assert table.returncode == 0 and "Elo: fit over all games (mid at 0)" in table.stdout

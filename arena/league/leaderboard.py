@@ -388,9 +388,18 @@ def render_csv(board: Leaderboard, wide: bool = False) -> str:
                          row.games, row.wins, row.draws, row.losses,
                          row.fault_count, *(row.faults.get(kind, 0) for kind in FAULT_KINDS),
                          "" if row.mean_move_ms is None else round(row.mean_move_ms, 3),
-                         *("" if v is None else v for v in _elo_values(row).values()),
+                         *(_csv_value(v) for v in _elo_values(row).values()),
                          "" if row.version is None else row.version, row.fingerprint or ""])
     return out.getvalue()
+
+
+def _csv_value(value: Any) -> Any:
+    """A figure as csv writes it: empty for none, true/false as json writes them."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
 
 
 def render_json(board: Leaderboard, wide: bool = False) -> str:

@@ -79,9 +79,9 @@ def cpu_since(mark: CpuMark) -> float | None:
     be known. Take it just after a sample: a process that sample found and the mark did
     not (born since) counts all its CPU time. None if a marked process is gone (its time
     since the mark is then in its parent's children times, and so in the sample), or if
-    the tree changed and the sample could not follow it whole. A process whose pid was
-    reused counts the new one's time, as the CPU time a wall time allows bounds it; a
-    clock that went back counts nothing."""
+    the tree changed and the sample could not follow it whole. Not exact for a pid reused
+    in between (the new process's clock is read; one that went back counts nothing): the
+    caller bounds the count by the CPU time the wall time allows (MoveMeter.sent)."""
     total = 0
     for pid, before in mark.clocks:
         now = process_cpu_ns(pid)

@@ -61,6 +61,8 @@ def test_replay_reads_a_league_store_or_its_config_by_game_number_or_fixture(lea
     assert far.returncode == 2 and far.stderr.count("\n") == 1 and "--game must be 1..6" in far.stderr
     unknown = arena("replay", str(config), "--fixture", "a|b|0|0")
     assert unknown.returncode == 2 and "is not in" in unknown.stderr and "Traceback" not in unknown.stderr
+    typo = arena("replay", str(store), "--fixture", key[1:])   # a letter short: the key is suggested
+    assert typo.returncode == 2 and f"(did you mean {key!r}?)" in typo.stderr, typo.stderr
 
 
 def test_replay_of_a_startup_failure_shows_the_bots_stderr(league):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import random
 
+from arena.errors import did_you_mean
 from arena.games import GameError
 
 from .command import Command
@@ -41,8 +42,9 @@ def _records_from_store(path, args: argparse.Namespace):
         for i, stored in enumerate(games):
             if stored.key == args.fixture:
                 return found(i, f"fixture {stored.key}")
-        sample = ", ".join(g.key for g in games[:3])
-        raise UserError(f"--fixture {args.fixture!r} is not in {path} (keys look like {sample})")
+        keys = [g.key for g in games]
+        hint = did_you_mean(args.fixture, keys) or f" (keys look like {', '.join(keys[:3])})"
+        raise UserError(f"--fixture {args.fixture!r} is not in {path}{hint}")
     if not 1 <= args.game <= len(games):
         raise UserError(f"--game must be 1..{len(games)} for {path} (games in league order)")
     return found(args.game - 1, f"game {args.game} of {len(games)}, fixture {games[args.game - 1].key}")

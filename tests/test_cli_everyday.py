@@ -31,7 +31,9 @@ def write_league(path: Path, bots, games_per_pairing=2, workers=2, game="ultimat
     return path
 
 
-BROKEN = '{name: broken, command: "python3 nosuch.py", dialect: arena}'
+# a bot that exits at start-up (a missing script is refused before any game: see below)
+BROKEN = """{name: broken, command: 'python3 -c "import nosuch_weights"', dialect: arena}"""
+BROKEN_CAUSE = "No module named 'nosuch_weights'"    #: the end of its stderr
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +72,7 @@ def test_replay_of_a_startup_failure_shows_the_bots_stderr(league):
     out = next(o for o in (arena("replay", str(store), "--game", str(n)) for n in range(1, 7))
                if "broken" in o.stdout)
     assert "exited while starting up (handshake" in out.stdout
-    assert "stderr of broken" in out.stdout and "can't open file" in out.stdout
+    assert "stderr of broken" in out.stdout and BROKEN_CAUSE in out.stdout
 
 
 def test_replay_still_reads_saved_matches_and_steps_with_enter(tmp_path):
@@ -150,11 +152,29 @@ def test_a_mistyped_bot_name_gets_a_guess():
 
 
 def test_a_bot_that_cannot_start_shows_why(tmp_path):
-    out = arena("match", "arena:python3 nosuch.py", "uttt-random", "--game", "ultimate", cwd=tmp_path)
+    command = 'arena:python3 -c "import nosuch_weights"'
+    out = arena("match", command, "uttt-random", "--game", "ultimate", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "exited while starting up (handshake, 5000 ms allowed)" in out.stdout
     assert "to the handshake" not in out.stdout
-    assert "stderr of python3 nosuch.py" in out.stdout and "can't open file" in out.stdout
+    assert "stderr of python3 -c" in out.stdout and BROKEN_CAUSE in out.stdout
+
+
+def test_a_missing_script_is_refused_before_the_match(tmp_path):
+    # the program (python3) is found, so before, only the game told: a startup_failure
+    out = arena("match", "arena:python3 bots/nosuch.py", "uttt-random", "--game", "ultimate",
+                cwd=tmp_path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert (f"script 'bots/nosuch.py' not found: python3 would run '{tmp_path}/bots/nosuch.py', "
+            "which does not exist") in out.stderr
+    assert out.stdout == ""                                       # no game was played
+    config = write_league(tmp_path / "lost.yaml", ["{name: r1, bot: uttt-random}",
+                                                   '{name: lost, command: "python3 bots/lost.py"}'])
+    run = arena("run", str(config))
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert (f"lost.yaml:5: bots[1].command: script 'bots/lost.py' not found: python3 would run "
+            f"'{tmp_path}/bots/lost.py', which does not exist") in run.stderr
+    assert not (tmp_path / "lost.sqlite").exists()
 
 
 # --- progress ----------------------------------------------------------------------------------
@@ -167,7 +187,7 @@ def test_piped_progress_is_a_line_now_and_then_with_eta_and_faults(league):
     status = [line for line in lines if line.startswith("[")]
     assert status[-1].startswith("[6/6] 100%,") and "ETA" in status[-1] and "4 faults" in status[-1]
     faults = [line for line in lines if line.startswith("fault:")]
-    assert len(faults) == 1 and "can't open file" in faults[0]     # the cause, once
+    assert len(faults) == 1 and BROKEN_CAUSE in faults[0]     # the cause, once
     # the game in the record's one-line summary: the faulting bot named once, not again in its reason
     assert re.match(r"fault: \S+ \(x\) vs \S+ \(o\): broken faulted \(start-up failure\); r[12] wins, "
                     r"exited while starting up .*, 0 moves, seed \d+; broken's stderr: ", faults[0]), faults[0]
@@ -213,7 +233,7 @@ def test_on_a_terminal_progress_is_one_redrawn_line(tmp_path):
     assert "\r[" in text                                         # redrawn in place
     assert lines[0].startswith("arena: WARNING: bot 'broken' cannot start")   # the preflight
     assert lines[1] == "0 of 18 games already stored; playing 18"
-    assert sum(1 for line in lines[1:] if "can't open file" in line) == 1   # its first fault
+    assert sum(1 for line in lines[1:] if BROKEN_CAUSE in line) == 1   # its first fault
     final = lines[-3].split("\r")[-1]                            # the line left on screen
     assert final.startswith("[18/18] 100%,") and "ETA" in final and "12 faults" in final
     assert lines[-2].startswith("finished: 18 games played")

@@ -2,6 +2,7 @@
 its bounds (TimeControl, TimeoutPolicy, Limits), and one reading of a bot's command."""
 
 import dataclasses
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -127,8 +128,19 @@ def test_the_config_reads_a_command_as_the_referee_runs_it(here):
     ("no-such-program-xyz", "program 'no-such-program-xyz' is not on PATH"),
     ("python3 'bots/mine/bot.py", "cannot split into words (No closing quotation): check the quotes"),
     ("mybot", "program 'mybot' is not on PATH (for the file in"),
+    # the program is found; the script it would run is not
+    ("python3 bots/mine/nothere.py", "script 'bots/mine/nothere.py' not found: python3 would run "
+                                     "'{here}/bots/mine/nothere.py', which does not exist"),
+    ("python3 -u -W ignore bots/nothere.py --fast",
+     "script 'bots/nothere.py' not found: python3 would run '{here}/bots/nothere.py'"),
+    ("bash -eo pipefail run.sh", "script 'run.sh' not found: bash would run '{here}/run.sh'"),
+    pytest.param("node bots/mine/dist/bot.js", "script 'bots/mine/dist/bot.js' not found: node would run",
+                 marks=pytest.mark.skipif(shutil.which("node") is None, reason="needs node")),
+    pytest.param("java -Xmx64m -jar bots/bot.jar", "script 'bots/bot.jar' not found: java would run",
+                 marks=pytest.mark.skipif(shutil.which("java") is None, reason="needs java")),
 ])
 def test_a_bad_command_is_refused_in_the_same_words_by_config_and_referee(here, command, needle):
+    needle = needle.format(here=here)
     mybot = here / "mybot"
     mybot.write_text("#!/bin/sh\n")
     mybot.chmod(0o755)
@@ -139,3 +151,20 @@ def test_a_bad_command_is_refused_in_the_same_words_by_config_and_referee(here, 
     assert needle in str(info.value)
     if command == "mybot":   # the hint is right: ./mybot is that file
         assert load_config(league(here, command="./mybot", shared=True)).bots[1].argv == (str(mybot),)
+
+
+@pytest.mark.parametrize("command", [
+    "python3 -m http.server", "python3 -c 'import sys'", "python3 -Bc pass", "python3 -",
+    "sh -c 'exec python3 bots/mine/bot.py'", "python3 -X dev bots/mine/bot.py", "python3 bots/mine",
+    "python3 -W ignore bots/mine/bot.py",
+])
+def test_commands_that_name_no_missing_script_are_accepted(here, command):
+    # code given inline, a module, stdin, a directory, a word that is no path: nothing to check
+    assert load_config(league(here, command=command)).bots[1].command == command
+    command_spec("mine", "arena", command, cwd=str(here))
+
+
+def test_a_script_a_build_makes_need_not_exist_yet(here):
+    config = load_config(league(here, "    build: 'true'\n    dir: bots/mine\n",
+                                command="python3 bots/mine/dist/bot.py"))
+    assert config.bots[1].build == "true"

@@ -205,6 +205,8 @@ ERRORS = [
      ["program 'bots/mine/nothere' not found", "relative to"]),
     (('"python3 bots/mine/bot.py --fast"', '"no-such-program-xyz"'), "no-such", "bots[2].command",
      ["not on PATH"]),
+    (('"python3 bots/mine/bot.py --fast"', '"python3 bots/mine/gone.py --fast"'), "gone.py",
+     "bots[2].command", ["script 'bots/mine/gone.py' not found: python3 would run", "/bots/mine/gone.py'"]),
     (("    dialect: codingame\n", "    dialect: codingame\n    dir: bots/nope\n"), "dir:",
      "bots[2].dir", ["must be an existing directory", "bots/nope"]),
 ]

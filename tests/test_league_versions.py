@@ -151,6 +151,43 @@ def test_fewer_games_per_pairing_leaves_the_games_beyond_it_out_of_the_leaderboa
     assert len(games(tmp_path)) == 12                          # kept in the store all the same
 
 
+CANNOT_START = "import sys\nsys.exit('cannot load weights.bin')\n"
+
+
+def versions_of(tmp: Path, bot: str) -> list[int]:
+    out = arena("versions", "league.yaml", bot, "--format", "json", cwd=tmp)
+    assert out.returncode == 0, out.stderr
+    return [row["version"] for row in json.loads(out.stdout)]
+
+
+def test_a_bot_the_preflight_stopped_is_no_version_of_its_own(tmp_path):
+    # a run the preflight stops plays nothing: the fixed bot is still v1, and no
+    # "files changed (now v2)" for a version that never played a game
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "bot.py").write_text(CANNOT_START)
+    league(tmp_path)
+    broken = arena("run", "league.yaml", cwd=tmp_path)
+    assert broken.returncode == 1 and "bot 'mybot' cannot start" in broken.stderr, broken.stderr
+    assert games(tmp_path) == []
+    (tmp_path / "mine" / "bot.py").write_text(FIRST_MOVE)
+    fixed = arena("run", "league.yaml", cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stderr
+    assert "changed" not in fixed.stderr and "v2" not in fixed.stderr, fixed.stderr
+    assert versions_of(tmp_path, "mybot") == [1]
+    assert board(tmp_path)["mybot"]["version"] == 1 and len(games(tmp_path)) == 6
+
+    # v1 played; a broken edit is stopped and leaves v1 current, whose games stay counted
+    (tmp_path / "mine" / "bot.py").write_text(CANNOT_START)
+    assert arena("run", "league.yaml", cwd=tmp_path).returncode == 1
+    assert versions_of(tmp_path, "mybot") == [1]
+    assert board(tmp_path)["mybot"]["games"] == 4
+    (tmp_path / "mine" / "bot.py").write_text(FIRST_MOVE + "# faster now\n")
+    edited = arena("run", "league.yaml", cwd=tmp_path)
+    assert edited.returncode == 0, edited.stderr
+    assert "mybot: files changed (bot.py) (now v2, " in edited.stderr   # v2, not v3
+    assert versions_of(tmp_path, "mybot") == [1, 2]
+
+
 def test_forget_asks_and_retire_keeps_history(tmp_path):
     league(tmp_path)
     assert arena("run", "league.yaml", cwd=tmp_path).returncode == 0

@@ -85,3 +85,38 @@ def test_a_published_gauntlet_has_elo_los_and_a_page_per_pairing_that_played(tmp
     assert not (site / "matches" / "ttt~cand.html").exists()
     bot_page = (site / "bots" / "cand.html").read_text()
     assert bot_page.count('href="../matches/') == 2    # its two opponents' match pages
+
+
+SWEEP = """\
+name: sweep
+game: tictactoe
+bots:
+  - {name: master, bot: ttt-master}
+  - {name: first, command: "python3 first/first_move_bot.py"}
+games_per_pairing: 4
+workers: 2
+seed: 4
+store: sweep.sqlite
+publish: out
+"""
+
+
+def test_a_sweep_shows_an_infinite_elo_and_never_nan(tmp_path: Path):
+    # perfect play against a bot that takes the first free cell wins every game: score 1,
+    # Elo +inf, the interval [+inf, +inf], whose half-width inf - inf was shown as "± nan"
+    (tmp_path / "first").mkdir()
+    (tmp_path / "first" / "first_move_bot.py").write_text(
+        (Path(__file__).resolve().parent.parent / "examples" / "first_move_bot.py").read_text())
+    config = tmp_path / "sweep.yaml"
+    config.write_text(SWEEP)
+    out = arena("run", str(config))
+    assert out.returncode == 0, out.stderr
+    site = tmp_path / "out"
+    page = (site / "matches" / "master~first.html").read_text()
+    assert "<dd>4 / 0 / 0</dd>" in page, page        # the sweep this test is about
+    assert "<dd>+∞ <small>+∞ to +∞</small></dd>" in page
+    assert "<dd>100.0% <small>100.0–100.0%</small></dd>" in page
+    for path in site.rglob("*"):
+        if path.is_file():
+            text = path.read_text()
+            assert not re.search(r"\bnan\b", text, re.I), (path, re.search(r".{40}\bnan\b.{40}", text, re.I))

@@ -99,6 +99,9 @@ def test_degenerate_results():
     assert empty.games == 0 and empty.score is None and empty.elo is None and empty.elo_error is None
     clean_sweep = summarize(unpaired(10, 0, 0))
     assert clean_sweep.elo == math.inf and clean_sweep.los == 1.0 and clean_sweep.nelo is None
+    # the interval is [+inf, +inf]: its half-width is no number (inf - inf), said as +inf
+    assert clean_sweep.elo_low == clean_sweep.elo_high == math.inf and clean_sweep.elo_error == math.inf
+    assert summarize(unpaired(0, 0, 10)).elo_error == math.inf
     assert logistic_elo(0) == -math.inf and logistic_elo(0.5) == 0
     for elo in (-500, -10, 0, 35, 800):
         assert logistic_elo(expected_score(elo)) == pytest.approx(elo)

@@ -502,6 +502,9 @@ def _bot(reader: Reader, raw: Any, path: KeyPath, base: Path, game: str,
     problem = parsed.program_problem()
     if problem is not None and not (build is not None and "/" in program):   # a build makes it
         reader.fail(path + ("command",), problem)
+    problem = parsed.script_problem()
+    if problem is not None and build is None:   # a build may make it (tsc: node dist/bot.js)
+        reader.fail(path + ("command",), problem)
     bot_dir: Path | None
     if "dir" in item:
         bot_dir = _path(reader, item["dir"], path + ("dir",), base)

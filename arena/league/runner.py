@@ -31,7 +31,7 @@ from .preflight import preflight
 from .progress import Progress, standings_every
 from .schedule import Fixture, league_openings, schedule
 from .store import Store, StoreError, VersionNote
-from .versions import RunCache, bot_manifest
+from .versions import Manifest, RunCache, bot_manifest
 
 
 @dataclass
@@ -132,14 +132,19 @@ def build_bots(config: LeagueConfig, out: TextIO | None = None) -> None:
                              f"{where}; no game was played:\n{tail}")
 
 
-def bot_versions(config: LeagueConfig, plugins: Plugins, store: Store) -> list[VersionNote]:
-    """Fingerprint every bot of the league and record its version in the store: what changed."""
+def bot_manifests(config: LeagueConfig, plugins: Plugins, store: Store) -> dict[str, Manifest]:
+    """Fingerprint every bot of the league (by name), keeping the file hashes in the store."""
     stored = store.hash_cache()
     cache = RunCache(stored)
     manifests = {bot.name: bot_manifest(bot, config, plugins, cache) for bot in config.bots}
     if dict(cache) != stored:   # a warm run writes nothing
         store.save_hash_cache(cache)
-    return store.sync_versions(manifests)
+    return manifests
+
+
+def bot_versions(config: LeagueConfig, plugins: Plugins, store: Store) -> list[VersionNote]:
+    """Fingerprint every bot of the league and record its version in the store: what changed."""
+    return store.sync_versions(bot_manifests(config, plugins, store))
 
 
 def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: int | None = None,
@@ -150,9 +155,10 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     committed as it finishes.
 
     Bots with a `build` are built first (BuildError if one fails). The store is claimed
-    (a second run on it is refused), every bot fingerprinted (what changed is said on
-    `out`, stderr), then every bot is started once (preflight): a bot that cannot start
-    stops the run unless keep_going. Raises RunError (and StoreError on opening) for what
+    (a second run on it is refused), every bot fingerprinted, then every bot is started
+    once (preflight): a bot that cannot start stops the run unless keep_going. Only then
+    are the bots' versions recorded (what changed is said on `out`, stderr), so a run
+    the preflight stopped leaves no version that never played. Raises RunError (and StoreError on opening) for what
     is no bot's fault. standings: show the top of the table every that many stored games
     and at the end (0: never; None: whole rounds, about ten times a run)."""
     out = out or sys.stderr
@@ -169,10 +175,10 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         if store.season != season:
             print(f"season {store.season} begins: the {store.count()} games of earlier seasons "
                   f"stay in {config.store} as history", file=out)
-        for note in bot_versions(config, plugins, store):
-            if known and note.why != ["new bot"]:
-                print(f"{note}: its games are played again, the old ones stay as history"
-                      if note.version > 1 else str(note), file=out)
+        # the versions games are looked up and stored for; recorded once the bots have
+        # started, so that a bot stopped by the preflight (never played) is no version
+        manifests = bot_manifests(config, plugins, store)
+        store.sync_versions(manifests, record=False)
         retired = store.retired() & set(config.bot_names)
         for name in sorted(retired):
             print(f"{name}: retired, plays no new games (arena retire --undo brings it back)", file=out)
@@ -199,6 +205,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
                     playing = tuple(bot for bot in config.bots if bot.name not in retired)
                     _preflight(dataclasses.replace(config, bots=playing), job, plugins, keep_going,
                                progress)
+                _say_versions(store.sync_versions(manifests), known, out)
                 progress.start()
                 for fixture, record in games:
                     if record.termination is Termination.ABORTED:
@@ -223,6 +230,14 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     progress.finish(f"{verb}: {played} games played in {summary.seconds:.1f} s; "
                     f"{stored} of {len(fixtures)} stored in {config.store}{warning}")
     return summary
+
+
+def _say_versions(notes: list[VersionNote], known: bool, out: TextIO) -> None:
+    """Tell what changed in bots a store knew (a new league's bots are simply new)."""
+    for note in notes:
+        if known and note.why != ["new bot"]:
+            print(f"{note}: its games are played again, the old ones stay as history"
+                  if note.version > 1 else str(note), file=out)
 
 
 def live_standings(store: Store, config: LeagueConfig, rows: int = 10) -> list[str]:
@@ -272,6 +287,6 @@ def _preflight(config: LeagueConfig, job: GameJob, plugins: Plugins, keep_going:
         progress.warn(f"{problem}; playing anyway (--keep-going)")
 
 
-__all__ = ["WORKERS_PER_CPU", "BuildError", "GameJob", "RunError", "RunSummary", "bot_versions",
-           "build_bots", "cause", "known_bots_check", "load_league", "make_job", "registered_executor",
-           "repeated_games", "run_league"]
+__all__ = ["WORKERS_PER_CPU", "BuildError", "GameJob", "RunError", "RunSummary", "bot_manifests",
+           "bot_versions", "build_bots", "cause", "known_bots_check", "load_league", "make_job",
+           "registered_executor", "repeated_games", "run_league"]

@@ -309,32 +309,38 @@ class Store:
 
     # --- bot versions ---
 
-    def sync_versions(self, manifests: Mapping[str, Manifest]) -> list[VersionNote]:
+    def sync_versions(self, manifests: Mapping[str, Manifest], record: bool = True) -> list[VersionNote]:
         """Record each bot's current version (by its manifest's fingerprint): a known
-        fingerprint is its version again, a new one a new version. What changed, per bot."""
+        fingerprint is its version again, a new one a new version. What changed, per bot.
+
+        record=False writes nothing: games are then stored (and looked up) for the versions
+        found, and a later call with record=True records them. A run does so once its bots
+        have started, so a bot that never played is no version of its own."""
         notes: list[VersionNote] = []
         now = _now()
-        with self._transaction():
+        with self._transaction() if record else self._lock:
             for bot, manifest in manifests.items():
                 print_ = fingerprint(manifest)
                 text = json.dumps(manifest, sort_keys=True)
                 latest = self._db.execute(
                     "SELECT version, fingerprint, manifest FROM versions WHERE bot = ?"
                     " ORDER BY version DESC LIMIT 1", (bot,)).fetchone()
+                write: tuple[str, tuple[Any, ...]] | None = None
                 if latest is None:
                     version, why = 1, ["new bot"]
-                    self._db.execute("INSERT INTO versions VALUES (?, ?, ?, ?, ?)",
-                                     (bot, 1, print_, text, now))
+                    write = ("INSERT INTO versions VALUES (?, ?, ?, ?, ?)", (bot, 1, print_, text, now))
                 elif latest[1] is None:   # games from before versions: they are this version's
                     version, why = latest[0], ["games from before versions, fingerprinted now"]
-                    self._db.execute("UPDATE versions SET fingerprint = ?, manifest = ? WHERE bot = ?"
-                                     " AND version = ?", (print_, text, bot, latest[0]))
+                    write = ("UPDATE versions SET fingerprint = ?, manifest = ? WHERE bot = ?"
+                             " AND version = ?", (print_, text, bot, latest[0]))
                 elif latest[1] == print_:
                     version, why = latest[0], []
                 else:
                     version, why = latest[0] + 1, changes(json.loads(latest[2]), manifest)
-                    self._db.execute("INSERT INTO versions VALUES (?, ?, ?, ?, ?)",
-                                     (bot, version, print_, text, now))
+                    write = ("INSERT INTO versions VALUES (?, ?, ?, ?, ?)",
+                             (bot, version, print_, text, now))
+                if record and write is not None:
+                    self._db.execute(*write)
                 self._current[bot] = version
                 if why:
                     notes.append(VersionNote(bot, version, print_, why))

@@ -333,7 +333,7 @@ def match_page(data: LeagueData, a: BotInfo, b: BotInfo,
     if (stats.score is not None and stats.score_low is not None and stats.score_high is not None
             and stats.elo is not None and stats.elo_low is not None and stats.elo_high is not None):
         error = stats.elo_error
-        plus = "" if error is None or math.isinf(error) else f" ± {error:.0f}"
+        plus = "" if error is None or not math.isfinite(error) else f" ± {error:.0f}"   # the ends say it
         score = (f"{100 * stats.score:.1f}% "
                  f"<small>{100 * stats.score_low:.1f}–{100 * stats.score_high:.1f}%</small>")
         elo = (f"{_elo_text(stats.elo)}{plus} "

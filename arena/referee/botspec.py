@@ -10,6 +10,7 @@ import functools
 import importlib.util
 import os
 import py_compile
+import re
 import shlex
 import shutil
 import sys
@@ -87,10 +88,96 @@ class BotCommand:
                 f" (for the file in {str(self.base)!r} write './{program}')" if here else "")
         return None
 
+    def script_problem(self) -> str | None:
+        """Why the script an interpreter is told to run cannot be found (`python3 bots/a.py`
+        without bots/a.py: the program is found, so only a game would tell), or None. A
+        command that runs no script file (`python3 -m pkg`, `sh -c '...'`) has none."""
+        index = script_index(self.words)
+        if index is None or self.paths[index] is not None:
+            return None
+        word = self.words[index]
+        if not _looks_like_path(word):   # perhaps the value of an option we do not know
+            return None
+        missing = os.path.normpath(self.base / word)
+        return (f"script {word!r} not found: {self.words[0]} would run {missing!r}, which does "
+                f"not exist (relative paths are relative to {str(self.base)!r})")
+
     def shown(self) -> tuple[Path, ...]:
         """What naming paths shows the bot in the sandbox: each directory it names, and the
         directory of each file (see _readable_for)."""
         return tuple(dict.fromkeys(_readable_for(p) for p in self.paths if p is not None))
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """How an interpreter's command line names the script it runs: the first word after
+    its options, unless an option gives the code itself (or a module, or stdin)."""
+
+    code: frozenset[str]     #: options after which no script file is run: -c, -m, -e, ...
+    valued: frozenset[str]   #: options whose value is the next word (unless joined: -Wignore)
+
+
+def _interpreter(*code: str, valued: tuple[str, ...] = ()) -> Interpreter:
+    return Interpreter(frozenset(code), frozenset(valued))
+
+
+#: the interpreters whose script is checked, by the name pattern of their program
+INTERPRETERS: tuple[tuple[re.Pattern[str], Interpreter], ...] = (
+    (re.compile(r"(python|pypy)[0-9.]*t?"),
+     _interpreter("-c", "-m", valued=("-W", "-X", "--check-hash-based-pycs"))),
+    (re.compile(r"node(js)?"),
+     _interpreter("-e", "--eval", "-p", "--print", "-i", "--interactive",
+                  valued=("-r", "--require", "--import", "--loader", "--experimental-loader",
+                          "-C", "--conditions", "--input-type"))),
+    (re.compile(r"ruby[0-9.]*"),    # -C: the script is read from another directory
+     _interpreter("-e", "-C", valued=("-I", "-r", "-E", "--encoding"))),
+    (re.compile(r"perl[0-9.]*"), _interpreter("-e", "-E", valued=("-I", "-M", "-m"))),
+    (re.compile(r"(ba|da|k|z)?sh"),   # -s: commands from stdin
+     _interpreter("-c", "-s", "-i", valued=("-o", "-O", "--rcfile", "--init-file"))),
+)
+
+
+def script_index(words: tuple[str, ...]) -> int | None:
+    """Which word names the script file the program runs: for a known interpreter the
+    first word after its options, for java the word after -jar; None when there is none
+    (another program, or the code is given another way)."""
+    name = os.path.basename(words[0])
+    if name == "java":
+        return words.index("-jar") + 1 if "-jar" in words[:-1] else None
+    interpreter = next((i for pattern, i in INTERPRETERS if pattern.fullmatch(name)), None)
+    if interpreter is None:
+        return None
+    index = 1
+    while index < len(words):
+        word = words[index]
+        if word == "--":
+            return index + 1 if index + 1 < len(words) else None
+        if word == "-":                       # the script comes from stdin
+            return None
+        if not word.startswith("-"):
+            return index
+        if word.startswith("--"):
+            option = word.split("=", 1)[0]
+            if option in interpreter.code:
+                return None
+            if option in interpreter.valued and "=" not in word:
+                index += 1
+        else:                                 # a cluster of short options: -Bc, -uW ignore
+            for at in range(1, len(word)):
+                option = word[0] + word[at]
+                if option in interpreter.code:
+                    return None
+                if option in interpreter.valued:
+                    if at == len(word) - 1:   # else the value is the rest of the word
+                        index += 1
+                    break
+        index += 1
+    return None
+
+
+def _looks_like_path(word: str) -> bool:
+    """A word that names a file: it has a '/' or a file extension (bot.py, main.js)."""
+    return "/" in word or re.search(r"\.[A-Za-z][A-Za-z0-9]*$", word) is not None
 
 
 def parse_command(command: str, base: str | os.PathLike[str] | None = None) -> BotCommand:
@@ -125,7 +212,7 @@ def command_spec(name: str, dialect: str, command: str, cwd: str | None = None,
         parsed = parse_command(command, cwd)
     except BotSpecError as exc:
         raise BotSpecError(f"{exc} (in {dialect}:{command})") from None
-    problem = parsed.program_problem()
+    problem = parsed.program_problem() or parsed.script_problem()
     if problem is not None:
         raise BotSpecError(f"{problem} (in {dialect}:{command})")
     byte_compile(ARENA_PACKAGE_DIR)   # the bot may use the Python SDK

@@ -233,11 +233,13 @@ def distinct_games(move_lists: Sequence[Sequence[str]]) -> int:
 
 
 def repeat_warning(move_lists: Sequence[Sequence[str]]) -> str | None:
-    """A warning when fewer distinct games than games were played, else None."""
-    distinct = distinct_games(move_lists)
-    if distinct >= len(move_lists):
+    """A warning when fewer distinct games than games were played, else None. A game with
+    no move (a bot that failed to start) is no sample of play, and is not counted."""
+    played = [moves for moves in move_lists if moves]
+    distinct = distinct_games(played)
+    if distinct >= len(played):
         return None
-    return (f"only {distinct} distinct games (by move list) in {len(move_lists)} games: repeated "
+    return (f"only {distinct} distinct games (by move list) in {len(played)} games: repeated "
             "games are not independent samples; vary the start with openings "
             "(random:N or a book, docs/openings.md)")
 

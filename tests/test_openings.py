@@ -116,6 +116,7 @@ def test_the_repeat_warning_counts_distinct_move_lists():
     assert distinct_games([["1", "2"], ["1", "2"], ["3"]]) == 2
     assert "only 2 distinct games" in repeat_warning([["1", "2"], ["1", "2"], ["3"]])
     assert repeat_warning([["1"], ["2"]]) is None
+    assert repeat_warning([["1"], ["2"], [], []]) is None   # games no bot moved in are not counted
 
 
 # --- the referee and the dialects -----------------------------------------------------------

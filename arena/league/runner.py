@@ -226,9 +226,10 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         stored = len(fixtures) - len(store.missing(fixtures))   # of this league's fixtures
         repeats = repeated_games(store, fixtures)
     verb = "stopped" if interrupted else "finished"
-    warning = f". WARNING: {repeats}" if repeats else ""   # on the closing line, which stays last
+    if repeats:
+        progress.warn(repeats)   # on a line of its own, before the closing line, which stays last
     progress.finish(f"{verb}: {played} games played in {summary.seconds:.1f} s; "
-                    f"{stored} of {len(fixtures)} stored in {config.store}{warning}")
+                    f"{stored} of {len(fixtures)} stored in {config.store}")
     return summary
 
 
@@ -252,7 +253,8 @@ def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
     """The warning of arena.openings when the league's stored games repeat one another."""
     keys = {f.key for f in fixtures}
     return repeat_warning([[m.move for m in g.record.moves]
-                           for g in store.records(current=True, keys=keys)])
+                           for g in store.records(current=True, keys=keys)
+                           if len(g.record.moves) > g.record.opening])   # a bot moved
 
 
 def _bounded_workers(executor: Executor, workers: int, progress: Progress) -> int:

@@ -171,8 +171,8 @@ class Summary:
     @property
     def elo_error(self) -> float | None:
         """Half the width of the Elo interval, the "+-" fishtest and fastchess print; +inf
-        when an end is infinite (a score interval reaching 1 or 0, as a sweep's [1, 1] does:
-        inf - inf would be nan), so a reader shows the ends instead."""
+        when an end is infinite (a score interval reaching 1 or 0, as a sweep's does, and
+        without a prior its [1, 1] would make inf - inf = nan), so a reader shows the ends."""
         if self.elo_low is None or self.elo_high is None:
             return None
         if math.isinf(self.elo_low) or math.isinf(self.elo_high):

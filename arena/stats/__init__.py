@@ -4,8 +4,9 @@ Pure functions over counts, no I/O and nothing from the rest of arena: the leagu
 the CLI turn stored games into counts (arena.league.pairs) and call these.
 """
 
-from .bradley_terry import DEFAULT_PRIOR_DRAWS, EloFit, fit_elo
+from .bradley_terry import EloFit, fit_elo
 from .pairwise import (
+    DEFAULT_PRIOR_GAMES,
     NELO_PER_T,
     PAIR_SCORES,
     Z95,
@@ -16,13 +17,15 @@ from .pairwise import (
     expected_score,
     logistic_elo,
     los,
+    prior_units,
     score_stderr,
     summarize,
 )
 from .sprt import MODELS, Decision, SprtSpec, SprtState, check, llr
 
 __all__ = [
-    "DEFAULT_PRIOR_DRAWS", "MODELS", "NELO_PER_T", "PAIR_SCORES", "Z95", "Decision", "EloFit",
+    "DEFAULT_PRIOR_GAMES", "MODELS", "NELO_PER_T", "PAIR_SCORES", "Z95", "Decision", "EloFit",
     "MatchResults", "Pentanomial", "SprtSpec", "SprtState", "Summary", "Trinomial", "check",
-    "expected_score", "fit_elo", "llr", "logistic_elo", "los", "score_stderr", "summarize",
+    "expected_score", "fit_elo", "llr", "logistic_elo", "los", "prior_units", "score_stderr",
+    "summarize",
 ]

@@ -4,13 +4,16 @@ The model: bot i scores 1 / (1 + 10^((r_j - r_i) / 400)) on average against bot 
 draw being half a win. The ratings maximize the likelihood of every game's points,
 so they depend on the results only, never on the order games were played (unlike
 TrueSkill's or Elo's updates). Newton's method on the concave log-likelihood finds them.
-A prior of virtual draws between bots that met keeps ratings finite when a bot won or
-lost every game (BayesElo adds virtual draws for the same reason).
+A prior of virtual games between bots that met, half won and half lost, keeps ratings
+finite when a bot won or lost every game (BayesElo adds virtual draws for the same
+reason); it is the pairwise statistics' prior (arena.stats.pairwise.DEFAULT_PRIOR_GAMES).
 
 Intervals come from the curvature of the likelihood (its Hessian H) with the spread
 of the score gradient measured over the independent units, seat-swapped pairs and
-unpaired games: cov = H^-1 J H^-1 (a sandwich estimator), so the correlation of a
-pair's two games is counted, as in the pentanomial model. Formulas: docs/statistics.md.
+unpaired games, and the prior's virtual games: cov = H^-1 J H^-1 (a sandwich estimator),
+so the correlation of a pair's two games is counted, as in the pentanomial model. The
+virtual games are in J as in H: without them two drawn games would have no spread and
+an interval of 0. Formulas: docs/statistics.md.
 """
 
 from __future__ import annotations
@@ -20,12 +23,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from .pairwise import Z95, MatchResults
+from .pairwise import DEFAULT_PRIOR_GAMES, Z95, MatchResults, prior_units
 
 #: d(expected score)/d(rating) / (p (1 - p)): ln 10 / 400
 SLOPE = math.log(10) / 400
-#: virtual draws added to every pairing that met, unless told otherwise
-DEFAULT_PRIOR_DRAWS = 1.0
 
 
 @dataclass(frozen=True)
@@ -58,14 +59,15 @@ class EloFit:
 
 
 def fit_elo(matches: Iterable[MatchResults], bots: Sequence[str] | None = None,
-            anchor: str | None = None, prior_draws: float = DEFAULT_PRIOR_DRAWS) -> EloFit:
+            anchor: str | None = None, prior_games: float = DEFAULT_PRIOR_GAMES) -> EloFit:
     """Fit ratings to the matches; anchor names the bot rated 0, else the mean is 0.
 
     Only the largest group of bots connected by games is rated (ratings of groups that
     never met each other are not comparable); bots without games are left out.
+    prior_games virtual games, half won and half lost, are added to every pairing that met.
     """
-    if prior_draws < 0:
-        raise ValueError(f"prior_draws must be >= 0, not {prior_draws}")
+    if prior_games < 0:
+        raise ValueError(f"prior_games must be >= 0, not {prior_games}")
     table = _merge(matches)
     names = _largest_component(table, bots)
     if anchor is not None and anchor not in names:
@@ -75,11 +77,11 @@ def fit_elo(matches: Iterable[MatchResults], bots: Sequence[str] | None = None,
     index = {name: i for i, name in enumerate(names)}
     edges = [(index[m.first], index[m.second], m) for m in table.values()
              if m.first in index and m.second in index]
-    if prior_draws == 0 and not _mle_exists(len(names), edges):
+    if prior_games == 0 and not _mle_exists(len(names), edges):
         raise ValueError("without a prior the ratings are infinite: some group of bots "
-                         "scored nothing against the rest; use prior_draws > 0")
-    ratings = _newton(len(names), edges, prior_draws)
-    cov = _sandwich(len(names), edges, ratings, prior_draws)
+                         "scored nothing against the rest; use prior_games > 0")
+    ratings = _newton(len(names), edges, prior_games)
+    cov = _sandwich(len(names), edges, ratings, prior_games)
     weights = ([1.0 if name == anchor else 0.0 for name in names] if anchor is not None
                else [1 / len(names)] * len(names))
     shift = sum(w * r for w, r in zip(weights, ratings))
@@ -203,15 +205,17 @@ def _newton(n: int, edges: list[tuple[int, int, MatchResults]], prior: float) ->
 
 def _sandwich(n: int, edges: list[tuple[int, int, MatchResults]], ratings: list[float],
               prior: float) -> list[list[float]]:
-    """cov = A J A with A = (-H)^-1 on bots 1..n-1 (bot 0 fixed) and J over pairs and games."""
+    """cov = A J A with A = (-H)^-1 on bots 1..n-1 (bot 0 fixed) and J over pairs, games
+    and the prior's virtual games (a virtual win and loss: J is never 0 where H is not)."""
     info = [[0.0] * n for _ in range(n)]
     meat = [[0.0] * n for _ in range(n)]
+    virtual = prior_units(prior)
     for i, j, m in edges:
         p = _expected(ratings[i], ratings[j])
         h = SLOPE * SLOPE * (m.games.games + prior) * p * (1 - p)
-        # the score gradient's spread over the independent units (the prior is not data)
+        # the score gradient's spread over the independent units, real and virtual
         v = SLOPE * SLOPE * sum(count * (points - size * p) ** 2
-                                for points, size, count in m.clusters())
+                                for points, size, count in (*m.clusters(), *virtual))
         for matrix, x in ((info, h), (meat, v)):
             matrix[i][i] += x
             matrix[j][j] += x

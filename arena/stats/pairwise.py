@@ -5,6 +5,11 @@ Pure functions over counts; every formula is in docs/statistics.md. Counts are k
 the first bot's side. Seat-swapped game pairs are the unit when there are any (the
 pentanomial model: a pair's two games share a seed, so they are not independent); games
 without their partner count one by one (the trinomial model).
+
+Intervals, LOS and normalized Elo add a prior of a virtual win and a virtual loss to the
+units (Laplace's add-one, as Agresti and Coull's interval adds pseudo-games): without it
+three won games, or two drawn ones, have no spread at all, and the interval collapses
+to a point and LOS to 100% (or 50%) after a handful of games.
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ from statistics import NormalDist
 Z95 = NormalDist().inv_cdf(0.975)
 #: normalized Elo per t-value: 800 / ln 10 (fishtest's nelo_divided_by_nt)
 NELO_PER_T = 800 / math.log(10)
+#: virtual games between two bots that met, half of them won and half lost: the prior of
+#: intervals, LOS and the league fit (a virtual win and a virtual loss)
+DEFAULT_PRIOR_GAMES = 2.0
 
 
 @dataclass(frozen=True)
@@ -130,6 +138,14 @@ class MatchResults:
             yield score, 1, n
 
 
+def prior_units(prior_games: float) -> tuple[tuple[float, int, float], ...]:
+    """(points, games, how many) of the prior's virtual games: half won, half lost, each
+    game on its own (a unit of the spread as a real unpaired game is)."""
+    if prior_games < 0:
+        raise ValueError(f"prior_games must be >= 0, not {prior_games}")
+    return (1.0, 1, prior_games / 2), (0.0, 1, prior_games / 2)
+
+
 @dataclass(frozen=True)
 class Summary:
     """What a match says about the first bot against the second (None: not defined)."""
@@ -141,9 +157,9 @@ class Summary:
     pairs: int
     pentanomial: tuple[int, int, int, int, int]
     score: float | None          #: points per game
-    score_low: float | None      #: 95% interval of the score
+    score_low: float | None      #: 95% interval of the score (with the prior's games)
     score_high: float | None
-    stderr: float | None         #: standard error of the score
+    stderr: float | None         #: standard error of the score (with the prior's games)
     elo: float | None            #: logistic Elo difference; +-inf at a score of 1 or 0
     elo_low: float | None        #: the score interval's ends in Elo
     elo_high: float | None
@@ -155,8 +171,8 @@ class Summary:
     @property
     def elo_error(self) -> float | None:
         """Half the width of the Elo interval, the "+-" fishtest and fastchess print; +inf
-        when an end is infinite (a score interval reaching 1 or 0, as a sweep's [1, 1] does:
-        inf - inf would be nan), so a reader shows the ends instead."""
+        when an end is infinite (a score interval reaching 1 or 0, as a sweep's does, and
+        without a prior its [1, 1] would make inf - inf = nan), so a reader shows the ends."""
         if self.elo_low is None or self.elo_high is None:
             return None
         if math.isinf(self.elo_low) or math.isinf(self.elo_high):
@@ -178,18 +194,21 @@ def expected_score(elo: float) -> float:
     return 1 / (1 + 10 ** (-elo / 400))
 
 
-def score_stderr(results: MatchResults) -> tuple[float, float] | None:
-    """(score, standard error) over the independent units (pairs and unpaired games).
+def score_stderr(results: MatchResults,
+                 prior_games: float = 0.0) -> tuple[float, float] | None:
+    """(score, standard error) over the independent units (pairs and unpaired games), and
+    the prior's virtual games; None without games (real or virtual).
 
     Var(score) = sum over units of (points - games * score)^2 / games^2: with pairs only
     this is fishtest's pentanomial variance, with single games only the trinomial one.
+    With prior_games > 0 the spread is never 0 (a virtual win and loss always differ).
     """
-    games = results.games.games
+    units = [*results.clusters(), *prior_units(prior_games)]
+    games = sum(size * n for _points, size, n in units)
     if not games:
         return None
-    total = sum(points * n for points, _size, n in results.clusters())
-    score = total / games
-    spread = sum(n * (points - size * score) ** 2 for points, size, n in results.clusters())
+    score = sum(points * n for points, _size, n in units) / games
+    spread = sum(n * (points - size * score) ** 2 for points, size, n in units)
     return score, math.sqrt(spread) / games
 
 
@@ -200,21 +219,29 @@ def los(score: float, stderr: float) -> float:
     return NormalDist().cdf((score - 0.5) / stderr)
 
 
-def summarize(results: MatchResults) -> Summary:
-    """Score, Elo, normalized Elo, LOS and draw rate of a match, with 95% intervals."""
+def summarize(results: MatchResults, prior_games: float = DEFAULT_PRIOR_GAMES) -> Summary:
+    """Score, Elo, normalized Elo, LOS and draw rate of a match, with 95% intervals.
+
+    The score and Elo are the games' own; the interval, LOS and normalized Elo are those
+    of the games with the prior's virtual ones, centred on their score (as Agresti-Coull),
+    so a clean sweep of 3 games gives score 1 with the interval [0.45, 1] and LOS 95%,
+    not [1, 1] and 100%.
+    """
     g = results.games
-    estimate = score_stderr(results)
-    if estimate is None:
+    estimate = score_stderr(results, prior_games)
+    if not g.games or estimate is None:
         return Summary(0, 0, 0, 0, 0, results.pairs.counts, None, None, None, None, None, None,
                        None, None, None, None, None)
-    score, stderr = estimate
-    low, high = max(0.0, score - Z95 * stderr), min(1.0, score + Z95 * stderr)
-    sigma_game = stderr * math.sqrt(g.games)     # per game, as fishtest's sigma_pg
+    centre, stderr = estimate
+    games = g.games + prior_games
+    low, high = max(0.0, centre - Z95 * stderr), min(1.0, centre + Z95 * stderr)
+    sigma_game = stderr * math.sqrt(games)     # per game, as fishtest's sigma_pg
+    score = sum(points * n for points, _size, n in results.clusters()) / g.games
     return Summary(
         games=g.games, wins=g.wins, draws=g.draws, losses=g.losses, pairs=results.pairs.pairs,
         pentanomial=results.pairs.counts, score=score, score_low=low, score_high=high,
         stderr=stderr, elo=logistic_elo(score), elo_low=logistic_elo(low),
         elo_high=logistic_elo(high),
-        nelo=None if sigma_game == 0 else (score - 0.5) / sigma_game * NELO_PER_T,
-        nelo_error=Z95 * NELO_PER_T / math.sqrt(g.games),
-        los=los(score, stderr), draw_rate=g.draws / g.games)
+        nelo=None if sigma_game == 0 else (centre - 0.5) / sigma_game * NELO_PER_T,
+        nelo_error=Z95 * NELO_PER_T / math.sqrt(games),
+        los=los(centre, stderr), draw_rate=g.draws / g.games)

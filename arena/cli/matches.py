@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from .command import Command
 from .common import (
+    EXIT_FAILED,
     RULE_HELP,
     UserError,
     add_referee_options,
@@ -89,6 +90,10 @@ def cmd_match(args: argparse.Namespace) -> int:
                                   (a, b), settings, args.memory_mb, sprt)
         if store is not None:
             store.claim()
+            store.check_match(identity)   # another match's store: refused before a bot starts
+        if not _bots_start(args, game, (a, b), sandbox, settings, seed):
+            return EXIT_FAILED           # nothing played, nothing stored
+        if store is not None:
             _bind(args, store, identity, (a, b))
         fixtures = match_fixtures(a.name, b.name, cap, seed,
                                   None if openings.is_none else
@@ -102,6 +107,25 @@ def cmd_match(args: argparse.Namespace) -> int:
     finally:
         if store is not None:
             store.close()
+
+
+def _bots_start(args: argparse.Namespace, game, bots, sandbox, settings, seed: int) -> bool:
+    """Start each bot once before any game, as `arena run` does: False (said on stderr) when
+    one cannot start, unless --keep-going, or when the host cannot start bots."""
+    from arena.league.executors.base import RunError
+    from arena.league.preflight import refusal
+    from arena.match import start_problems
+    try:
+        problems = start_problems(game, bots, sandbox, settings, seed)
+    except RunError as exc:
+        print(f"arena match: error: {exc}", file=sys.stderr)
+        return False
+    if problems and not args.keep_going:
+        print(f"arena match: error: {refusal(problems)}", file=sys.stderr)
+        return False
+    for problem in problems:
+        print(f"arena match: WARNING: {problem}; playing anyway (--keep-going)", file=sys.stderr)
+    return True
 
 
 def _bind(args: argparse.Namespace, store, identity: dict[str, str], bots) -> None:
@@ -259,6 +283,9 @@ def _match_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--store", metavar="FILE",
                    help="store every game in this SQLite file; the same command again resumes, "
                         "counting only the games of the bots' current versions")
+    p.add_argument("--keep-going", action="store_true",
+                   help="play even if a bot fails to start before the first game (it loses its "
+                        "games)")
     p.add_argument("--status-every", type=int, metavar="N",
                    help="into a pipe, the status line every N games (default 10); shown with "
                         "--sprt, --store or --concurrency, or when given")

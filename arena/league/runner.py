@@ -28,7 +28,7 @@ from .config import BotConfig, BotProblem, LeagueConfig, load_config
 from .executors.base import Executor, GameJob, RunError, cause
 from .executors.local import WORKERS_PER_CPU
 from .leaderboard import build_leaderboard, render_top
-from .preflight import preflight
+from .preflight import preflight, refusal
 from .progress import Progress, standings_every
 from .schedule import Fixture, league_openings, schedule
 from .store import Store, StoreError, VersionNote
@@ -291,10 +291,7 @@ def _preflight(config: LeagueConfig, job: GameJob, plugins: Plugins, keep_going:
     except Exception as exc:
         raise RunError(f"cannot start bots: {cause(exc)}") from exc
     if problems and not keep_going:
-        others = [p.bot for p in problems[1:]]
-        also = f" (also: {', '.join(others)})" if others else ""
-        raise RunError(f"{problems[0]}{also}; nothing was played (--keep-going plays anyway, "
-                       "the bot losing its games)")
+        raise RunError(refusal(problems))
     for problem in problems:
         progress.warn(f"{problem}; playing anyway (--keep-going)")
 

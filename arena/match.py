@@ -12,16 +12,23 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from arena.league.executors.base import GameJob
+from arena.games import Game
+from arena.league.config import BotConfig
+from arena.league.executors.base import GameJob, RunError, cause
 from arena.league.executors.local import play_fixtures
 from arena.league.pairs import Tally
+from arena.league.preflight import StartProblem, preflight
 from arena.league.progress import Progress
 from arena.league.schedule import Fixture
-from arena.league.store import Store
+from arena.league.sight import own_code
+from arena.league.store import Store, VersionNote
 from arena.record import GameRecord, Termination
 from arena.referee import BotSpec, MatchSettings
+from arena.referee.botspec import parse_command
+from arena.sandbox import Sandbox
 from arena.stats import (
     Decision,
     MatchResults,
@@ -106,7 +113,7 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
     """
     already = 0
     if store is not None:
-        stored = list(store.records())
+        stored = list(store.records(current=True))    # the games of the bots as they are now
         for game in stored:
             tally.add(game.record)
         already = len(stored)
@@ -139,6 +146,17 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
         if close is not None:
             close()           # kills the workers: games in flight are discarded
     return MatchOutcome(tally.results(), state, already, played, interrupted)
+
+
+def start_problems(game: Game, bots: Iterable[BotSpec], sandbox: Sandbox,
+                   settings: MatchSettings, seed: int) -> list[StartProblem]:
+    """The league's preflight for a match's two bots: each started once, before any game,
+    so a bot that cannot start stops the match rather than lose every game; RunError
+    when the host cannot start bots at all (no bot's fault)."""
+    try:
+        return preflight(game, list(bots), sandbox, settings, seed)
+    except Exception as exc:
+        raise RunError(f"cannot start bots: {cause(exc)}") from exc
 
 
 # --- what a user reads ------------------------------------------------------------------------
@@ -239,9 +257,44 @@ def summary_record(outcome: MatchOutcome, spec: SprtSpec | None, cap: int) -> di
 # --- the store's record of what was played ----------------------------------------------------
 
 def bot_identity(spec: BotSpec) -> dict[str, Any]:
-    """What makes a bot the same bot on a resume: name, how it starts, options, what it reads."""
-    return {"name": spec.name, "spec": spec.spec, "dialect": spec.dialect, "argv": list(spec.argv),
-            "options": dict(spec.options), "readable": sorted(spec.readable)}
+    """Which bot a seat is, on a resume: its name. What it is (how it starts, its options,
+    its files, what it reads) is its version, as in a league: match_bot_config."""
+    return {"name": spec.name}
+
+
+def match_bot_config(spec: BotSpec, reads: Iterable[str], plugins: Any) -> BotConfig:
+    """A match's bot as a league config would give it, for its fingerprint
+    (arena.league.versions): a registered bot with its options, or a command with its own
+    directory; reads: the --read paths, which are the bot's too."""
+    readable = tuple(Path(path) for path in reads)
+    if plugins.bots.get(spec.spec) is not None:
+        return BotConfig(name=spec.name, bot=spec.spec, options=dict(spec.options),
+                         readable=readable)
+    dialect, _, command = spec.spec.partition(":")
+    code = own_code(parse_command(command))
+    return BotConfig(name=spec.name, command=command, argv=spec.argv, dialect=dialect,
+                     dir=code.parent if code is not None else None, readable=readable)
+
+
+def version_lines(notes: Iterable[VersionNote], store: Store) -> list[str]:
+    """What a resumed match says of its bots' versions: a changed bot's old games are not
+    counted (and its current version plays its own); games stored before arena recorded
+    versions count as the version fingerprinted now, as in a league."""
+    lines = []
+    for note in notes:
+        versions = store.versions(note.bot)
+        old = sum(v.games for v in versions if v.version != note.version)
+        if note.why == ["new bot"]:
+            stored = sum(v.games for v in versions)
+            if stored:
+                lines.append(f"bot {note.bot!r}: its {stored} stored games were played before "
+                             f"arena recorded bot versions; they count as its version now "
+                             f"({note.fingerprint})")
+        else:
+            lines.append(f"bot {note.bot!r} changed since the stored games ({'; '.join(note.why)}): "
+                         f"its {old} old games are not counted; its version {note.version} "
+                         f"({note.fingerprint}) plays its own")
+    return lines
 
 
 def match_identity(game: str, rules: dict[str, Any], seed: int, openings: str,

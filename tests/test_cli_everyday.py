@@ -6,6 +6,7 @@ import pty
 import re
 import select
 import shlex
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -151,13 +152,38 @@ def test_a_mistyped_bot_name_gets_a_guess():
     assert out.returncode == 2 and "did you mean 'uttt-random'?" in out.stderr
 
 
-def test_a_bot_that_cannot_start_shows_why(tmp_path):
+def test_a_match_with_a_bot_that_cannot_start_stops_before_any_game(tmp_path):
+    # the program is found (so the match cannot refuse it up front), the bot dies at start-up;
+    # as `arena run`, the match starts each bot once first
+    db = tmp_path / "dies.sqlite"
     command = 'arena:python3 -c "import nosuch_weights"'
-    out = arena("match", command, "uttt-random", "--game", "ultimate", cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
-    assert "exited while starting up (handshake, 5000 ms allowed)" in out.stdout
-    assert "to the handshake" not in out.stdout
-    assert "stderr of python3 -c" in out.stdout and BROKEN_CAUSE in out.stdout
+    out = arena("match", command, "uttt-random", "--game", "ultimate", "--games", "6",
+                "--sprt", "elo0=0,elo1=10", "--store", str(db), cwd=tmp_path)
+    assert out.returncode == 1, out.stderr            # a run that failed, as `arena run`'s
+    assert out.stdout == ""                           # no game, no summary, no SPRT verdict
+    line = out.stderr.strip()     # one line; the "Traceback" in it is the bot's, quoted
+    assert "\n" not in line, out.stderr
+    assert line.startswith("arena match: error: bot 'python3 -c \"import nosuch_weights\"' "
+                           "cannot start: exited while starting up (handshake, 5000 ms allowed)"), line
+    assert BROKEN_CAUSE in line and "nothing was played" in line and "--keep-going" in line
+    with sqlite3.connect(db) as conn:                 # nothing stored, not 6 startup failures
+        assert conn.execute("SELECT count(*) FROM games").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM versions").fetchone() == (0,)
+    # a script of the user's that dies at start-up, named: the same, without a store
+    tmp_path.chmod(0o755)        # a command bot's directory is shown to its sandboxed user
+    (tmp_path / "dies.py").write_text("import sys\nprint('no weights.bin', file=sys.stderr)\n"
+                                      "sys.exit(3)\n")
+    dies = arena("match", "uttt-random", "arena:python3 dies.py", "--name", "B=mine", "--game",
+                 "ultimate", "--games", "2", cwd=tmp_path)
+    assert dies.returncode == 1 and dies.stdout == "", dies.stdout
+    assert "bot 'mine' cannot start" in dies.stderr and "no weights.bin" in dies.stderr
+    # --keep-going plays anyway: the bot loses its games, its stderr shown with each
+    kept = arena("match", command, "uttt-random", "--game", "ultimate", "--keep-going", cwd=tmp_path)
+    assert kept.returncode == 0, kept.stderr
+    assert "WARNING: bot 'python3 -c \"import nosuch_weights\"' cannot start" in kept.stderr
+    assert "exited while starting up (handshake, 5000 ms allowed)" in kept.stdout
+    assert "to the handshake" not in kept.stdout
+    assert "stderr of python3 -c" in kept.stdout and BROKEN_CAUSE in kept.stdout
 
 
 def test_a_missing_script_is_refused_before_the_match(tmp_path):

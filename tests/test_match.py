@@ -136,6 +136,76 @@ def test_a_killed_match_resumes_from_its_store_and_a_changed_one_is_refused(tmp_
     assert board.returncode == 0, board.stderr
 
 
+def versions_of(db: Path):
+    """(seat0, v0, seat1, v1) -> how many games, of every game stored."""
+    with sqlite3.connect(db) as conn:
+        return {tuple(row[:4]): row[4] for row in conn.execute(
+            "SELECT seat0, v0, seat1, v1, count(*) FROM games GROUP BY 1, 2, 3, 4")}
+
+
+def test_a_stored_match_counts_only_the_games_of_the_bots_current_versions(tmp_path):
+    # a bot of the user's own (the SDK's first-legal-move example) in a directory of its own
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    shutil.copy(ROOT / "examples" / "first_move_bot.py", mine / "bot.py")
+    db = tmp_path / "m.sqlite"
+    args = ["match", f"arena:python3 {mine}/bot.py", "random", "--name", "A=mine", "--game",
+            "tictactoe", "--games", "4", "--seed", "3", "--store", str(db), "--json",
+            "--save", str(mine / "games.jsonl")]      # beside the bot, but never part of it
+    first = arena(*args)
+    assert first.returncode == 0, first.stderr
+    assert lines_of(first.stdout)[1]["played"] == 4
+    same = arena(*args)                  # nothing changed: the stored games count
+    assert same.returncode == 0, same.stderr
+    assert lines_of(same.stdout)[1]["played"] == 0 and lines_of(same.stdout)[1]["games"] == 4
+    assert "changed" not in same.stderr
+    # the bot's script edited: its 4 old games are not counted, its new version plays 4
+    (mine / "bot.py").write_text((mine / "bot.py").read_text() + "# tuned\n")
+    edited = arena(*args)
+    assert edited.returncode == 0, edited.stderr
+    assert "bot 'mine' changed since the stored games (files changed (bot.py)): its 4 old " \
+        "games are not counted" in edited.stderr, edited.stderr
+    games, summary = lines_of(edited.stdout)
+    assert len(games) == 4 and summary["played"] == 4 and summary["stored_before"] == 0
+    assert summary["games"] == 4          # not 8: the old version's games are left out
+    assert sum(versions_of(db).values()) == 8     # both versions' games stay in the store
+    assert {key: n for key, n in versions_of(db).items() if 2 in (key[1], key[3])} == {
+        ("mine", 2, "random", 1): 2, ("random", 1, "mine", 2): 2}
+    again = arena(*args)                  # the new version's games are reused
+    assert again.returncode == 0 and lines_of(again.stdout)[1]["played"] == 0
+    assert "changed" not in again.stderr
+    # the same name with another command is another version too, as in a league
+    shutil.copy(mine / "bot.py", mine / "other.py")
+    moved = arena(args[0], f"arena:python3 {mine}/other.py", *args[2:])
+    assert moved.returncode == 0, moved.stderr
+    assert "bot 'mine' changed since the stored games (files changed (other.py); command " \
+        f"changed (python3 {mine}/bot.py -> python3 {mine}/other.py))" in moved.stderr, moved.stderr
+    assert "its 8 old games are not counted" in moved.stderr   # of versions 1 and 2
+    assert lines_of(moved.stdout)[1]["played"] == 4
+    versions = arena("versions", str(db))
+    assert versions.returncode == 0, versions.stderr
+    assert "mine" in versions.stdout
+
+
+def test_a_match_store_from_before_bot_versions_still_resumes_and_says_so(tmp_path):
+    # as an older arena wrote it: the bots' commands in the match's identity, no versions
+    db = tmp_path / "old.sqlite"
+    args = ["match", "random", "ttt-blind", "--game", "tictactoe", "--games", "4", "--seed", "5",
+            "--store", str(db), "--json"]
+    assert arena(*args).returncode == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM versions")
+        conn.execute("UPDATE league SET value = ? WHERE key = 'match.bots'", (json.dumps(
+            [{"name": name, "spec": name, "dialect": "arena", "argv": ["python3"], "options": {},
+              "readable": []} for name in ("random", "ttt-blind")], sort_keys=True),))
+    resumed = arena(*args)
+    assert resumed.returncode == 0, resumed.stderr
+    games, summary = lines_of(resumed.stdout)
+    assert summary["played"] == 0 and summary["stored_before"] == 4 and not games
+    assert "bot 'random': its 4 stored games were played before arena recorded bot versions" \
+        in resumed.stderr, resumed.stderr
+
+
 # --- the stopping rule, on games whose order of arrival is set by the test ----------------
 
 def _record(fixture, a_points: float):

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from .command import Command
 from .common import (
+    EXIT_FAILED,
     RULE_HELP,
     UserError,
     add_referee_options,
@@ -85,11 +86,15 @@ def cmd_match(args: argparse.Namespace) -> int:
             seed = random.randrange(2**31)
         openings = _openings(args, game, (a, b), seed)
         sandbox = sandbox_from(args)
+        identity = match_identity(game.name, rule_options(args.rule), seed, openings.identity(),
+                                  (a, b), settings, args.memory_mb, sprt)
         if store is not None:
-            identity = match_identity(game.name, rule_options(args.rule), seed,
-                                      openings.identity(), (a, b), settings, args.memory_mb, sprt)
             store.claim()
-            store.bind_match(identity, f"{a.name} vs {b.name}")
+            store.check_match(identity)   # another match's store: refused before a bot starts
+        if not _bots_start(args, game, (a, b), sandbox, settings, seed):
+            return EXIT_FAILED           # nothing played, nothing stored
+        if store is not None:
+            _bind(args, store, identity, (a, b))
         fixtures = match_fixtures(a.name, b.name, cap, seed,
                                   None if openings.is_none else
                                   lambda k, pair_seed: openings.opening(game, k, pair_seed))
@@ -102,6 +107,42 @@ def cmd_match(args: argparse.Namespace) -> int:
     finally:
         if store is not None:
             store.close()
+
+
+def _bots_start(args: argparse.Namespace, game, bots, sandbox, settings, seed: int) -> bool:
+    """Start each bot once before any game, as `arena run` does: False (said on stderr) when
+    one cannot start, unless --keep-going, or when the host cannot start bots."""
+    from arena.league.executors.base import RunError
+    from arena.league.preflight import refusal
+    from arena.match import start_problems
+    try:
+        problems = start_problems(game, bots, sandbox, settings, seed)
+    except RunError as exc:
+        print(f"arena match: error: {exc}", file=sys.stderr)
+        return False
+    if problems and not args.keep_going:
+        print(f"arena match: error: {refusal(problems)}", file=sys.stderr)
+        return False
+    for problem in problems:
+        print(f"arena match: WARNING: {problem}; playing anyway (--keep-going)", file=sys.stderr)
+    return True
+
+
+def _bind(args: argparse.Namespace, store, identity: dict[str, str], bots) -> None:
+    """Tie the store to this match and record each bot's version (its fingerprint, as a
+    league's): a bot that changed says so, and only its current version's games count."""
+    from pathlib import Path
+
+    from arena.league.runner import fingerprint_bots
+    from arena.match import match_bot_config, version_lines
+    a, b = bots
+    store.bind_match(identity, f"{a.name} vs {b.name}")
+    reads = [os.path.abspath(os.path.expanduser(path)) for path in args.read]
+    configs = [match_bot_config(bot, reads, loaded()) for bot in bots]
+    saved = [Path(args.save)] if args.save else []   # beside a bot, it is still not the bot
+    notes = store.sync_versions(fingerprint_bots(store, configs, loaded(), Path.cwd(), saved))
+    for line in version_lines(notes, store):
+        print(line, file=sys.stderr)
 
 
 def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed: int) -> int:
@@ -137,7 +178,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
         progress = Progress(len(fixtures), stream=sys.stderr, every=every, detail=detail)
     try:
         if progress is not None:
-            stored = store.count() if store is not None else 0
+            stored = len(store.done_keys()) if store is not None else 0   # of these versions
             progress.already = min(stored, len(fixtures))
             where = f" stored in {store.path}" if store is not None else ""
             test = f", SPRT {args.sprt}" if sprt is not None else ""
@@ -240,7 +281,11 @@ def _match_arguments(p: argparse.ArgumentParser) -> None:
                         "beta=0.05,model=logistic|normalized]; checked after every seat-swapped "
                         "pair (docs/statistics.md)")
     p.add_argument("--store", metavar="FILE",
-                   help="store every game in this SQLite file; the same command again resumes")
+                   help="store every game in this SQLite file; the same command again resumes, "
+                        "counting only the games of the bots' current versions")
+    p.add_argument("--keep-going", action="store_true",
+                   help="play even if a bot fails to start before the first game (it loses its "
+                        "games)")
     p.add_argument("--status-every", type=int, metavar="N",
                    help="into a pipe, the status line every N games (default 10); shown with "
                         "--sprt, --store or --concurrency, or when given")

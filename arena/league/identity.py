@@ -50,6 +50,14 @@ def fill_identity(meta: dict[str, str]) -> None:
             meta[key] = json.dumps(snapshot[key], sort_keys=True)
 
 
+def fill_match_identity(meta: dict[str, str]) -> None:
+    """A match store from an older arena names each bot with its command, options and what
+    it reads; those are its version now (arena.league.versions), so only its name is kept."""
+    bots = json.loads(meta.get("match.bots", "[]"))
+    if any(set(bot) != {"name"} for bot in bots):
+        meta["match.bots"] = json.dumps([{"name": bot["name"]} for bot in bots], sort_keys=True)
+
+
 def differs(key: str, old: str, new: str) -> str:
     """'seed 1, the config says 2'; for a settings mapping only what changed:
     'time_control move_ms 1000, the config says move_ms 200'."""

@@ -101,6 +101,14 @@ def _problem(record: GameRecord, seat: int, handshake: bool) -> StartProblem | N
                         record.stderr_tails[seat])
 
 
+def refusal(problems: list[StartProblem]) -> str:
+    """Why a run stops before its first game: the first bot that cannot start, the others named."""
+    others = [p.bot for p in problems[1:]]
+    also = f" (also: {', '.join(others)})" if others else ""
+    return (f"{problems[0]}{also}; nothing was played (--keep-going plays anyway, the bot "
+            "losing its games)")
+
+
 def preflight(game: Game, specs: list[BotSpec], sandbox: Sandbox, settings: MatchSettings,
               seed: int = 0) -> list[StartProblem]:
     """check_start for every distinct bot (two names for one command count once), all
@@ -147,4 +155,4 @@ def preflight(game: Game, specs: list[BotSpec], sandbox: Sandbox, settings: Matc
     return problems
 
 
-__all__ = ["CANNOT_START", "StartProblem", "check_start", "preflight"]
+__all__ = ["CANNOT_START", "StartProblem", "check_start", "preflight", "refusal"]

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -27,11 +28,11 @@ from .config import BotConfig, BotProblem, LeagueConfig, load_config
 from .executors.base import Executor, GameJob, RunError, cause
 from .executors.local import WORKERS_PER_CPU
 from .leaderboard import build_leaderboard, render_top
-from .preflight import preflight
+from .preflight import preflight, refusal
 from .progress import Progress, standings_every
 from .schedule import Fixture, league_openings, schedule
 from .store import Store, StoreError, VersionNote
-from .versions import Manifest, RunCache, bot_manifest
+from .versions import Manifest, RunCache, manifest_of, store_files
 
 
 @dataclass
@@ -134,9 +135,18 @@ def build_bots(config: LeagueConfig, out: TextIO | None = None) -> None:
 
 def bot_manifests(config: LeagueConfig, plugins: Plugins, store: Store) -> dict[str, Manifest]:
     """Fingerprint every bot of the league (by name), keeping the file hashes in the store."""
+    return fingerprint_bots(store, config.bots, plugins, config.base_dir)
+
+
+def fingerprint_bots(store: Store, bots: Iterable[BotConfig], plugins: Plugins, base_dir: Path,
+                     outputs: Iterable[Path] = ()) -> dict[str, Manifest]:
+    """Fingerprint bots (by name; file options read from base_dir), keeping the file hashes
+    in the store, as a league and `arena match --store` both do. The store's files and the
+    outputs (files the run writes) are never part of a bot."""
     stored = store.hash_cache()
     cache = RunCache(stored)
-    manifests = {bot.name: bot_manifest(bot, config, plugins, cache) for bot in config.bots}
+    skip = store_files(store.path) | {Path(path).resolve() for path in outputs}
+    manifests = {bot.name: manifest_of(bot, plugins, cache, base_dir, skip) for bot in bots}
     if dict(cache) != stored:   # a warm run writes nothing
         store.save_hash_cache(cache)
     return manifests
@@ -281,14 +291,12 @@ def _preflight(config: LeagueConfig, job: GameJob, plugins: Plugins, keep_going:
     except Exception as exc:
         raise RunError(f"cannot start bots: {cause(exc)}") from exc
     if problems and not keep_going:
-        others = [p.bot for p in problems[1:]]
-        also = f" (also: {', '.join(others)})" if others else ""
-        raise RunError(f"{problems[0]}{also}; nothing was played (--keep-going plays anyway, "
-                       "the bot losing its games)")
+        raise RunError(refusal(problems))
     for problem in problems:
         progress.warn(f"{problem}; playing anyway (--keep-going)")
 
 
 __all__ = ["WORKERS_PER_CPU", "BuildError", "GameJob", "RunError", "RunSummary", "bot_manifests",
-           "bot_versions", "build_bots", "cause", "known_bots_check", "load_league", "make_job",
+           "bot_versions", "build_bots", "cause", "fingerprint_bots", "known_bots_check",
+           "load_league", "make_job",
            "registered_executor", "repeated_games", "run_league"]

@@ -27,7 +27,14 @@ from arena.errors import ArenaError
 from arena.record import GameRecord, Termination
 
 from .config import LeagueConfig
-from .identity import difference, differs, fill_identity, league_identity, same_rules
+from .identity import (
+    difference,
+    differs,
+    fill_identity,
+    fill_match_identity,
+    league_identity,
+    same_rules,
+)
 from .schedule import Fixture, league_openings
 from .versions import Manifest, changes, fingerprint
 
@@ -277,22 +284,32 @@ class Store:
         """The league's current season: 1, and one more for every --new-season."""
         return self._season
 
+    def check_match(self, identity: dict[str, str]) -> None:
+        """StoreError unless the store is empty or holds this `arena match` (bind_match)."""
+        with self._lock:
+            self._check_match(self._meta(), identity)
+
+    def _check_match(self, meta: dict[str, str], identity: dict[str, str]) -> None:
+        if "game" in meta and "match.bots" not in meta:
+            raise StoreError(f"{self.path}: this store holds a league, not a match; use "
+                             "another --store file")
+        fill_match_identity(meta)
+        for key, value in identity.items():
+            if key in meta and meta[key] != value:
+                where, old, new = difference(key, meta[key], value)
+                raise StoreError(
+                    f"{self.path}: this store holds another match: {where} is {old} there, "
+                    f"{new} here; repeat the stored match's bots and settings to resume it, "
+                    "or use another --store file")
+
     def bind_match(self, identity: dict[str, str], name: str) -> None:
         """Tie the store to an `arena match`: first use records identity (game, rules, seed,
-        openings, the bots, settings, test); a later use must give the same, key by key."""
+        openings, the bots' names, settings, test); a later use must give the same, key by
+        key. What each bot is (command, options, files) is its version (sync_versions)."""
         now = _now()
         with self._transaction():
             meta = self._meta()
-            if "game" in meta and "match.bots" not in meta:
-                raise StoreError(f"{self.path}: this store holds a league, not a match; use "
-                                 "another --store file")
-            for key, value in identity.items():
-                if key in meta and meta[key] != value:
-                    where, old, new = difference(key, meta[key], value)
-                    raise StoreError(
-                        f"{self.path}: this store holds another match: {where} is {old} there, "
-                        f"{new} here; repeat the stored match's bots and settings to resume it, "
-                        "or use another --store file")
+            self._check_match(meta, identity)
             fresh = {**identity, "name": name, "updated": now}
             if "created" not in meta:
                 fresh["created"] = now

@@ -96,8 +96,15 @@ def tree_hashes(roots: Iterable[Path], cache: HashCache, skip: frozenset[Path] =
 
 
 def bot_manifest(bot: BotConfig, config: LeagueConfig, plugins: Any, cache: HashCache) -> Manifest:
-    """What decides how a bot plays, as a JSON-ready mapping."""
-    skip = _store_files(config)
+    """What decides how a league's bot plays, as a JSON-ready mapping."""
+    return manifest_of(bot, plugins, cache, config.base_dir, store_files(config.store))
+
+
+def manifest_of(bot: BotConfig, plugins: Any, cache: HashCache, base_dir: Path,
+                skip: frozenset[Path] = frozenset()) -> Manifest:
+    """What decides how a bot plays, as a JSON-ready mapping: file options are read from
+    base_dir; skip: files (resolved) that are never a bot's, such as the store's, which
+    change as games are stored."""
     manifest: Manifest = {}
     if bot.bot is not None:
         decl = plugins.bots.require(bot.bot)
@@ -114,7 +121,7 @@ def bot_manifest(bot: BotConfig, config: LeagueConfig, plugins: Any, cache: Hash
             manifest["dialect"] = decl.dialect
         # files named by file options are the bot's too (e.g. learned weights)
         for key, option in decl.options.items():
-            path = option.file_path(manifest["options"].get(key), config.base_dir)
+            path = option.file_path(manifest["options"].get(key), base_dir)
             if path is not None and path.is_file():
                 manifest.setdefault("option_files", {})[key] = file_hash(path, cache)
     else:
@@ -168,8 +175,9 @@ def _own_roots(bot: BotConfig) -> list[Path]:
     return [bot.dir]
 
 
-def _store_files(config: LeagueConfig) -> frozenset[Path]:
-    store = Path(config.store).resolve()
+def store_files(path: Path) -> frozenset[Path]:
+    """A store's file and SQLite's files beside it."""
+    store = Path(path).resolve()
     return frozenset(Path(f"{store}{tail}") for tail in ("", "-wal", "-shm", "-journal"))
 
 
@@ -187,4 +195,4 @@ def _digest(value: Mapping[str, Any] | Any) -> str:
 
 
 __all__ = ["EXCLUDED_NAMES", "HashCache", "Manifest", "RunCache", "bot_manifest", "changes", "file_hash",
-           "fingerprint", "tree_hashes"]
+           "fingerprint", "manifest_of", "store_files", "tree_hashes"]

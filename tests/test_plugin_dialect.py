@@ -79,7 +79,7 @@ BOT = "hackerearth:python3 bot/hackerearth_bot.py"
 def test_installed_it_is_listed_and_plays_arena_match_in_the_sandbox(env):
     listed = arena(env, "plugins")
     assert listed.returncode == 0, listed.stdout + listed.stderr
-    assert re.search(r"^hackerearth  arena-hackerearth-dialect 0\.1\.0  \(1 dialect,", listed.stdout, re.M)
+    assert re.search(r"^hackerearth +arena-hackerearth-dialect 0\.1\.0 +1 dialect,", listed.stdout, re.M)
     played = arena(env, "match", BOT, "random", "--game", "tictactoe", "--games", "4", "--seed", "5",
                    "--json")
     assert played.returncode == 0, played.stderr

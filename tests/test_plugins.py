@@ -3,6 +3,7 @@ installed into a throw-away environment, and every declared bot playing legal
 games through the real protocol in the sandbox."""
 
 import os
+import re
 import subprocess
 import sys
 import types
@@ -168,7 +169,7 @@ def test_third_party_plugin_installs_into_a_fresh_environment_and_plays(tmp_path
                             text=True, timeout=60)
     assert "corner-first" in listed.stdout and "[example]" in listed.stdout
     plugins = subprocess.run(arena_cmd + ["plugins"], capture_output=True, text=True, timeout=60)
-    assert "example  arena-example-plugin 0.1.0  (1 bot)" in plugins.stdout
+    assert re.search(r"^example +arena-example-plugin 0\.1\.0 +1 bot$", plugins.stdout, re.M), plugins.stdout
     match = subprocess.run(arena_cmd + ["match", "corner-first", "random", "--game", "tictactoe",
                                         "--games", "4", "--seed", "1"],
                            capture_output=True, text=True, timeout=120, cwd=tmp_path)

@@ -200,7 +200,7 @@ def verdict(outcome: MatchOutcome, spec: SprtSpec | None, cap: int) -> str:
         return "interrupted" + (" before a decision" if spec is not None else "")
     if spec is not None:
         return f"game cap reached ({cap} games) without a decision"
-    return f"{outcome.results.games.games} games played"
+    return f"{_counted(outcome.results.games.games, 'game', 'games')} played"
 
 
 def summary_lines(outcome: MatchOutcome, spec: SprtSpec | None, cap: int) -> list[str]:
@@ -222,8 +222,14 @@ def summary_lines(outcome: MatchOutcome, spec: SprtSpec | None, cap: int) -> lis
     g = r.games
     for name, (w, d, l) in ((r.first, (g.wins, g.draws, g.losses)),
                             (r.second, (g.losses, g.draws, g.wins))):
-        lines.append(f"{name}: {w} wins, {d} draws, {l} losses")
+        lines.append(f"{name}: {_counted(w, 'win', 'wins')}, {_counted(d, 'draw', 'draws')}, "
+                     f"{_counted(l, 'loss', 'losses')}")
     return lines
+
+
+def _counted(n: int, one: str, many: str) -> str:
+    """'1 win', '0 wins', '2 wins'."""
+    return f"{n} {one if n == 1 else many}"
 
 
 def spec_text(spec: SprtSpec) -> str:

@@ -248,3 +248,11 @@ def test_the_sprt_is_checked_when_each_pair_completes_and_the_rest_is_discarded(
     assert closed == [True] and handed == seen      # stopped reading at the deciding game
     assert outcome.results.games.games == len(seen) == outcome.played
     assert outcome.results.unpaired.games == len(seen) - 2 * needed   # the lone game counts alone
+
+
+def test_a_one_game_match_says_so_in_the_singular(tmp_path):
+    out = arena("match", "ttt-master", f"arena:{ROOT / 'examples' / 'first_move_bot.py'}",
+                "--game", "tictactoe", "--games", "1", "--seed", "1", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "result: 1 game played" in out.stdout
+    assert "ttt-master: 1 win, 0 draws, 0 losses" in out.stdout and ": 0 wins, 0 draws, 1 loss" in out.stdout

@@ -93,9 +93,28 @@ def start_run(config: Path, tmp_path: Path, *args: str) -> subprocess.Popen:
 
 
 def finish(proc: subprocess.Popen, tmp_path: Path) -> str:
-    """Wait for a signalled run to exit (a hang guard, not a timing); its stderr."""
-    proc.wait(timeout=120)
+    """Wait for a signalled run to exit (a hang guard, not a timing); its stderr. A run
+    that does not stop fails the test with every thread's stack, of it and its workers."""
+    try:
+        proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        dump_stacks(proc.pid)
+        raise AssertionError("the run did not stop:\n" + (tmp_path / "stderr").read_text()) from None
     return (tmp_path / "stderr").read_text()
+
+
+def dump_stacks(pid: int) -> None:
+    """Have a run and its workers print their threads' stacks (arena's SIGUSR1) to stderr."""
+    try:
+        workers = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        workers = []
+    for each in [pid, *map(int, workers)]:
+        try:
+            os.kill(each, signal.SIGUSR1)
+        except ProcessLookupError:
+            pass
+    time.sleep(1)   # for the dumps to be written; what is there is shown either way
 
 
 def bot_script(tmp_path: Path, name: str, text: str) -> str:

@@ -165,14 +165,22 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path):
                             start_new_session=True)
     try:
         wait_for_games(db, 4)      # and the run cannot end before the gate opens
+        proc.send_signal(signal.SIGUSR1)   # where it is: every thread's stack, and it plays on
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:   # every thread's stack, of the run and its workers
+            os.killpg(proc.pid, signal.SIGUSR1)
+            time.sleep(1)
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise AssertionError("the run did not stop:\n" + proc.communicate(timeout=30)[1]) from None
     finally:
         if proc.poll() is None:    # it did not stop: never leave it waiting at the gate
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert proc.returncode == 130, err
     assert "stopped:" in err and "Traceback" not in err
+    assert "(most recent call first)" in err and "run_league" in err   # the SIGUSR1 dump
     kept = stored(db)
     assert len(kept) >= 4
     open_gate(tmp_path)

@@ -8,7 +8,9 @@ default plugin arena.cli.builtin); main() builds the parser from the loaded regi
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -71,6 +73,8 @@ def _closed_pipe() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the arena command; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if hasattr(signal, "SIGUSR1"):   # kill -USR1 PID: where every thread is, on stderr
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     # only the command that runs adds its arguments: a plugin's may import what it needs
     # (none when no command is named: `arena --version` and `arena --help` import no command's code)
     parser = build_parser(only=next((a for a in argv if not a.startswith("-")), ""))

@@ -214,20 +214,25 @@ def test_a_reply_is_free_only_if_no_reading_could_make_it_cost_anything():
     assert not meter.free(soon, QUICK_S)    # 4 CPUs could have used 2 x QUICK_S: past the slack
 
 
-def test_cpu_used_between_the_clocks_start_and_its_first_reading_counts():
-    # start() only marks the tree's CPU clocks; the first reading comes after the request
-    # is written (sent()). What the marked processes ran in between is the move's: here
-    # this test's own process stands for a bot that ran before the referee could read.
-    tree = FakeTree()
-    me = os.getpid()
-    meter = MoveMeter(1.0, 10.0, tree.sample, lambda: 0.0, lambda: CpuMark([(me, process_cpu_ns(me))]))
+def cpu_between_start_and_sent(mark):
+    """What a meter counts for 20 ms of this process's CPU time spent between start() and
+    sent(), the tree's own readings moving by nothing."""
+    meter = MoveMeter(1.0, 10.0, FakeTree().sample, lambda: 0.0, mark)
     meter.start()
     spun = time.process_time()
     while time.process_time() - spun < 0.02:
         pass
     meter.sent()
     meter.look()
-    assert meter.cpu_s >= 0.02      # the tree's own readings moved by nothing
+    return meter.cpu_s
+
+
+def test_cpu_used_between_the_clocks_start_and_its_first_reading_counts():
+    # start() only marks the tree's CPU clocks; the first reading comes after the request
+    # is written (sent()). What the marked processes ran in between is the move's: here
+    # this test's own process stands for a bot that ran before the referee could read.
+    me = os.getpid()
+    assert cpu_between_start_and_sent(lambda: CpuMark([(me, process_cpu_ns(me))])) >= 0.02
 
 
 def test_where_the_cpu_since_the_mark_is_not_known_the_wall_time_since_stands_for_it():
@@ -236,11 +241,4 @@ def test_where_the_cpu_since_the_mark_is_not_known_the_wall_time_since_stands_fo
     # time the wall time since start() allows instead, never less
     gone = subprocess.Popen(["true"])
     gone.wait()
-    meter = MoveMeter(1.0, 10.0, FakeTree().sample, lambda: 0.0, lambda: CpuMark([(gone.pid, 0)]))
-    meter.start()
-    spun = time.process_time()
-    while time.process_time() - spun < 0.02:
-        pass
-    meter.sent()
-    meter.look()
-    assert meter.cpu_s >= 0.02
+    assert cpu_between_start_and_sent(lambda: CpuMark([(gone.pid, 0)])) >= 0.02

@@ -16,6 +16,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -579,10 +580,16 @@ for line in sys.stdin:
 """
 
 
-def test_tree_sampler_follows_a_tree_that_grows_and_shrinks() -> None:
-    proc = subprocess.Popen([sys.executable, "-c", _TREE_SCRIPT], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, bufsize=1)
+def python_answering(script: str, **popen: Any) -> subprocess.Popen[str]:
+    """A Python process running script, which answers a line on stdin with a line."""
+    proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, bufsize=1, **popen)
     assert proc.stdin is not None and proc.stdout is not None
+    return proc
+
+
+def test_tree_sampler_follows_a_tree_that_grows_and_shrinks() -> None:
+    proc = python_answering(_TREE_SCRIPT)
     sampler = TreeSampler(proc.pid)
     try:
         def ask(command: str) -> str:
@@ -649,9 +656,7 @@ for line in sys.stdin:
 
 
 def test_a_mark_counts_the_processes_born_since_and_knows_when_one_is_gone() -> None:
-    proc = subprocess.Popen([sys.executable, "-c", _FORK_ON_ASK], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, bufsize=1, start_new_session=True)
-    assert proc.stdin is not None and proc.stdout is not None
+    proc = python_answering(_FORK_ON_ASK, start_new_session=True)
     sampler = TreeSampler(proc.pid)
     try:
         sampler.sample()
@@ -675,9 +680,7 @@ def test_a_mark_counts_the_processes_born_since_and_knows_when_one_is_gone() -> 
 
 
 def test_a_mark_counts_what_the_marked_processes_ran_since() -> None:
-    proc = subprocess.Popen([sys.executable, "-c", _SPIN_ON_ASK], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, bufsize=1)
-    assert proc.stdin is not None and proc.stdout is not None
+    proc = python_answering(_SPIN_ON_ASK)
     sampler = TreeSampler(proc.pid)
     try:
         assert sampler.mark() is None        # no sample yet: no processes known to mark

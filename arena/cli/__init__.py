@@ -73,8 +73,7 @@ def _closed_pipe() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the arena command; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if hasattr(signal, "SIGUSR1"):   # kill -USR1 PID: where every thread is, on stderr
-        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    _stacks_on_sigusr1()
     # only the command that runs adds its arguments: a plugin's may import what it needs
     # (none when no command is named: `arena --version` and `arena --help` import no command's code)
     parser = build_parser(only=next((a for a in argv if not a.startswith("-")), ""))
@@ -91,6 +90,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"arena {args.arena_command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _stacks_on_sigusr1() -> None:
+    """kill -USR1 PID: every thread's stack on stderr, and the command goes on. Not where
+    stderr is no file (arena called from Python with stderr captured)."""
+    try:
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    except (AttributeError, ValueError, OSError):   # no SIGUSR1, or stderr has no fd
+        pass
 
 
 __all__ = ["Command", "UserError", "build_parser", "commands", "main"]

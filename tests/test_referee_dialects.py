@@ -1,6 +1,7 @@
 """What a bot sees matches its platform and docs/protocol.md: real sandboxed bots of
 each dialect, with the referee's answer to each thing they may do."""
 
+import dataclasses
 import re
 import select
 import sys
@@ -109,3 +110,19 @@ def test_a_line_printed_while_a_person_thinks_is_unasked_not_the_next_move(sandb
     assert record.termination is Termination.MALFORMED and record.faulted == 1, record.reason
     assert "printed 'unasked hello' when nothing was asked" in record.reason
     assert [m.seat for m in record.moves] == [0, 1, 0, 1, 0], record.moves
+
+
+def test_a_bot_the_host_cannot_start_loses_no_game(sandbox):
+    # a launcher that will not run is the machine's failure: play_game raises it, as does
+    # the preflight, and a league stops (RunError) rather than charge a bot for it
+    from arena.league.preflight import preflight
+    from arena.sandbox import HostError
+    broken = Sandbox(limits=Limits(memory_mb=256, cpu_seconds=30))
+    broken._tools = dataclasses.replace(broken._tools, prlimit="/nonexistent/prlimit")
+    with pytest.raises(HostError):
+        play_game(ULTIMATE, (SDK_BOT, SDK_BOT), 3, broken, SETTINGS)
+    with pytest.raises(HostError):
+        preflight(ULTIMATE, [SDK_BOT], broken, SETTINGS)
+    missing = BotSpec(name="missing", argv=(str(BOTS / "no_such_bot"),))
+    record = play_game(ULTIMATE, (missing, SDK_BOT), 3, sandbox, SETTINGS)   # the bot's own
+    assert record.termination is Termination.STARTUP_FAILURE and record.faulted == 0

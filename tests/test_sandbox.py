@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import selectors
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 
 from arena.sandbox import (
+    HostError,
     Limits,
     Sandbox,
     SandboxedProcess,
@@ -474,6 +476,16 @@ def test_unstartable_commands_raise_a_clear_error(public_dir: Path) -> None:
         box.start([str(HOSTILE / "exit_with.py"), "code:0"], cwd_files={"../escape": b""})
     with pytest.raises(SandboxError, match="argv must be"):
         box.start("python3 bot.py")  # type: ignore[arg-type]
+    with pytest.raises(SandboxError) as raised:
+        box.start(["./no-such-bot"])
+    assert not isinstance(raised.value, HostError)   # the bot's own: its game is lost
+
+
+def test_a_launcher_that_cannot_run_is_the_hosts_error_not_the_bots() -> None:
+    box = sandbox("auto")
+    box._tools = dataclasses.replace(box._tools, prlimit="/nonexistent/prlimit")
+    with pytest.raises(HostError, match="could not launch '/nonexistent/prlimit'"):
+        box.start([str(HOSTILE / "exit_with.py"), "code:0"])
 
 
 def test_missing_interpreter_exits_127_with_a_message(public_dir: Path) -> None:

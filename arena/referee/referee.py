@@ -15,7 +15,7 @@ from arena.games import Game, IllegalMoveError, InvalidMoveError, State
 from arena.plugins import loaded_plugins
 from arena.protocol import Dialect, ProtocolError, TurnInfo
 from arena.record import BotEntry, GameRecord, MoveRecord, Result, Termination
-from arena.sandbox import Sandbox, SandboxError
+from arena.sandbox import HostError, Sandbox, SandboxError
 from arena.sandbox.procfs import CpuMark, own_wait_seconds
 
 from .channel import BotChannel, BotFault, Multiplexer, OutputLimits, spin_seconds
@@ -164,6 +164,8 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
                     continue
             try:
                 proc = sandbox.start(list(s.spec.argv), readable=s.spec.readable, env=s.spec.env)
+            except HostError:
+                raise        # the machine's, not the bot's: no game is charged for it
             except SandboxError as exc:
                 raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, f"could not start: {exc}")) from exc
             s.channel = BotChannel(proc, settings.output, s.spec.name)

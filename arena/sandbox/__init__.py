@@ -12,9 +12,9 @@ See docs/sandbox.md for what each mode enforces.
 """
 
 from .detect import MODES
-from .errors import SandboxError, SandboxWarning
+from .errors import HostError, SandboxError, SandboxWarning
 from .limits import Limits
 from .process import SandboxedProcess
 from .sandbox import Sandbox
 
-__all__ = ["MODES", "Limits", "Sandbox", "SandboxError", "SandboxWarning", "SandboxedProcess"]
+__all__ = ["MODES", "HostError", "Limits", "Sandbox", "SandboxError", "SandboxWarning", "SandboxedProcess"]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import command, slots
 from .detect import detect
-from .errors import SandboxError, SandboxWarning
+from .errors import HostError, SandboxError, SandboxWarning
 from .limits import MIB, Limits, prlimit_argv
 from .process import Launch, SandboxedProcess, remove_tree
 from .procfs import become_child_subreaper
@@ -240,8 +240,8 @@ class Sandbox:
                     env=command.bot_env(str(scratch), path, env), cwd=scratch,
                     close_fds=True, pass_fds=theirs[3:], start_new_session=True,
                 )
-            except OSError as exc:
-                raise SandboxError(
+            except OSError as exc:   # the launcher (prlimit), not the bot's program: the host's
+                raise HostError(
                     f"could not launch {full_argv[0]!r} for bot {argv!r}: {exc}; hint: check util-linux"
                 ) from exc
             finally:

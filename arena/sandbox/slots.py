@@ -14,7 +14,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from .errors import SandboxError
+from .errors import HostError, SandboxError
 
 SLOT_UID_BASE = 1_900_000_000  # far above real and subordinate (100000+) uid ranges
 SLOT_COUNT = 4096
@@ -68,7 +68,7 @@ def acquire(directory: Path, base: int = SLOT_UID_BASE, count: int = SLOT_COUNT)
             continue
         _held.add(uid)
         return UidSlot(uid, fd)
-    raise SandboxError(
+    raise HostError(
         f"all {count!r} bot uids from {base!r} are in use; hint: close finished bots "
         "(SandboxedProcess.close) or run fewer bots at once"
     )

@@ -15,12 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.games import Game
 from arena.league.config import BotConfig
-from arena.league.executors.base import GameJob, RunError, cause
+from arena.league.executors.base import GameJob
 from arena.league.executors.local import play_fixtures
 from arena.league.pairs import Tally
-from arena.league.preflight import StartProblem, preflight
 from arena.league.progress import Progress
 from arena.league.schedule import Fixture
 from arena.league.sight import own_code
@@ -28,7 +26,6 @@ from arena.league.store import Store, VersionNote
 from arena.record import GameRecord, Termination
 from arena.referee import BotSpec, MatchSettings
 from arena.referee.botspec import parse_command
-from arena.sandbox import Sandbox
 from arena.stats import (
     Decision,
     MatchResults,
@@ -146,17 +143,6 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
         if close is not None:
             close()           # kills the workers: games in flight are discarded
     return MatchOutcome(tally.results(), state, already, played, interrupted)
-
-
-def start_problems(game: Game, bots: Iterable[BotSpec], sandbox: Sandbox,
-                   settings: MatchSettings, seed: int) -> list[StartProblem]:
-    """The league's preflight for a match's two bots: each started once, before any game,
-    so a bot that cannot start stops the match rather than lose every game; RunError
-    when the host cannot start bots at all (no bot's fault)."""
-    try:
-        return preflight(game, list(bots), sandbox, settings, seed)
-    except Exception as exc:
-        raise RunError(f"cannot start bots: {cause(exc)}") from exc
 
 
 # --- what a user reads ------------------------------------------------------------------------

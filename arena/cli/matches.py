@@ -113,15 +113,11 @@ def _bots_start(args: argparse.Namespace, game, bots, sandbox, settings, seed: i
     """Start each bot once before any game, as `arena run` does: False (said on stderr) when
     one cannot start, unless --keep-going, or when the host cannot start bots."""
     from arena.league.executors.base import RunError
-    from arena.league.preflight import refusal
-    from arena.match import start_problems
+    from arena.league.preflight import start_all
     try:
-        problems = start_problems(game, bots, sandbox, settings, seed)
+        problems = start_all(game, list(bots), sandbox, settings, seed, args.keep_going)
     except RunError as exc:
         print(f"arena match: error: {exc}", file=sys.stderr)
-        return False
-    if problems and not args.keep_going:
-        print(f"arena match: error: {refusal(problems)}", file=sys.stderr)
         return False
     for problem in problems:
         print(f"arena match: WARNING: {problem}; playing anyway (--keep-going)", file=sys.stderr)
@@ -137,10 +133,11 @@ def _bind(args: argparse.Namespace, store, identity: dict[str, str], bots) -> No
     from arena.match import match_bot_config, version_lines
     a, b = bots
     store.bind_match(identity, f"{a.name} vs {b.name}")
+    plugins = loaded()
     reads = [os.path.abspath(os.path.expanduser(path)) for path in args.read]
-    configs = [match_bot_config(bot, reads, loaded()) for bot in bots]
+    configs = [match_bot_config(bot, reads, plugins) for bot in bots]
     saved = [Path(args.save)] if args.save else []   # beside a bot, it is still not the bot
-    notes = store.sync_versions(fingerprint_bots(store, configs, loaded(), Path.cwd(), saved))
+    notes = store.sync_versions(fingerprint_bots(store, configs, plugins, Path.cwd(), saved))
     for line in version_lines(notes, store):
         print(line, file=sys.stderr)
 

@@ -14,6 +14,8 @@ from arena.record import GameRecord, Termination
 from arena.referee import BotPool, BotSpec, MatchSettings, play_game
 from arena.sandbox import Sandbox, SandboxedProcess
 
+from .executors.base import RunError, cause
+
 #: faults that say a bot cannot start at all (a timeout only counts for a dialect
 #: without a handshake, whose start-up is its first move)
 CANNOT_START = (Termination.STARTUP_FAILURE, Termination.CRASH, Termination.RESOURCE_LIMIT)
@@ -101,12 +103,21 @@ def _problem(record: GameRecord, seat: int, handshake: bool) -> StartProblem | N
                         record.stderr_tails[seat])
 
 
-def refusal(problems: list[StartProblem]) -> str:
-    """Why a run stops before its first game: the first bot that cannot start, the others named."""
-    others = [p.bot for p in problems[1:]]
-    also = f" (also: {', '.join(others)})" if others else ""
-    return (f"{problems[0]}{also}; nothing was played (--keep-going plays anyway, the bot "
-            "losing its games)")
+def start_all(game: Game, specs: list[BotSpec], sandbox: Sandbox, settings: MatchSettings,
+              seed: int, keep_going: bool) -> list[StartProblem]:
+    """The preflight as a run (a league's, a match's) takes it: RunError when the host
+    cannot start bots (no bot's fault), or, unless keep_going, when a bot cannot start;
+    else the problems to warn of (--keep-going plays anyway)."""
+    try:
+        problems = preflight(game, specs, sandbox, settings, seed)
+    except Exception as exc:
+        raise RunError(f"cannot start bots: {cause(exc)}") from exc
+    if problems and not keep_going:
+        others = [p.bot for p in problems[1:]]
+        also = f" (also: {', '.join(others)})" if others else ""
+        raise RunError(f"{problems[0]}{also}; nothing was played (--keep-going plays anyway, "
+                       "the bot losing its games)")
+    return problems
 
 
 def preflight(game: Game, specs: list[BotSpec], sandbox: Sandbox, settings: MatchSettings,
@@ -155,4 +166,4 @@ def preflight(game: Game, specs: list[BotSpec], sandbox: Sandbox, settings: Matc
     return problems
 
 
-__all__ = ["CANNOT_START", "StartProblem", "check_start", "preflight", "refusal"]
+__all__ = ["CANNOT_START", "StartProblem", "check_start", "preflight", "start_all"]

@@ -28,7 +28,7 @@ from .config import BotConfig, BotProblem, LeagueConfig, load_config
 from .executors.base import Executor, GameJob, RunError, cause
 from .executors.local import WORKERS_PER_CPU
 from .leaderboard import build_leaderboard, render_top
-from .preflight import preflight, refusal
+from .preflight import start_all
 from .progress import Progress, standings_every
 from .schedule import Fixture, league_openings, schedule
 from .store import Store, StoreError, VersionNote
@@ -168,8 +168,8 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     (a second run on it is refused), every bot fingerprinted, then every bot is started
     once (preflight): a bot that cannot start stops the run unless keep_going. Only then
     are the bots' versions recorded (what changed is said on `out`, stderr), so a run
-    the preflight stopped leaves no version that never played. Raises RunError (and StoreError on opening) for what
-    is no bot's fault. standings: show the top of the table every that many stored games
+    the preflight stopped leaves no version that never played. Raises RunError (and
+    StoreError on opening) for what is no bot's fault. standings: show the top of the table every that many stored games
     and at the end (0: never; None: whole rounds, about ten times a run)."""
     out = out or sys.stderr
     plugins = plugins or loaded_plugins()
@@ -286,13 +286,10 @@ def _preflight(config: LeagueConfig, job: GameJob, plugins: Plugins, keep_going:
     try:
         sandbox = Sandbox(limits=job.limits, mode=job.sandbox_mode)
         game = plugins.games.create(job.game, **job.rules)
-        problems = preflight(game, [job.bots[name] for name in config.bot_names], sandbox,
-                             job.settings, config.seed)
     except Exception as exc:
         raise RunError(f"cannot start bots: {cause(exc)}") from exc
-    if problems and not keep_going:
-        raise RunError(refusal(problems))
-    for problem in problems:
+    for problem in start_all(game, [job.bots[name] for name in config.bot_names], sandbox,
+                             job.settings, config.seed, keep_going):
         progress.warn(f"{problem}; playing anyway (--keep-going)")
 
 

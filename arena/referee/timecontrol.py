@@ -120,11 +120,12 @@ class MoveMeter:
         self.started = self.sampled = time.monotonic()
         self._marked = self._mark() if self._mark is not None else None
         if self._marked is None:
-            self._first_reading()
+            self._base = self._sample(False)
+            self._own_base = self._own_wait()
 
     def sent(self) -> None:
         """The request has been written: the first reading, if start() only marked, with
-        the CPU time the marked processes used since (at most what cpus could in that time)."""
+        the CPU time the tree used since the mark (at most what cpus could in that time)."""
         if self._marked is None:
             return
         self._base = self._sample(False)
@@ -136,10 +137,6 @@ class MoveMeter:
         bound = (time.monotonic() - self.sampled) * self._cpus
         self._early_s = bound if early is None else min(early, bound)
         self._marked = None
-
-    def _first_reading(self) -> None:
-        self._base = self._sample(False)
-        self._own_base = self._own_wait()
 
     @property
     def wait_s(self) -> float:

@@ -91,13 +91,11 @@ def cpu_since(mark: CpuMark) -> float | None:
             total += now - before
     sampler = mark.sampler
     if sampler is not None and sampler.walks != mark.walks:
-        plan = sampler._plan
-        if plan is None:
+        found = sampler.pids()
+        if found is None:
             return None
         marked = {pid for pid, _ in mark.clocks}
-        for proc in plan:
-            if proc.pid not in marked:
-                total += process_cpu_ns(proc.pid) or 0
+        total += sum(process_cpu_ns(pid) or 0 for pid in found if pid not in marked)
     return total / 1e9
 
 
@@ -202,9 +200,15 @@ class TreeSampler:
         process, no file): cpu_since(mark), after the next sample, says how much the tree
         ran meanwhile. None before the first sample, or when the last one found the tree
         changing."""
-        if self._plan is None:
+        pids = self.pids()
+        if pids is None:
             return None
-        return CpuMark([(proc.pid, process_cpu_ns(proc.pid)) for proc in self._plan], self.walks, self)
+        return CpuMark([(pid, process_cpu_ns(pid)) for pid in pids], self.walks, self)
+
+    def pids(self) -> list[int] | None:
+        """The processes the last sample found, parents first; None when it found the
+        tree changing (the next sample walks it afresh)."""
+        return None if self._plan is None else [proc.pid for proc in self._plan]
 
     def _follow(self, plan: list[_Proc], states: bool) -> TreeUsage:
         """A sample along the last walk's plan; _Changed if the tree's shape changed."""

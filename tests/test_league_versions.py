@@ -375,3 +375,44 @@ def test_a_program_in_the_temp_dir_itself_is_fingerprinted_by_its_own_file(tmp_p
         assert list(manifest["files"]) == [program.name]
     finally:
         program.unlink()
+
+
+# --- what a bot is made from: its script, wherever its interpreter lies ------------------------
+
+CG_PY_MAIN = """\
+import sys
+from scorebot import pick
+for line in sys.stdin:          # codingame tic-tac-toe: the opponent's move, then the actions
+    n = int(sys.stdin.readline())
+    actions = [sys.stdin.readline().strip() for _ in range(n)]
+    print(pick(actions), flush=True)
+"""
+
+
+def test_a_script_run_by_an_interpreter_outside_the_system_is_the_bots_version(tmp_path):
+    # a real interpreter outside the system directories, as /opt/py27/bin/python2.7 is
+    interpreter = tmp_path / "py" / "bin" / "python3"
+    interpreter.parent.mkdir(parents=True)
+    shutil.copy2(os.path.realpath(sys.executable), interpreter)
+    bot = tmp_path / "bots" / "f4hy"
+    bot.mkdir(parents=True)
+    (bot / "main.py").write_text(CG_PY_MAIN)
+    (bot / "scorebot.py").write_text("def pick(actions):\n    return actions[0]\n")
+    extra = (f'  - {{name: f4hy, command: "{interpreter} bots/f4hy/main.py", dialect: codingame,'
+             f' readable: [{interpreter.parent.parent}]}}\n')
+    league(tmp_path, extra=extra)
+    from arena.league import load_config
+    assert load_config(str(tmp_path / "league.yaml")).bots[3].dir == bot.resolve()
+    first = arena("run", "league.yaml", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert board(tmp_path)["f4hy"]["faults"] == {}
+    (bot / "scorebot.py").write_text("def pick(actions):\n    return actions[-1]\n")
+    second = arena("run", "league.yaml", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "f4hy: files changed (f4hy/scorebot.py) (now v2, " in second.stderr
+    assert "6 of 12 games already stored; playing 6" in second.stderr
+    with open(bot / "main.py", "a") as fh:
+        fh.write("# tuned\n")
+    third = arena("run", "league.yaml", cwd=tmp_path)
+    assert "f4hy: files changed (f4hy/main.py) (now v3, " in third.stderr
+    assert "6 of 12 games already stored; playing 6" in third.stderr

@@ -77,6 +77,10 @@ CREATE TABLE IF NOT EXISTS versions (
 CREATE TABLE IF NOT EXISTS retired (bot TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS file_hashes (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS builds (
+    bot    TEXT PRIMARY KEY,
+    record TEXT NOT NULL      -- JSON: the bot's last build, its inputs and outputs (arena.league.builds)
 ) WITHOUT ROWID
 """
 
@@ -424,6 +428,24 @@ class Store:
             self._db.execute("DELETE FROM file_hashes")
             self._db.executemany("INSERT INTO file_hashes VALUES (?, ?, ?, ?)",
                                  [(p, *v) for p, v in cache.items()])
+
+    def build_records(self) -> dict[str, Any]:
+        """Each bot's last build as recorded (see arena.league.builds), by bot name."""
+        with self._lock:
+            try:
+                rows = self._db.execute("SELECT bot, record FROM builds").fetchall()
+            except sqlite3.OperationalError as exc:
+                if "no such table" in str(exc):   # read as it is, from before builds were kept
+                    return {}
+                raise
+        return {bot: json.loads(record) for bot, record in rows}
+
+    def save_build_records(self, records: Mapping[str, Any]) -> None:
+        """Keep the bots' last builds for the next run."""
+        with self._transaction():
+            self._db.executemany("INSERT OR REPLACE INTO builds VALUES (?, ?)",
+                                 [(bot, json.dumps(record, sort_keys=True))
+                                  for bot, record in records.items()])
 
     # --- games ---
 

@@ -156,7 +156,6 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     plugins = plugins or loaded_plugins()
     executor = registered_executor(plugins, config.executor)
     executor.check(config)
-    started = time.monotonic()
     with Store(config.store) as store:
         store.claim()
         # built once the store is ours (it keeps what each build was made from and wrote),
@@ -164,6 +163,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         cache = RunCache(store.hash_cache())
         store.save_build_records(build_bots(list(config.bots), config.base_dir, store.build_records(),
                                             cache, out, store_files(store.path)))
+        started = time.monotonic()   # the games' time: the builds' is not counted
         known = bool(store.current_versions())
         season = store.season
         store.bind(config, league_openings(config, plugins.games).identity(), new_season=new_season)

@@ -478,3 +478,23 @@ def test_a_build_whose_directory_holds_only_what_it_wrote_is_refused(tmp_path):
     assert out.returncode == 1
     assert "made: every file in " in out.stderr and "give 'dir'" in out.stderr
     assert "playing" not in out.stderr
+
+
+def test_two_entries_of_one_program_build_it_once(tmp_path):
+    bot = tmp_path / "bots" / "stamp"
+    bot.mkdir(parents=True)
+    (bot / "main.py").write_text(CG_PY_MAIN)
+    (bot / "scorebot.py").write_text("def pick(actions):\n    return actions[0]\n")
+    (bot / "build.sh").write_text(STAMP_BUILD)
+    extra = ('  - {name: stamp, command: "python3 bots/stamp/bot.py", dialect: codingame, build: "sh build.sh"}\n'
+             '  - {name: stamp2, command: "python3 bots/stamp/bot.py 2", dialect: codingame,'
+             ' build: "sh build.sh"}\n')
+    league(tmp_path, extra=extra)
+    log = tmp_path / "builds.log"
+    first = arena("run", "league.yaml", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.count("building ") == 1 and log.read_text().count("built") == 1
+    second = arena("run", "league.yaml", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "stamp: build skipped" in second.stderr and log.read_text().count("built") == 1
+    assert "files changed" not in second.stderr and "playing 0" in second.stderr

@@ -5,8 +5,8 @@ outputs, no part of the bot's version (a jar's timestamps make no new version).
 What a build is made from (its inputs): its command, the directory it runs in and the bot's
 files (its directory and `readable` paths, as the fingerprint reads them) other than its
 outputs. Its outputs: the files the build created or changed, found by comparing the bot's
-files before and after it runs, kept (with how the build left them) from one build to the
-next for as long as the build command stays the same.
+files before and after it runs, kept (with how the build left them) from one run of the build
+to the next. A build is its directory and command: changing either makes another build.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from .versions import HashCache, bot_roots, digest, tree_files, tree_hashes
 
 #: resolved path -> (size, mtime_ns, inode): enough to tell a file a build wrote
 Stats = dict[str, tuple[int, int, int]]
-#: what the store keeps of a bot's last build: {"build", "inputs", "outputs": {path: [size, mtime_ns]}}
+#: a build: the directory it runs in and its command; two bots with the same build share it
+BuildKey = tuple[str, str]
+#: what the store keeps of a build's last run: {"inputs": digest, "outputs": {path: [size, mtime_ns]}}
 BuildRecord = dict[str, Any]
 
 
@@ -31,53 +33,55 @@ class BuildError(RunError):
     """A bot's build command failed: the run stops with its output."""
 
 
-def build_bots(bots: list[BotConfig], base_dir: Path, records: Mapping[str, BuildRecord],
+def build_key(bot: BotConfig, base_dir: Path) -> BuildKey | None:
+    """Which build a bot has: where it runs and its command; None without a build."""
+    return None if bot.build is None else (str(bot.dir or base_dir), bot.build)
+
+
+def build_bots(bots: list[BotConfig], base_dir: Path, records: Mapping[BuildKey, BuildRecord],
                cache: HashCache, out: TextIO, skip: frozenset[Path] = frozenset()
-               ) -> dict[str, BuildRecord]:
+               ) -> dict[BuildKey, BuildRecord]:
     """Run each bot's build in its directory, outside the sandbox, unless its inputs are as
-    at its last build and its outputs as that build left them (one line says it is skipped);
-    the new records of the builds run, by bot name. skip: files never a bot's (the store's)."""
-    done: dict[str, BuildRecord] = {}
+    at its last run and its outputs as that run left them (one line says it is skipped);
+    the records of the league's builds, to keep. skip: files never a bot's (the store's)."""
+    done: dict[BuildKey, BuildRecord] = {}
     for bot in bots:
-        if bot.build is None:
+        key = build_key(bot, base_dir)
+        if key is None or key in done:   # two entries of one program build it once
             continue
-        where = bot.dir or base_dir
+        where, command = Path(key[0]), key[1]
         roots = bot_roots(bot)
-        last = records.get(bot.name)
-        outputs = dict(_outputs_of(bot, records))
-        inputs = _inputs(bot, where, roots, cache, skip | _paths(outputs))
+        last = records.get(key)
+        outputs = dict(last["outputs"]) if last is not None else {}
+        inputs = _inputs(command, where, roots, cache, skip | _paths(outputs))
         if last is not None and last["inputs"] == inputs and outputs and all(
                 _as_left(path, left) for path, left in outputs.items()):
             shown = ", ".join(sorted(_shown(path, where) for path in outputs)[:3])
             more = f" and {len(outputs) - 3} more" if len(outputs) > 3 else ""
             print(f"{bot.name}: build skipped: its inputs are unchanged and its outputs "
                   f"({shown}{more}) are as it left them", file=out, flush=True)
+            done[key] = last
             continue
         before = _stats(roots, skip)
-        _run(bot.name, bot.build, where, out)
+        _run(bot.name, command, where, out)
         after = _stats(roots, skip)
-        # what the build created or changed, and what earlier builds wrote that is still there
+        # what the build created or changed, and what its earlier runs wrote that is still there
         written = {path for path, stat in after.items() if before.get(path) != stat}
         kept = {path: [after[path][0], after[path][1]] for path in sorted(written | set(outputs))
                 if path in after}
         if kept and set(after) <= set(kept):   # nothing left to say what the bot is made from
-            raise BuildError(f"{bot.name}: every file in {where} is one its build {bot.build!r} "
+            raise BuildError(f"{bot.name}: every file in {where} is one its build {command!r} "
                              f"wrote, so its version would not see its sources; give 'dir' "
                              f"(or 'readable') the directory of the bot's sources")
-        done[bot.name] = {"build": bot.build, "outputs": kept,
-                          "inputs": _inputs(bot, where, roots, cache, skip | _paths(kept))}
+        done[key] = {"outputs": kept, "inputs": _inputs(command, where, roots, cache, skip | _paths(kept))}
     return done
 
 
-def build_outputs(bots: list[BotConfig], records: Mapping[str, BuildRecord]) -> frozenset[Path]:
-    """The files the bots' builds wrote (as recorded for their current build commands)."""
-    return frozenset(path for bot in bots if bot.build is not None
-                     for path in _paths(_outputs_of(bot, records)))
-
-
-def _outputs_of(bot: BotConfig, records: Mapping[str, BuildRecord]) -> Mapping[str, Any]:
-    last = records.get(bot.name)
-    return last["outputs"] if last is not None and last["build"] == bot.build else {}
+def build_outputs(bots: list[BotConfig], base_dir: Path,
+                  records: Mapping[BuildKey, BuildRecord]) -> frozenset[Path]:
+    """The files the bots' builds wrote, as recorded."""
+    keys = {key for key in (build_key(bot, base_dir) for bot in bots) if key is not None}
+    return frozenset(path for key in keys for path in _paths(records.get(key, {}).get("outputs", {})))
 
 
 def _run(name: str, build: str, where: Path, out: TextIO) -> None:
@@ -95,11 +99,11 @@ def _run(name: str, build: str, where: Path, out: TextIO) -> None:
                          f"{where}; no game was played:\n{tail}")
 
 
-def _inputs(bot: BotConfig, where: Path, roots: list[Path], cache: HashCache,
+def _inputs(command: str, where: Path, roots: list[Path], cache: HashCache,
             skip: frozenset[Path]) -> str:
     """A digest of what a build is made from: its command, its directory, the bot's files
     other than the outputs (skipped)."""
-    return digest({"build": bot.build, "dir": str(where), "files": tree_hashes(roots, cache, skip)})
+    return digest({"build": command, "dir": str(where), "files": tree_hashes(roots, cache, skip)})
 
 
 def _stats(roots: list[Path], skip: frozenset[Path]) -> Stats:
@@ -136,4 +140,4 @@ def _shown(path: str, where: Path) -> str:
         return path
 
 
-__all__ = ["BuildError", "BuildRecord", "build_bots", "build_outputs"]
+__all__ = ["BuildError", "BuildKey", "BuildRecord", "build_bots", "build_key", "build_outputs"]

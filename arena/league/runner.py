@@ -114,7 +114,8 @@ def bot_manifests(config: LeagueConfig, plugins: Plugins, store: Store,
     """Fingerprint every bot of the league (by name), keeping the file hashes in the store;
     the files the bots' builds wrote are outputs, no part of a bot."""
     return fingerprint_bots(store, config.bots, plugins, config.base_dir,
-                            build_outputs(list(config.bots), store.build_records()), cache)
+                            build_outputs(list(config.bots), config.base_dir, store.build_records()),
+                            cache)
 
 
 def fingerprint_bots(store: Store, bots: Iterable[BotConfig], plugins: Plugins, base_dir: Path,

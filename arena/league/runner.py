@@ -146,9 +146,9 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     committed as it finishes.
 
     The store is claimed (a second run on it is refused), bots with a `build` are built
-    when what they are made from changed (BuildError if one fails), every bot
-    fingerprinted, then every bot is started
-    once (preflight): a bot that cannot start stops the run unless keep_going. Only then
+    when what they are made from changed (BuildError if one fails), every bot is
+    fingerprinted, then every bot is started once (preflight): a bot that cannot start
+    stops the run unless keep_going. Only then
     are the bots' versions recorded (what changed is said on `out`, stderr), so a run
     the preflight stopped leaves no version that never played. Raises RunError (and
     StoreError on opening) for what is no bot's fault. standings: show the top of the table every that many stored games

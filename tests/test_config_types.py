@@ -168,3 +168,34 @@ def test_a_script_a_build_makes_need_not_exist_yet(here):
     config = load_config(league(here, "    build: 'true'\n    dir: bots/mine\n",
                                 command="python3 bots/mine/dist/bot.py"))
     assert config.bots[1].build == "true"
+
+
+def test_a_jar_a_build_makes_gives_the_bot_its_directory_before_and_after_the_build(here, monkeypatch):
+    # no java needed: the command is read at config time; a stand-in java is put on PATH
+    tools = here / "tools"
+    tools.mkdir()
+    (tools / "java").write_text("#!/bin/sh\nexit 0\n")
+    (tools / "java").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}:{Path(sys.executable).parent}:/usr/bin:/bin")
+    (here / "bots" / "x").mkdir()
+    (here / "bots" / "x" / "Bot.java").write_text("class Bot {}\n")
+    path = league(here, "    build: 'sh make_jar.sh'\n", command="java -jar bots/x/bot.jar")
+    fresh = load_config(path).bots[1]       # a fresh checkout: the jar is not made yet
+    assert fresh.dir == (here / "bots" / "x").resolve()
+    (here / "bots" / "x" / "bot.jar").write_bytes(b"PK\x03\x04 made by the build")
+    assert load_config(path).bots[1].dir == fresh.dir
+
+
+def test_the_script_of_an_interpreter_outside_the_system_is_the_bots_directory(here):
+    interpreter = here / "py" / "bin" / "python3"
+    interpreter.parent.mkdir(parents=True)
+    interpreter.write_text("#!/bin/sh\nexec python3 \"$@\"\n")
+    interpreter.chmod(0o755)
+    made = league(here, "    build: 'true'\n", command=f"{interpreter} bots/mine/out.py")
+    assert load_config(made).bots[1].dir == (here / "bots" / "mine").resolve()
+    # a directory the build makes holds only outputs: the sources are elsewhere, say where
+    assert "bots[1].build: needs 'dir' (the directory to build in, which holds the bot's " \
+        "sources)" in error_of(league(here, "    build: 'true'\n",
+                                      command=f"{interpreter} bots/mine/dist/bot.py"))
+    there = league(here, command=f"{interpreter} -u bots/mine/bot.py")
+    assert load_config(there).bots[1].dir == (here / "bots" / "mine").resolve()

@@ -252,7 +252,7 @@ def test_a_c_bot_is_built_before_the_league_and_rebuilt_when_its_source_changes(
     (cbot / "bot.c").write_text(C_BOT.replace("PICK", "n - 1"))
     again = arena("run", "league.yaml", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert "cbot: files changed (bot, bot.c) (now v2, " in again.stderr
+    assert "cbot: files changed (bot.c) (now v2, " in again.stderr   # bot is what it wrote
     assert "6 of 12 games already stored; playing 6" in again.stderr
     (cbot / "bot.c").write_text("int main(void) { return syntax error; }\n")
     broken = arena("run", "league.yaml", cwd=tmp_path)
@@ -375,3 +375,126 @@ def test_a_program_in_the_temp_dir_itself_is_fingerprinted_by_its_own_file(tmp_p
         assert list(manifest["files"]) == [program.name]
     finally:
         program.unlink()
+
+
+# --- what a bot is made from: its script, wherever its interpreter lies ------------------------
+
+CG_PY_MAIN = """\
+import sys
+from scorebot import pick
+for line in sys.stdin:          # codingame tic-tac-toe: the opponent's move, then the actions
+    n = int(sys.stdin.readline())
+    actions = [sys.stdin.readline().strip() for _ in range(n)]
+    print(pick(actions), flush=True)
+"""
+
+
+def test_a_script_run_by_an_interpreter_outside_the_system_is_the_bots_version(tmp_path):
+    # a real interpreter outside the system directories, as /opt/py27/bin/python2.7 is
+    interpreter = tmp_path / "py" / "bin" / "python3"
+    interpreter.parent.mkdir(parents=True)
+    shutil.copy2(os.path.realpath(sys.executable), interpreter)
+    bot = tmp_path / "bots" / "f4hy"
+    bot.mkdir(parents=True)
+    (bot / "main.py").write_text(CG_PY_MAIN)
+    (bot / "scorebot.py").write_text("def pick(actions):\n    return actions[0]\n")
+    extra = (f'  - {{name: f4hy, command: "{interpreter} bots/f4hy/main.py", dialect: codingame,'
+             f' readable: [{interpreter.parent.parent}]}}\n')
+    league(tmp_path, extra=extra)
+    from arena.league import load_config
+    assert load_config(str(tmp_path / "league.yaml")).bots[3].dir == bot.resolve()
+    first = arena("run", "league.yaml", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert board(tmp_path)["f4hy"]["faults"] == {}
+    (bot / "scorebot.py").write_text("def pick(actions):\n    return actions[-1]\n")
+    second = arena("run", "league.yaml", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "f4hy: files changed (f4hy/scorebot.py) (now v2, " in second.stderr
+    assert "6 of 12 games already stored; playing 6" in second.stderr
+    with open(bot / "main.py", "a") as fh:
+        fh.write("# tuned\n")
+    third = arena("run", "league.yaml", cwd=tmp_path)
+    assert "f4hy: files changed (f4hy/main.py) (now v3, " in third.stderr
+    assert "6 of 12 games already stored; playing 6" in third.stderr
+
+
+STAMP_BUILD = """\
+cp main.py bot.py
+head -c 32 /dev/urandom > build.stamp
+echo built >> ../../builds.log
+"""
+
+
+def test_a_build_is_skipped_when_nothing_changed_and_what_it_writes_is_no_part_of_the_version(tmp_path):
+    # a build whose output differs every time (a jar keeps timestamps): random bytes here
+    bot = tmp_path / "bots" / "stamp"
+    bot.mkdir(parents=True)
+    (bot / "main.py").write_text(CG_PY_MAIN)
+    (bot / "scorebot.py").write_text("def pick(actions):\n    return actions[0]\n")
+    (bot / "build.sh").write_text(STAMP_BUILD)
+    extra = '  - {name: stamp, command: "python3 bots/stamp/bot.py", dialect: codingame, build: "sh build.sh"}\n'
+    league(tmp_path, extra=extra)
+    log = tmp_path / "builds.log"
+    first = arena("run", "league.yaml", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "building stamp: sh build.sh" in first.stderr and log.read_text().count("built") == 1
+    assert board(tmp_path)["stamp"]["faults"] == {}
+
+    second = arena("run", "league.yaml", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "stamp: build skipped: its inputs are unchanged and its outputs (bot.py, build.stamp) " \
+        "are as it left them" in second.stderr
+    assert "building" not in second.stderr and log.read_text().count("built") == 1
+    assert "12 of 12 games already stored; playing 0" in second.stderr
+
+    (bot / "build.stamp").unlink()   # an output gone: built again, other bytes, same version
+    third = arena("run", "league.yaml", cwd=tmp_path)
+    assert third.returncode == 0, third.stderr
+    assert "building stamp" in third.stderr and log.read_text().count("built") == 2
+    assert "changed" not in third.stderr
+    assert "12 of 12 games already stored; playing 0" in third.stderr
+
+    (bot / "scorebot.py").write_text("def pick(actions):\n    return actions[-1]\n")
+    fourth = arena("run", "league.yaml", cwd=tmp_path)
+    assert fourth.returncode == 0, fourth.stderr
+    assert "building stamp" in fourth.stderr and log.read_text().count("built") == 3
+    assert "stamp: files changed (scorebot.py) (now v2, " in fourth.stderr
+    assert "6 of 12 games already stored; playing 6" in fourth.stderr
+
+    with open(bot / "build.sh", "a") as fh:   # the build command's script is an input too
+        fh.write("# faster\n")
+    fifth = arena("run", "league.yaml", cwd=tmp_path)
+    assert "building stamp" in fifth.stderr and "stamp: files changed (build.sh) (now v3, " in fifth.stderr
+
+
+def test_a_build_whose_directory_holds_only_what_it_wrote_is_refused(tmp_path):
+    dist = tmp_path / "bots" / "made" / "dist"
+    dist.mkdir(parents=True)
+    (dist / "bot.py").write_text(FIRST_MOVE)   # built by hand once; the build writes it again
+    (tmp_path / "bots" / "made" / "src.py").write_text(FIRST_MOVE)
+    extra = '  - {name: made, command: "python3 bots/made/dist/bot.py", build: "cp ../src.py bot.py"}\n'
+    league(tmp_path, extra=extra)
+    out = arena("run", "league.yaml", cwd=tmp_path)
+    assert out.returncode == 1
+    assert "made: every file in " in out.stderr and "give 'dir'" in out.stderr
+    assert "playing" not in out.stderr
+
+
+def test_two_entries_of_one_program_build_it_once(tmp_path):
+    bot = tmp_path / "bots" / "stamp"
+    bot.mkdir(parents=True)
+    (bot / "main.py").write_text(CG_PY_MAIN)
+    (bot / "scorebot.py").write_text("def pick(actions):\n    return actions[0]\n")
+    (bot / "build.sh").write_text(STAMP_BUILD)
+    extra = ('  - {name: stamp, command: "python3 bots/stamp/bot.py", dialect: codingame, build: "sh build.sh"}\n'
+             '  - {name: stamp2, command: "python3 bots/stamp/bot.py 2", dialect: codingame,'
+             ' build: "sh build.sh"}\n')
+    league(tmp_path, extra=extra)
+    log = tmp_path / "builds.log"
+    first = arena("run", "league.yaml", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.count("building ") == 1 and log.read_text().count("built") == 1
+    second = arena("run", "league.yaml", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "stamp: build skipped" in second.stderr and log.read_text().count("built") == 1
+    assert "files changed" not in second.stderr and "playing 0" in second.stderr

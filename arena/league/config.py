@@ -513,11 +513,19 @@ def _bot(reader: Reader, raw: Any, path: KeyPath, base: Path, game: str,
     else:
         code = own_code(parsed)
         bot_dir = code.parent if code is not None else None
-        if build is not None and code is None:   # the program is what the build makes
-            if "/" not in program:
+        if build is not None and code is None:   # the program or script is what the build makes
+            made = parsed.script_path() or (
+                Path(os.path.normpath(base / program)) if "/" in program else None)
+            if made is None:
                 reader.fail(path + ("build",), "needs 'dir' (the directory to build in) when "
-                                               "the command does not name the built program's path")
-            bot_dir = Path(os.path.normpath(base / program)).parent
+                                               "the command does not name the built program's "
+                                               "or script's path")
+            if not made.parent.is_dir():   # dist/ holds outputs only: not what the bot is made of
+                reader.fail(path + ("build",), f"needs 'dir' (the directory to build in, which holds "
+                                               f"the bot's sources): {str(made.parent)!r}, where "
+                                               f"the command's program or script lies, does not "
+                                               f"exist yet")
+            bot_dir = made.parent
     return BotConfig(name=name, command=command, argv=parsed.argv, dialect=dialect, dir=bot_dir,
                      readable=_readable(reader, item, path, base),
                      allow_shared_dir=_allow_shared(reader, item, path), build=build)

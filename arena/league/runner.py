@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Iterable
@@ -24,6 +23,7 @@ from arena.referee import (
 from arena.referee.botspec import ARENA_PACKAGE_DIR, bot_spec, command_spec
 from arena.sandbox import Sandbox
 
+from .builds import BuildError, build_bots, build_outputs
 from .config import BotConfig, BotProblem, LeagueConfig, load_config
 from .executors.base import Executor, GameJob, RunError, cause
 from .executors.local import WORKERS_PER_CPU
@@ -109,42 +109,23 @@ def registered_executor(plugins: Plugins, name: str) -> Executor:
     return executor
 
 
-class BuildError(RunError):
-    """A bot's build command failed: the run stops with its output."""
-
-
-def build_bots(config: LeagueConfig, out: TextIO | None = None) -> None:
-    """Run each bot's `build:` command once, in its directory, outside the sandbox."""
-    out = out or sys.stderr
-    for bot in config.bots:
-        if bot.build is None:
-            continue
-        where = bot.dir or config.base_dir
-        print(f"building {bot.name}: {bot.build}  (in {where})", file=out, flush=True)
-        try:
-            done = subprocess.run(bot.build, shell=True, check=False, cwd=where,
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True, errors="replace")
-        except OSError as exc:
-            raise BuildError(f"{bot.name}: build {bot.build!r} could not start: {exc}") from None
-        if done.returncode != 0:
-            tail = "\n".join(done.stdout.rstrip().splitlines()[-30:])
-            raise BuildError(f"{bot.name}: build {bot.build!r} failed (exit {done.returncode}) in "
-                             f"{where}; no game was played:\n{tail}")
-
-
-def bot_manifests(config: LeagueConfig, plugins: Plugins, store: Store) -> dict[str, Manifest]:
-    """Fingerprint every bot of the league (by name), keeping the file hashes in the store."""
-    return fingerprint_bots(store, config.bots, plugins, config.base_dir)
+def bot_manifests(config: LeagueConfig, plugins: Plugins, store: Store,
+                  cache: RunCache | None = None) -> dict[str, Manifest]:
+    """Fingerprint every bot of the league (by name), keeping the file hashes in the store;
+    the files the bots' builds wrote are outputs, no part of a bot."""
+    return fingerprint_bots(store, config.bots, plugins, config.base_dir,
+                            build_outputs(list(config.bots), config.base_dir, store.build_records()),
+                            cache)
 
 
 def fingerprint_bots(store: Store, bots: Iterable[BotConfig], plugins: Plugins, base_dir: Path,
-                     outputs: Iterable[Path] = ()) -> dict[str, Manifest]:
+                     outputs: Iterable[Path] = (), cache: RunCache | None = None) -> dict[str, Manifest]:
     """Fingerprint bots (by name; file options read from base_dir), keeping the file hashes
     in the store, as a league and `arena match --store` both do. The store's files and the
-    outputs (files the run writes) are never part of a bot."""
+    outputs (files the run writes) are never part of a bot. cache: this run's hash cache,
+    when it has hashed files already (a build's inputs)."""
     stored = store.hash_cache()
-    cache = RunCache(stored)
+    cache = cache if cache is not None else RunCache(stored)
     skip = store_files(store.path) | {Path(path).resolve() for path in outputs}
     manifests = {bot.name: manifest_of(bot, plugins, cache, base_dir, skip) for bot in bots}
     if dict(cache) != stored:   # a warm run writes nothing
@@ -164,9 +145,10 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     """Play every fixture the store lacks for the bots' current versions; each game is
     committed as it finishes.
 
-    Bots with a `build` are built first (BuildError if one fails). The store is claimed
-    (a second run on it is refused), every bot fingerprinted, then every bot is started
-    once (preflight): a bot that cannot start stops the run unless keep_going. Only then
+    The store is claimed (a second run on it is refused), bots with a `build` are built
+    when what they are made from changed (BuildError if one fails), every bot is
+    fingerprinted, then every bot is started once (preflight): a bot that cannot start
+    stops the run unless keep_going. Only then
     are the bots' versions recorded (what changed is said on `out`, stderr), so a run
     the preflight stopped leaves no version that never played. Raises RunError (and
     StoreError on opening) for what is no bot's fault. standings: show the top of the table every that many stored games
@@ -175,10 +157,14 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     plugins = plugins or loaded_plugins()
     executor = registered_executor(plugins, config.executor)
     executor.check(config)
-    build_bots(config, out)
-    started = time.monotonic()
     with Store(config.store) as store:
         store.claim()
+        # built once the store is ours (it keeps what each build was made from and wrote),
+        # before a new season begins: a failed build leaves the league as it was
+        cache = RunCache(store.hash_cache())
+        store.save_build_records(build_bots(list(config.bots), config.base_dir, store.build_records(),
+                                            cache, out, store_files(store.path)))
+        started = time.monotonic()   # the games' time: the builds' is not counted
         known = bool(store.current_versions())
         season = store.season
         store.bind(config, league_openings(config, plugins.games).identity(), new_season=new_season)
@@ -187,7 +173,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
                   f"stay in {config.store} as history", file=out)
         # the versions games are looked up and stored for; recorded once the bots have
         # started, so that a bot stopped by the preflight (never played) is no version
-        manifests = bot_manifests(config, plugins, store)
+        manifests = bot_manifests(config, plugins, store, cache)
         store.sync_versions(manifests, record=False)
         retired = store.retired() & set(config.bot_names)
         for name in sorted(retired):

@@ -31,8 +31,15 @@ def inside(path: Path, root: Path) -> bool:
 
 
 def own_code(command: BotCommand) -> Path | None:
-    """The bot's own program or script: the first file its command names that is not part
-    of the system or this Python (`./bot`, `python3 bots/a.py`, `java -jar b.jar`)."""
+    """The bot's own program or script: the script a known interpreter runs (`python3
+    bots/a.py`, `java -jar b.jar`) wherever the interpreter lives, None while that script
+    does not exist yet (a build makes it); for another program, the first file its command
+    names that is not part of the system or this Python (`./bot`)."""
+    script = command.script_path()
+    # an interpreter outside the system (/opt/py27/bin/python2.7) is not the bot's code:
+    # its script is, and decides the bot's directory
+    if script is not None and not script.is_dir() and not shared(script):
+        return script if script.is_file() else None
     for word, path in zip(command.words, command.paths):
         if (path is not None and not word.startswith("-") and path.is_file()
                 and not shared(path)):

@@ -77,6 +77,12 @@ CREATE TABLE IF NOT EXISTS versions (
 CREATE TABLE IF NOT EXISTS retired (bot TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS file_hashes (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS builds (
+    dir     TEXT NOT NULL,    -- where the build runs
+    command TEXT NOT NULL,    -- the build command
+    record  TEXT NOT NULL,    -- JSON: its last run's inputs and outputs (arena.league.builds)
+    PRIMARY KEY (dir, command)
 ) WITHOUT ROWID
 """
 
@@ -424,6 +430,25 @@ class Store:
             self._db.execute("DELETE FROM file_hashes")
             self._db.executemany("INSERT INTO file_hashes VALUES (?, ?, ?, ?)",
                                  [(p, *v) for p, v in cache.items()])
+
+    def build_records(self) -> dict[tuple[str, str], Any]:
+        """The last run of each build (see arena.league.builds), by (directory, command)."""
+        with self._lock:
+            try:
+                rows = self._db.execute("SELECT dir, command, record FROM builds").fetchall()
+            except sqlite3.OperationalError as exc:
+                if "no such table" in str(exc):   # read as it is, from before builds were kept
+                    return {}
+                raise
+        return {(where, command): json.loads(record) for where, command, record in rows}
+
+    def save_build_records(self, records: Mapping[tuple[str, str], Any]) -> None:
+        """Keep the league's builds for the next run (and only those)."""
+        with self._transaction():
+            self._db.execute("DELETE FROM builds")
+            self._db.executemany("INSERT INTO builds VALUES (?, ?, ?)",
+                                 [(where, command, json.dumps(record, sort_keys=True))
+                                  for (where, command), record in records.items()])
 
     # --- games ---
 

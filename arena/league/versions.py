@@ -42,11 +42,11 @@ def file_hash(path: Path, cache: HashCache) -> str:
     if hit is not None and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
         cache[key] = hit   # still in use (see RunCache)
         return hit[2]
-    digest = hashlib.sha256()
+    hasher = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    value = digest.hexdigest()
+            hasher.update(block)
+    value = hasher.hexdigest()
     if time.time() - st.st_mtime_ns / 1e9 > RACY_SECONDS:   # a fresh file is hashed next time too
         cache[key] = (st.st_size, st.st_mtime_ns, value)
     else:
@@ -66,7 +66,7 @@ class RunCache(dict):
         return super().get(key) or self.stored.get(key, default)
 
 
-def _files(root: Path, skip: frozenset[Path]) -> Iterable[Path]:
+def tree_files(root: Path, skip: frozenset[Path] = frozenset()) -> Iterable[Path]:
     """Files under root (or root itself), excluded names and skipped paths left out."""
     if root.is_file():
         yield root
@@ -89,7 +89,7 @@ def tree_hashes(roots: Iterable[Path], cache: HashCache, skip: frozenset[Path] =
     out: dict[str, str] = {}
     for root in roots:
         prefix = f"{root.name}/" if len(roots) > 1 else ""
-        for path in _files(root, skip):
+        for path in tree_files(root, skip):
             rel = path.name if root.is_file() else str(path.relative_to(root))
             out[prefix + rel] = file_hash(path, cache)
     return out
@@ -113,7 +113,7 @@ def manifest_of(bot: BotConfig, plugins: Any, cache: HashCache, base_dir: Path,
         manifest["plugin"] = plugins.versions.get(decl.plugin, decl.plugin or "?")
         if decl.target is not None:
             manifest["agent"] = decl.target
-            manifest["agent_code"] = _digest(tree_hashes(
+            manifest["agent_code"] = digest(tree_hashes(
                 [Path(p) for p in code_paths(decl.target) if not p.endswith((".pyc", ".pyo"))],
                 cache, skip))
         else:
@@ -127,8 +127,7 @@ def manifest_of(bot: BotConfig, plugins: Any, cache: HashCache, base_dir: Path,
     else:
         manifest["command"] = bot.command
         manifest["dialect"] = bot.dialect
-    roots = _own_roots(bot) + list(bot.readable)
-    manifest["files"] = tree_hashes(roots, cache, skip)
+    manifest["files"] = tree_hashes(bot_roots(bot), cache, skip)
     if bot.build is not None:
         manifest["build"] = bot.build
     return manifest
@@ -136,7 +135,7 @@ def manifest_of(bot: BotConfig, plugins: Any, cache: HashCache, base_dir: Path,
 
 def fingerprint(manifest: Manifest) -> str:
     """A version's short identity: 16 hex digits of the manifest's SHA-256."""
-    return _digest(manifest)[:16]
+    return digest(manifest)[:16]
 
 
 def changes(old: Manifest, new: Manifest) -> list[str]:
@@ -161,6 +160,11 @@ def changes(old: Manifest, new: Manifest) -> list[str]:
     if old.get("option_files") != new.get("option_files"):
         out.append("option files changed")
     return out or ["fingerprint changed"]
+
+
+def bot_roots(bot: BotConfig) -> list[Path]:
+    """Where a bot's files lie: its own directory and its `readable` paths."""
+    return _own_roots(bot) + list(bot.readable)
 
 
 def _own_roots(bot: BotConfig) -> list[Path]:
@@ -189,10 +193,12 @@ def _show(value: Any) -> str:
     return "none" if value is None else value if isinstance(value, str) else json.dumps(value)
 
 
-def _digest(value: Mapping[str, Any] | Any) -> str:
+def digest(value: Mapping[str, Any] | Any) -> str:
+    """SHA-256 (hex) of a JSON-ready value, its keys sorted."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-__all__ = ["EXCLUDED_NAMES", "HashCache", "Manifest", "RunCache", "bot_manifest", "changes", "file_hash",
-           "fingerprint", "manifest_of", "store_files", "tree_hashes"]
+__all__ = ["EXCLUDED_NAMES", "HashCache", "Manifest", "RunCache", "bot_manifest", "bot_roots", "changes",
+           "digest", "file_hash", "fingerprint", "manifest_of", "store_files", "tree_files",
+           "tree_hashes"]

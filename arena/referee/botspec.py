@@ -93,14 +93,25 @@ class BotCommand:
         without bots/a.py: the program is found, so only a game would tell), or None. A
         command that runs no script file (`python3 -m pkg`, `sh -c '...'`) has none."""
         index = script_index(self.words)
-        if index is None or self.paths[index] is not None:
+        script = self.script_path()
+        if index is None or script is None or script.exists():
             return None
+        return (f"script {self.words[index]!r} not found: {self.words[0]} would run "
+                f"{str(script)!r}, which does not exist (relative paths are relative to "
+                f"{str(self.base)!r})")
+
+    def script_path(self) -> Path | None:
+        """The script file a known interpreter is told to run (see script_index), absolute,
+        whether it exists yet or not (a build may make it); None when the command names none."""
+        index = script_index(self.words)
+        if index is None:
+            return None
+        if self.paths[index] is not None:
+            return self.paths[index]
         word = self.words[index]
         if not _looks_like_path(word):   # perhaps the value of an option we do not know
             return None
-        missing = os.path.normpath(self.base / word)
-        return (f"script {word!r} not found: {self.words[0]} would run {missing!r}, which does "
-                f"not exist (relative paths are relative to {str(self.base)!r})")
+        return Path(os.path.normpath(self.base / word))
 
     def shown(self) -> tuple[Path, ...]:
         """What naming paths shows the bot in the sandbox: each directory it names, and the

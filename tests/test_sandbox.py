@@ -28,6 +28,7 @@ from arena.sandbox import (
     SandboxedProcess,
     SandboxError,
     SandboxWarning,
+    procfs,
 )
 from arena.sandbox.procfs import CLOCK_TICKS, TreeSampler, cpu_since
 
@@ -690,6 +691,26 @@ def test_a_mark_counts_the_processes_born_since_and_knows_when_one_is_gone() -> 
     finally:
         sampler.close()
         os.killpg(proc.pid, signal.SIGKILL)   # the children too, should a check fail
+        proc.wait()
+
+
+def test_a_process_whose_cpu_clock_cannot_be_read_counts_its_ticks(monkeypatch) -> None:
+    # a host that keeps other processes' CPU clocks from the referee: the tree's CPU time
+    # falls back to the stat's ticks rather than to nothing, and its plan is still followed
+    monkeypatch.setattr(procfs, "process_cpu_ns", lambda pid: None)
+    proc = python_answering(_SPIN_ON_ASK)
+    sampler = TreeSampler(proc.pid)
+    try:
+        before = sampler.sample()
+        for _ in range(3):
+            proc.stdin.write("spin\n")
+            assert proc.stdout.readline().strip() == "spun"
+        after = sampler.sample()
+        assert after.cpu_seconds - before.cpu_seconds >= 0.15 - 2 / CLOCK_TICKS   # spun 3 x 50 ms
+        assert sampler.walks == 1 and sampler.pids() == []   # no clock to mark
+    finally:
+        sampler.close()
+        proc.kill()
         proc.wait()
 
 

@@ -134,14 +134,16 @@ class _Task:
 class _Proc:
     """One process of the tree as the last walk found it."""
 
-    __slots__ = ("pid", "stat_fd", "threads", "tasks", "clocked")
+    __slots__ = ("pid", "stat_fd", "threads", "tasks", "clocked", "ticked")
 
-    def __init__(self, pid: int, stat_fd: int, threads: int, tasks: list[_Task], clocked: bool) -> None:
+    def __init__(self, pid: int, stat_fd: int, threads: int, tasks: list[_Task], clocked: bool,
+                 ticked: bool) -> None:
         self.pid = pid
         self.stat_fd = stat_fd
         self.threads = threads
         self.tasks = tasks
-        self.clocked = clocked      #: its own CPU time counts (all but a sandbox's init)
+        self.clocked = clocked      #: its own CPU time is its CPU clock (all but a sandbox's init)
+        self.ticked = ticked        #: ... or its stat's ticks, where the clock cannot be read
 
 
 class _Changed(Exception):
@@ -153,7 +155,8 @@ class TreeSampler:
 
     A process's CPU time is its CPU-time clock (process_cpu_ns: nanoseconds, its exited
     threads included, a system call and no file), read just before its stat: a stat still
-    readable through its fd means the clock was that process's. Only what its reaped
+    readable through its fd means the clock was that process's (a live process whose
+    clock cannot be read counts its stat's ticks instead). Only what its reaped
     children left (cutime + cstime in the stat) is in clock ticks, the one place the
     kernel keeps it: a child reaped between two samples moves from nanoseconds to ticks,
     up to two ticks fewer, so the sum may fall back by that much (never rise).
@@ -249,6 +252,8 @@ class TreeSampler:
                 if int(rest[17]) != proc.threads:
                     raise _Changed
                 ticks += int(rest[13]) + int(rest[14])
+                if proc.ticked:
+                    ticks += int(rest[11]) + int(rest[12])
                 if states and proc.threads == 1 and rest[0] == b"R":
                     runnable = True
                 for task in proc.tasks:
@@ -278,20 +283,23 @@ class TreeSampler:
         while todo:
             pid = todo.pop()
             init = pid == self.root and self.root_is_init
-            own = 0 if init else process_cpu_ns(pid)   # before the stat, as in _follow
+            own = None if init else process_cpu_ns(pid)   # before the stat, as in _follow
             got = self._read(f"/proc/{pid}/stat")
-            if got is None or own is None:
+            if got is None:
                 complete = False
                 continue
             stat_fd, data = got
+            # alive (its stat read after) yet no clock: a host that keeps CPU clocks from
+            # us; its stat's ticks are better than nothing
+            ticked = own is None and not init
             try:
                 rest = data[data.rindex(b")") + 2:].split()
                 threads = int(rest[17])
-                ticks += int(rest[13]) + int(rest[14])
+                ticks += int(rest[13]) + int(rest[14]) + (int(rest[11]) + int(rest[12]) if ticked else 0)
             except (ValueError, IndexError):
                 complete = False
                 continue
-            if not init:
+            if own is not None:
                 ns += own
                 clocks[pid] = own
             if threads == 1:
@@ -329,7 +337,7 @@ class TreeSampler:
                     complete = False
                 else:
                     tasks.append(_Task(tid, sched[0], kids[0], kids[1], tstat_fd))
-            plan.append(_Proc(pid, stat_fd, threads, tasks, not init))
+            plan.append(_Proc(pid, stat_fd, threads, tasks, own is not None, ticked))
         # a tree read with a gap (a thread gone mid-walk) is walked again next time
         self._plan = plan if complete and closes == self._closes else None
         self.clocks = clocks

@@ -75,7 +75,7 @@ def process_cpu_ns(pid: int) -> int | None:
 class CpuMark(NamedTuple):
     """The CPU clocks of a tree's processes at one moment (TreeSampler.mark)."""
 
-    clocks: list[tuple[int, int | None]]   #: (pid, ns or None) of each process the sampler knew
+    clocks: list[tuple[int, int | None]]   #: (pid, ns or None) of each process whose clock the sampler reads
     walks: int = 0                         #: the sampler's walks then: another since, the tree changed
     sampler: TreeSampler | None = None     #: whose tree it is, to find the processes born since
 

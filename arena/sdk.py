@@ -18,6 +18,7 @@ Anything a bot wants to log goes to stderr; stdout carries only protocol lines.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import random
@@ -51,7 +52,12 @@ def run(factory: AgentFactory, options: dict[str, Any] | None = None,
 
     factory(game, rng, **options) makes the agent for each game; rng is seeded by
     the referee, so a bot that takes all its randomness from rng replays exactly.
+    Run on the process's own stdin (a bot's process), at the first handshake, before the
+    agent is made, what start-up left is collected and frozen (freeze_start_up), so no
+    collection during a move goes through it again; a caller passing its own stdin keeps
+    its collector as it is.
     """
+    frozen = stdin is not None   # a caller's stdin: not a bot's process, its collector is left alone
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     make_game = games or create_game
@@ -70,6 +76,9 @@ def run(factory: AgentFactory, options: dict[str, Any] | None = None,
             name, _seat, seed = words[2], int(words[3]), int(words[4])
             rules = dict(word.split("=", 1) for word in words[5:])
             game = make_game(name, rules)
+            if not frozen:
+                freeze_start_up()
+                frozen = True
             agent = factory(game, random.Random(seed), **options)
             _send(stdout, "ready")
         elif command == "turn":
@@ -90,6 +99,18 @@ def run(factory: AgentFactory, options: dict[str, Any] | None = None,
         else:
             print(f"arena.sdk: ignoring unknown message {raw.strip()[:80]!r}", file=sys.stderr)
     return 0
+
+
+def freeze_start_up() -> None:
+    """Collect garbage, then move every object left to the collector's permanent generation.
+
+    A full collection goes through every object the collector tracks: a bot's modules and
+    the game's tables (about 12,000 objects, 1.7-3.5 ms here, for the mcts bot at ultimate) would
+    be gone through again at each one that falls inside a move. Done here, in the start-up
+    allowance, before any agent exists: nothing frozen is an agent's, so nothing a game
+    drops is kept for good (frozen objects are freed only by reference counting)."""
+    gc.collect()
+    gc.freeze()
 
 
 def lazy_state(game: Game, legal: str, text: str) -> State:

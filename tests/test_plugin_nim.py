@@ -79,7 +79,7 @@ def test_perft_and_random_games_follow_the_rules(env):
     taken = re.search(r"^moves: ([\d,]+)$", game, re.M).group(1).split(",")
     assert sum(map(int, taken)) == PILE
     for args, message in ((("--moves", "0"), "move 0 is not legal with 21 stones left"),
-                          (("--moves", "4"), "cells are numbered 0..3"),
+                          (("--moves", "4"), "'4' is not a move: expected a cell number 0..3"),
                           (("--rule", "last=sometimes"), "'last' cannot be 'sometimes'")):
         bad = arena(env, "perft", "nim", "1", *args, code=2)
         assert message in bad.stderr and len(bad.stderr.splitlines()) == 1, bad.stderr

@@ -76,8 +76,27 @@ def test_a_bot_well_within_its_limit_is_on_time_and_its_cpu_is_recorded(sandbox)
     record = play_game(ULTIMATE, (spinner(30), GOOD), 3, sandbox, settings)
     assert record.termination is Termination.NORMAL, record.reason
     mine = [m for m in record.moves if m.seat == 0]
-    # CPU from the request to the reply, in clock ticks: the 30 ms of spinning show
+    # CPU from the request to the reply: the 30 ms of spinning show
     assert all(m.cpu_ms >= 20 for m in mine), [m.cpu_ms for m in mine]
+
+
+@pytest.mark.parametrize("marked", [False, True], ids=["read first", "marked"])
+def test_a_moves_cpu_time_is_what_the_bot_itself_measured_to_the_millisecond(sandbox, monkeypatch, marked):
+    # The bot spins 5, 15 or 25 ms a move, measured by itself (time.process_time), and
+    # reports each on stderr. Read in clock ticks (10 ms) each move was 5 ms off; in
+    # nanoseconds only what the bot does outside its own measure (reading the request,
+    # writing the reply: tens of microseconds) separates the two. Both ways of starting
+    # the clock (MoveMeter): the tree read before the request, or its clocks marked.
+    monkeypatch.setattr(referee_module, "_kept_to_my_cpu", lambda pid, mine: not marked)
+    bot = BotSpec(name="reporter", argv=(sys.executable, str(BOTS / "cpu_report_bot.py")), readable=(str(BOTS),))
+    settings = MatchSettings(time=TimeControl(move_ms=5000, startup_ms=5000))
+    record = play_game(ULTIMATE, (bot, GOOD), 3, sandbox, settings)
+    assert record.termination is Termination.NORMAL, record.reason
+    measured = [m.cpu_ms for m in record.moves if m.seat == 0]
+    spent = [float(line.split()[1]) for line in record.stderr_tails[0].splitlines() if line.startswith("spent ")]
+    assert len(spent) == len(measured) >= 5, (spent, measured)
+    for own, referee in zip(spent, measured):
+        assert referee is not None and abs(referee - own) <= 1.0, list(zip(spent, measured))
 
 
 def test_only_a_reply_too_quick_to_cost_anything_goes_unmeasured(sandbox):

@@ -112,6 +112,29 @@ def test_a_line_printed_while_a_person_thinks_is_unasked_not_the_next_move(sandb
     assert [m.seat for m in record.moves] == [0, 1, 0, 1, 0], record.moves
 
 
+#: per dialect, a reply whose words are not a move's and one that names a cell off the grid
+NOT_MOVES = [("arena", "hello referee", "81"), ("codingame", "4 four", "1414 4"),
+             ("theaigames", "place_move -2 -1352", "place_move 4 1414"), ("riddles", "place_disc x", "place_disc 9 0")]
+
+
+@pytest.mark.parametrize(("dialect", "bad_words", "off_grid"), NOT_MOVES, ids=[d for d, _, _ in NOT_MOVES])
+def test_every_reply_that_is_not_a_move_is_said_one_way_naming_what_was_expected(sandbox, dialect, bad_words,
+                                                                                 off_grid):
+    # a reply of the wrong shape and one off the grid are one fault (malformed), and
+    # read as one sentence: what came, and what the dialect expects (they were 'expected
+    # 'place_move X Y', got ...' and 'row 1414 column 4 is off the 9x9 grid')
+    expected = []
+    for reply in (bad_words, off_grid):
+        bot = BotSpec(name="fixed", argv=(sys.executable, str(BOTS / "fixed_reply_bot.py"), dialect, reply),
+                      dialect=dialect, readable=(str(BOTS),))
+        record = play_game(ULTIMATE, (bot, SDK_BOT), 3, sandbox, SETTINGS)
+        assert record.termination is Termination.MALFORMED and record.faulted == 0, record.reason
+        shape = f"fixed (seat 0): move 1: {reply!r} is not a move: expected "
+        assert record.reason.startswith(shape), record.reason
+        expected.append(record.reason.removeprefix(shape))
+    assert expected[0] == expected[1], expected
+
+
 def test_a_bot_the_host_cannot_start_loses_no_game(sandbox):
     # a launcher that will not run is the machine's failure: play_game raises it, as does
     # the preflight, and a league stops (RunError) rather than charge a bot for it

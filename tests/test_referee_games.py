@@ -80,6 +80,20 @@ def test_record_round_trips_through_json(sandbox):
     assert again == record
 
 
+def test_an_sdk_bot_starts_its_moves_with_what_start_up_made_frozen(sandbox):
+    # A full collection inside a move goes through every object the collector tracks:
+    # the SDK freezes what start-up left (modules, the game) at the first handshake, so
+    # those are never gone through again; what the agent makes stays collectable.
+    bot = BotSpec(name="gc-report", argv=(sys.executable, str(ROOT / "tests" / "fixture_bots" / "gc_report_bot.py")),
+                  readable=(str(ROOT / "tests" / "fixture_bots"), ARENA_PACKAGE_DIR))
+    record = play_game(R.create("ultimate"), (bot, SDK_BOT), 1, sandbox, SETTINGS)
+    assert record.termination is Termination.NORMAL, record.reason
+    reports = [line.split() for line in record.stderr_tails[0].splitlines() if line.startswith("frozen ")]
+    assert len(reports) == len([m for m in record.moves if m.seat == 0]) > 0
+    for _, frozen, _, tracked in reports:
+        assert int(frozen) > int(tracked) >= 100, reports   # the agent's 100 tables are not frozen
+
+
 def arena(*args, cwd=ROOT):
     return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True,
                           timeout=300, cwd=cwd)

@@ -28,8 +28,9 @@ from arena.sandbox import (
     SandboxedProcess,
     SandboxError,
     SandboxWarning,
+    procfs,
 )
-from arena.sandbox.procfs import TreeSampler, cpu_since
+from arena.sandbox.procfs import CLOCK_TICKS, TreeSampler, cpu_since
 
 HOSTILE = Path(__file__).parent / "hostile"
 MODES = ("auto", "unshare", "none")
@@ -615,7 +616,7 @@ def test_tree_sampler_follows_a_tree_that_grows_and_shrinks() -> None:
         child = int(ask("fork"))             # a new process, 0.3 s of CPU spent already
         grown = sampler.sample()
         assert set(grown.waits) == {proc.pid, child} and sampler.walks == 2
-        launched = TreeSampler(proc.pid, root_waits=False)   # as under a sandbox's init:
+        launched = TreeSampler(proc.pid, root_is_init=True)   # as under a sandbox's init:
         assert set(launched.sample().waits) == {child}       # the root's waits only are not read
         launched.close()
         assert grown.cpu_seconds - first.cpu_seconds >= 0.2
@@ -625,10 +626,12 @@ def test_tree_sampler_follows_a_tree_that_grows_and_shrinks() -> None:
         assert ask("reap") == "reaped"       # the child gone: its CPU is in the root's now
         shrunk = sampler.sample()
         assert set(shrunk.waits) == {proc.pid, tid} and sampler.walks == 4
-        assert shrunk.cpu_seconds >= grown.cpu_seconds
+        # its 0.3 s still count, in its parent's reaped-children times: clock ticks there,
+        # the only unit the kernel gives them in, so up to two ticks fewer than it read live
+        assert shrunk.cpu_seconds >= grown.cpu_seconds - 2 / CLOCK_TICKS
         sampler.sample(states=True)
         assert sampler.walks == 4
-        launched = TreeSampler(proc.pid, root_waits=False)   # and not its threads' either
+        launched = TreeSampler(proc.pid, root_is_init=True)   # and not its threads' either
         assert launched.sample().waits == {} and launched.sample().waits == {}
         assert launched.walks == 1
         launched.close()
@@ -688,6 +691,26 @@ def test_a_mark_counts_the_processes_born_since_and_knows_when_one_is_gone() -> 
     finally:
         sampler.close()
         os.killpg(proc.pid, signal.SIGKILL)   # the children too, should a check fail
+        proc.wait()
+
+
+def test_a_process_whose_cpu_clock_cannot_be_read_counts_its_ticks(monkeypatch) -> None:
+    # a host that keeps other processes' CPU clocks from the referee: the tree's CPU time
+    # falls back to the stat's ticks rather than to nothing, and its plan is still followed
+    monkeypatch.setattr(procfs, "process_cpu_ns", lambda pid: None)
+    proc = python_answering(_SPIN_ON_ASK)
+    sampler = TreeSampler(proc.pid)
+    try:
+        before = sampler.sample()
+        for _ in range(3):
+            proc.stdin.write("spin\n")
+            assert proc.stdout.readline().strip() == "spun"
+        after = sampler.sample()
+        assert after.cpu_seconds - before.cpu_seconds >= 0.15 - 2 / CLOCK_TICKS   # spun 3 x 50 ms
+        assert sampler.walks == 1 and sampler.pids() == []   # no clock to mark
+    finally:
+        sampler.close()
+        proc.kill()
         proc.wait()
 
 

@@ -15,6 +15,12 @@ class GameError(ArenaError, ValueError):
 class InvalidMoveError(GameError):
     """Move text that is not a move of this game at all (syntax)."""
 
+    @classmethod
+    def expected(cls, text: str, expected: str) -> InvalidMoveError:
+        """The one wording of this fault, whatever was wrong with the text (its shape, a
+        number out of range): "'TEXT' is not a move: expected EXPECTED"."""
+        return cls(f"{text.strip()[:80]!r} is not a move: expected {expected}")
+
 
 class IllegalMoveError(GameError):
     """A move that is well formed but not legal in this position."""
@@ -162,14 +168,9 @@ class Game(abc.ABC):
     def parse_move(self, text: str) -> int:
         """The move a canonical move text names; raises InvalidMoveError."""
         text = text.strip()
-        if not text.isascii() or not text.isdigit():
-            raise InvalidMoveError(f"{text[:40]!r} is not a move: expected a cell number "
-                                   f"0..{self.info.move_count - 1}")
-        move = int(text)
-        if move >= self.info.move_count:
-            raise InvalidMoveError(f"{text!r} is not a move: cells are numbered "
-                                   f"0..{self.info.move_count - 1}")
-        return move
+        if not text.isascii() or not text.isdigit() or int(text) >= self.info.move_count:
+            raise InvalidMoveError.expected(text, f"a cell number 0..{self.info.move_count - 1}")
+        return int(text)
 
     def replay(self, moves: list[int]) -> State:
         """The state after playing moves from the start."""

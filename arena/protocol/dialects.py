@@ -99,9 +99,10 @@ class ArenaDialect(Dialect):
 
     def parse_move(self, game: Game, turn: TurnInfo, line: str) -> int:
         text = line.strip()
-        if not text or len(text.split()) != 1:
-            raise InvalidMoveError(f"expected one move, got {line[:80]!r}")
-        return game.parse_move(text)
+        move = game.parse_move(text)   # a text the game refuses: the game says what it expects
+        if len(text.split()) != 1:     # a game may read spaces; the protocol's move is one word
+            raise InvalidMoveError.expected(text, "one move, a single word")
+        return move
 
     def over_lines(self, result: str, termination: str) -> list[str]:
         return [f"over {result} {termination}"]
@@ -131,11 +132,11 @@ def cell_to_row_col(game: Game, cell: int) -> tuple[int, int]:
     return 3 * (board // 3) + square // 3, 3 * (board % 3) + square % 3
 
 
-def row_col_to_cell(game: Game, row: int, col: int) -> int:
-    """Inverse of cell_to_row_col."""
+def row_col_to_cell(game: Game, row: int, col: int) -> int | None:
+    """Inverse of cell_to_row_col; None for a row or column off the grid."""
     width = _grid_width(game)
     if not (0 <= row < width and 0 <= col < width):
-        raise InvalidMoveError(f"row {row} column {col} is off the {width}x{width} grid")
+        return None
     if width == 3:
         return 3 * row + col
     return 9 * (3 * (row // 3) + col // 3) + 3 * (row % 3) + col % 3
@@ -168,9 +169,11 @@ class CodinGameDialect(Dialect):
 
     def parse_move(self, game: Game, turn: TurnInfo, line: str) -> int:
         match = _INT_PAIR.match(line)
-        if not match:
-            raise InvalidMoveError(f"expected 'row col', got {line[:80]!r}")
-        return row_col_to_cell(game, int(match[1]), int(match[2]))
+        cell = row_col_to_cell(game, int(match[1]), int(match[2])) if match else None
+        if cell is None:
+            top = _grid_width(game) - 1
+            raise InvalidMoveError.expected(line, f"'row col', each 0..{top}")
+        return cell
 
 
 class TheAIGamesDialect(Dialect):
@@ -226,9 +229,11 @@ class TheAIGamesDialect(Dialect):
 
     def parse_move(self, game: Game, turn: TurnInfo, line: str) -> int:
         match = self._REPLY.match(line)
-        if not match:
-            raise InvalidMoveError(f"expected 'place_move X Y', got {line[:80]!r}")
-        return row_col_to_cell(game, int(match[2]), int(match[1]))
+        cell = row_col_to_cell(game, int(match[2]), int(match[1])) if match else None
+        if cell is None:
+            top = _grid_width(game) - 1
+            raise InvalidMoveError.expected(line, f"'place_move X Y', X the column and Y the row, each 0..{top}")
+        return cell
 
 
 #: the dialects that ship with arena, registered by the default plugin arena.protocol.plugin;

@@ -129,7 +129,7 @@ class MoveMeter:
         if self._marked is None:
             return
         self._base = self._sample(False)
-        early = cpu_since(self._marked)   # just after the reading: it finds the processes born since
+        early = cpu_since(self._marked)   # just after the reading: it ends at its clocks, finds those born since
         # the waits count from here, not from the mark: a wait between the two is not
         # forgiven, which can only make the move's net wall time longer, never shorter
         self._own_base = self._own_wait()

@@ -198,8 +198,9 @@ class SandboxedProcess:
                 self._bot_stat = None
 
     def usage(self, states: bool = False) -> TreeUsage:
-        """CPU time and per-thread run-queue wait of every process and thread of the bot
-        (the launcher and all below it); with states, whether one is runnable now.
+        """CPU time (ns; what reaped processes left in ticks) and per-thread run-queue wait
+        of every process and thread of the bot (all below the namespace's init, or the
+        launcher and all below it); with states, whether one is runnable now.
         Empty once the launcher is reaped: its pid may then belong to someone else."""
         if self._raw_status is not None or self._released:
             return TreeUsage(self.cpu_seconds(), {})
@@ -208,7 +209,7 @@ class SandboxedProcess:
             # below the namespace's init when it is known: the launcher outside (bwrap)
             # is not the bot, and each process read costs a few microseconds
             init = self._init.pid if self._init is not None else 0
-            self._tree = TreeSampler(init or self.pid, root_waits=not init)
+            self._tree = TreeSampler(init or self.pid, root_is_init=bool(init))
         return self._tree.sample(states)
 
     def cpu_mark(self) -> CpuMark | None:

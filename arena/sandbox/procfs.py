@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+TICK_NS = 1_000_000_000 // CLOCK_TICKS
 PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -57,11 +58,16 @@ def read_stat(pid: int) -> Stat | None:
         return None
 
 
+def _cpu_clock(pid: int) -> int:
+    """The clock id of a process's CPU-time clock (clock_getcpuclockid's)."""
+    return (~pid << 3) | 2   # CPUCLOCK_SCHED of the whole process
+
+
 def process_cpu_ns(pid: int) -> int | None:
-    """CPU time of one process, all its threads, in ns: its CPU-time clock, one system
-    call and no file (clock_getcpuclockid's clock). None if there is no such process."""
+    """CPU time of one process, all its threads (exited ones too), in ns: its CPU-time
+    clock, one system call and no file. None if there is no such process."""
     try:
-        return time.clock_gettime_ns((~pid << 3) | 2)   # the process's CPUCLOCK_SCHED clock
+        return time.clock_gettime_ns(_cpu_clock(pid))
     except OSError:
         return None
 
@@ -69,33 +75,37 @@ def process_cpu_ns(pid: int) -> int | None:
 class CpuMark(NamedTuple):
     """The CPU clocks of a tree's processes at one moment (TreeSampler.mark)."""
 
-    clocks: list[tuple[int, int | None]]   #: (pid, ns or None) of each process the sampler knew
+    clocks: list[tuple[int, int | None]]   #: (pid, ns or None) of each process whose clock the sampler reads
     walks: int = 0                         #: the sampler's walks then: another since, the tree changed
     sampler: TreeSampler | None = None     #: whose tree it is, to find the processes born since
 
 
 def cpu_since(mark: CpuMark) -> float | None:
-    """Seconds of CPU the marked tree has used since the mark, or None where that cannot
-    be known. Take it just after a sample: a process that sample found and the mark did
-    not (born since) counts all its CPU time. None if a marked process is gone (its time
+    """Seconds of CPU the marked tree has used from the mark to the sampler's sample since
+    (to now without one), or None where that cannot be known. Take it just after a
+    sample: the clocks that sample read are the end (none is read twice, and the sample's
+    CPU time starts where this ends); a process that sample found and the mark did not
+    (born since) counts all its CPU time. None if a marked process is gone (its time
     since the mark is then in its parent's children times, and so in the sample), or if
-    the tree changed and the sample could not follow it whole. Not exact for a pid reused
-    in between (the new process's clock is read; one that went back counts nothing): the
-    caller bounds the count by the CPU time the wall time allows (MoveMeter.sent)."""
+    the tree changed and the sample could not follow it whole. Not exact for a pid reused in between (the new process's
+    clock is read; one that went back counts nothing): the caller bounds the count by the
+    CPU time the wall time allows (MoveMeter.sent)."""
+    sampler = mark.sampler
+    sampled = sampler.clocks if sampler is not None else {}
     total = 0
     for pid, before in mark.clocks:
-        now = process_cpu_ns(pid)
+        now = sampled.get(pid)
         if now is None:
-            return None
+            now = process_cpu_ns(pid)   # not in the sample: gone, or a mark of no sampler's
+            if now is None:
+                return None
         if before is not None and now > before:
             total += now - before
-    sampler = mark.sampler
     if sampler is not None and sampler.walks != mark.walks:
-        found = sampler.pids()
-        if found is None:
+        if sampler.pids() is None:
             return None
         marked = {pid for pid, _ in mark.clocks}
-        total += sum(process_cpu_ns(pid) or 0 for pid in found if pid not in marked)
+        total += sum(ns for pid, ns in sampled.items() if pid not in marked)
     return total / 1e9
 
 
@@ -103,7 +113,7 @@ class TreeUsage(NamedTuple):
     """A process tree at one moment: CPU used so far, run-queue wait of each thread.
     (A named tuple: one is made at every reading, and a tuple is the cheapest to make.)"""
 
-    cpu_seconds: float                 #: user + system time of every process, reaped ones included
+    cpu_seconds: float                 #: CPU time of every process (ns), and what reaped ones left (ticks)
     waits: dict[int, float]            #: thread id -> seconds it has waited, runnable, for a CPU
     runnable: bool = False             #: some thread is running or waiting for a CPU right now
 
@@ -124,13 +134,16 @@ class _Task:
 class _Proc:
     """One process of the tree as the last walk found it."""
 
-    __slots__ = ("pid", "stat_fd", "threads", "tasks")
+    __slots__ = ("pid", "stat_fd", "threads", "tasks", "clocked", "ticked")
 
-    def __init__(self, pid: int, stat_fd: int, threads: int, tasks: list[_Task]) -> None:
+    def __init__(self, pid: int, stat_fd: int, threads: int, tasks: list[_Task], clocked: bool,
+                 ticked: bool) -> None:
         self.pid = pid
         self.stat_fd = stat_fd
         self.threads = threads
         self.tasks = tasks
+        self.clocked = clocked      #: its own CPU time is its CPU clock (all but a sandbox's init)
+        self.ticked = ticked        #: ... or its stat's ticks, where the clock cannot be read
 
 
 class _Changed(Exception):
@@ -139,6 +152,14 @@ class _Changed(Exception):
 
 class TreeSampler:
     """Reads a process tree's CPU time and per-thread run-queue wait from /proc.
+
+    A process's CPU time is its CPU-time clock (process_cpu_ns: nanoseconds, its exited
+    threads included, a system call and no file), read just before its stat: a stat still
+    readable through its fd means the clock was that process's (a live process whose
+    clock cannot be read counts its stat's ticks instead). Only what its reaped
+    children left (cutime + cstime in the stat) is in clock ticks, the one place the
+    kernel keeps it: a child reaped between two samples moves from nanoseconds to ticks,
+    up to two ticks fewer, so the sum may fall back by that much (never rise).
 
     Files stay open between samples (a pread is a few microseconds; an open is more)
     and each fd stays bound to the process it was opened for, so a reused pid is
@@ -154,15 +175,17 @@ class TreeSampler:
 
     MAX_FDS = 256
 
-    def __init__(self, root: int, root_waits: bool = True) -> None:
-        """root_waits=False: the root's own run-queue wait is not read (a sandbox's init,
-        which only waits for the bot: its waiting is never the bot's)."""
+    def __init__(self, root: int, root_is_init: bool = False) -> None:
+        """root_is_init: the root is a sandbox's init, which only waits for the bot: neither
+        its run-queue wait nor its own CPU time is the bot's, and neither is read (one file
+        and one clock fewer at every reading); what its reaped children left still counts."""
         self.root = root
-        self.root_waits = root_waits
+        self.root_is_init = root_is_init
         self._fds: dict[str, int] = {}
         self._plan: list[_Proc] | None = None
         self._closes = 0   #: close() calls: a walk that saw one holds closed fds
         self.walks = 0     #: full walks so far (the rest of the samples followed the plan)
+        self.clocks: dict[int, int] = {}   #: pid -> CPU clock (ns) as the last sample read it
 
     def _open(self, path: str) -> int | None:
         fd = self._fds.get(path)
@@ -203,26 +226,34 @@ class TreeSampler:
         pids = self.pids()
         if pids is None:
             return None
+        self.clocks = {}   # cpu_since counts up to the next sample's clocks, or to now
         return CpuMark([(pid, process_cpu_ns(pid)) for pid in pids], self.walks, self)
 
     def pids(self) -> list[int] | None:
-        """The processes the last sample found, parents first; None when it found the
-        tree changing (the next sample walks it afresh)."""
-        return None if self._plan is None else [proc.pid for proc in self._plan]
+        """The processes whose CPU time the last sample read (a sandbox's init is not one),
+        parents first; None when it found the tree changing (the next sample walks it afresh)."""
+        return None if self._plan is None else [proc.pid for proc in self._plan if proc.clocked]
 
     def _follow(self, plan: list[_Proc], states: bool) -> TreeUsage:
         """A sample along the last walk's plan; _Changed if the tree's shape changed."""
         pread = os.pread
-        cpu = 0
+        clock = time.clock_gettime_ns
+        ns = ticks = 0
+        clocks: dict[int, int] = {}
         waits: dict[int, float] = {}
         runnable = False
         try:
             for proc in plan:
+                if proc.clocked:   # the clock before the stat: the stat read says it was this process's
+                    clocks[proc.pid] = own = clock(_cpu_clock(proc.pid))
+                    ns += own
                 data = pread(proc.stat_fd, 4096, 0)
                 rest = data[data.rindex(b")") + 2:].split(None, 18)
                 if int(rest[17]) != proc.threads:
                     raise _Changed
-                cpu += int(rest[11]) + int(rest[12]) + int(rest[13]) + int(rest[14])
+                ticks += int(rest[13]) + int(rest[14])
+                if proc.ticked:
+                    ticks += int(rest[11]) + int(rest[12])
                 if states and proc.threads == 1 and rest[0] == b"R":
                     runnable = True
                 for task in proc.tasks:
@@ -235,12 +266,14 @@ class TreeSampler:
                         runnable = tstat[tstat.rindex(b")") + 2:][:1] == b"R"
         except (OSError, ValueError, IndexError):
             raise _Changed from None  # a process gone or a file unreadable: walk again
-        return TreeUsage(cpu / CLOCK_TICKS, waits, runnable)
+        self.clocks = clocks
+        return TreeUsage((ns + ticks * TICK_NS) / 1e9, waits, runnable)
 
     def _walk(self, states: bool) -> TreeUsage:
         """A sample that finds the tree afresh, from the root down, and keeps its plan."""
         self.walks += 1
-        cpu = 0
+        ns = ticks = 0
+        clocks: dict[int, int] = {}
         waits: dict[int, float] = {}
         runnable = False
         plan: list[_Proc] = []
@@ -249,18 +282,26 @@ class TreeSampler:
         todo = [self.root]
         while todo:
             pid = todo.pop()
+            init = pid == self.root and self.root_is_init
+            own = None if init else process_cpu_ns(pid)   # before the stat, as in _follow
             got = self._read(f"/proc/{pid}/stat")
             if got is None:
                 complete = False
                 continue
             stat_fd, data = got
+            # alive (its stat read after) yet no clock: a host that keeps CPU clocks from
+            # us; its stat's ticks are better than nothing
+            ticked = own is None and not init
             try:
                 rest = data[data.rindex(b")") + 2:].split()
-                cpu += int(rest[11]) + int(rest[12]) + int(rest[13]) + int(rest[14])
                 threads = int(rest[17])
+                ticks += int(rest[13]) + int(rest[14]) + (int(rest[11]) + int(rest[12]) if ticked else 0)
             except (ValueError, IndexError):
                 complete = False
                 continue
+            if own is not None:
+                ns += own
+                clocks[pid] = own
             if threads == 1:
                 tids = [pid]
                 runnable = runnable or (states and rest[0] == b"R")
@@ -273,7 +314,7 @@ class TreeSampler:
             tasks: list[_Task] = []
             for tid in tids:
                 task = f"/proc/{pid}/task/{tid}"
-                if pid == self.root and not self.root_waits:
+                if init:
                     sched: tuple[int, bytes] | None = (-1, b"")   # no fd: not read
                 else:
                     sched = self._read(task + "/schedstat")
@@ -296,10 +337,11 @@ class TreeSampler:
                     complete = False
                 else:
                     tasks.append(_Task(tid, sched[0], kids[0], kids[1], tstat_fd))
-            plan.append(_Proc(pid, stat_fd, threads, tasks))
+            plan.append(_Proc(pid, stat_fd, threads, tasks, own is not None, ticked))
         # a tree read with a gap (a thread gone mid-walk) is walked again next time
         self._plan = plan if complete and closes == self._closes else None
-        return TreeUsage(cpu / CLOCK_TICKS, waits, runnable)
+        self.clocks = clocks
+        return TreeUsage((ns + ticks * TICK_NS) / 1e9, waits, runnable)
 
     def close(self) -> None:
         """Close every open file (a later sample opens them again)."""

@@ -27,11 +27,10 @@ class HackerEarthDialect(Dialect):
 
     def parse_move(self, game: Game, turn: TurnInfo, line: str) -> int:
         words = line.split()
-        if len(words) != 2 or not all(word.isdigit() for word in words):
-            raise InvalidMoveError(f"expected 'x y', got {line[:80]!r}")
+        if len(words) != 2 or not all(word.isdigit() and int(word) <= 2 for word in words):
+            # arena's one wording for a reply that is not a move, whatever is wrong with it
+            raise InvalidMoveError.expected(line, "'x y', each 0..2")
         x, y = int(words[0]), int(words[1])
-        if x > 2 or y > 2:
-            raise InvalidMoveError(f"x {x} y {y} is off the 3x3 board")
         return 3 * y + x           # tic-tac-toe's moves number the squares row by row
 
 

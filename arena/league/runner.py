@@ -23,6 +23,7 @@ from arena.referee import (
 )
 from arena.referee.botspec import ARENA_PACKAGE_DIR, bot_spec, command_spec
 from arena.sandbox import Sandbox
+from arena.userfiles import not_regular
 
 from .config import BotConfig, BotProblem, LeagueConfig, load_config
 from .executors.base import Executor, GameJob, RunError, cause
@@ -64,9 +65,12 @@ def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
             if wrong is not None:
                 return BotProblem(wrong, option=key)
             path = decl.options[key].file_path(options[key], base_dir)
-            if base_dir is not None and path is not None and not path.is_file():
+            if base_dir is not None and path is not None and not path.exists():
                 return BotProblem(f"no file {str(path)!r} (a path is taken from the config's "
                                   "directory; JSON text starting with '{' is also allowed)", option=key)
+            kind = None if path is None or base_dir is None else not_regular(path)
+            if kind is not None:
+                return BotProblem(f"{str(path)!r} is {kind}, not a regular file", option=key)
         return None
     return check
 

@@ -311,7 +311,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
     publish = None if top.get("publish") is None else _path(reader, top["publish"], ("publish",),
                                                            base)
 
-    bots = _bots(reader, top["bots"], base, game, known_bots, known.dialects, store)
+    bots = _bots(reader, top["bots"], base, game, known_bots, known.dialects, store, publish)
     played = games.create(game, **rules)
     for i, bot in enumerate(bots):
         why = None if bot.command is None else known.dialects.require(bot.dialect).supports(played)
@@ -434,7 +434,8 @@ def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str) -> dict[str
 
 
 def _bots(reader: Reader, raw: Any, base: Path, game: str, known_bots: BotCheck | None,
-          dialects: Registry[Dialect], store: Path | None = None) -> tuple[BotConfig, ...]:
+          dialects: Registry[Dialect], store: Path | None = None,
+          publish: Path | None = None) -> tuple[BotConfig, ...]:
     if not isinstance(raw, list) or len(raw) < 2:
         count = f"{len(raw)} bot{'s' * (len(raw) != 1)}" if isinstance(raw, list) else _describe(raw)
         reader.fail(("bots",), f"must be a list of at least 2 bots (each with name and bot "
@@ -448,7 +449,7 @@ def _bots(reader: Reader, raw: Any, base: Path, game: str, known_bots: BotCheck 
                                              f"bots[{first_use[bot.name]}]); names must be unique")
         first_use[bot.name] = i
         bots.append(bot)
-    check_sight(reader, raw, bots, base, store)
+    check_sight(reader, raw, bots, base, store, publish)
     return tuple(bots)
 
 

@@ -28,6 +28,7 @@ from arena.referee.timecontrol import TimeControl, TimeoutPolicy
 from arena.registry import Registry
 from arena.sandbox import MODES as SANDBOX_MODES
 from arena.sandbox import Limits
+from arena.userfiles import not_regular
 
 from .configfile import ConfigError, KeyPath, Reader, format_path, read_yaml
 from .sight import check_sight, own_code
@@ -43,8 +44,8 @@ MAX_GAMES = 1_000_000      #: games in one league, all pairings together
 MAX_WORKERS = 4096         #: the run also caps local workers at 4 per CPU, with a warning
 SANDBOX_KEYS = ("mode",) + tuple(f.name for f in dataclasses.fields(Limits))
 
-__all__ = ["BotCheck", "BotConfig", "BotProblem", "ConfigError", "LeagueConfig", "RatingConfig",
-           "RayConfig", "config_from_dict", "format_path", "load_config"]
+__all__ = ["BotCheck", "BotConfig", "BotProblem", "ConfigError", "LeagueConfig", "PathCheck",
+           "RatingConfig", "RayConfig", "config_from_dict", "format_path", "load_config"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,8 @@ class BotProblem:
 
 #: Checks a registered bot: (bot name, game, options) -> None when fine, else the problem.
 BotCheck = Callable[[str, str, Mapping[str, Any]], "str | BotProblem | None"]
+#: Checks a path the config names: None when fine, else the problem (one line).
+PathCheck = Callable[[Path], "str | None"]
 
 
 # --- the config, as dataclasses -------------------------------------------------------------
@@ -199,13 +202,14 @@ NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 def load_config(path: str | os.PathLike[str], known_bots: BotCheck | None = None, *,
                 games: GameRegistry | None = None,
                 dialects: Registry[Dialect] | None = None,
-                executors: Collection[str] | None = None) -> LeagueConfig:
+                executors: Collection[str] | None = None,
+                publish_check: PathCheck | None = None) -> LeagueConfig:
     """Read and validate a league YAML file; raises ConfigError (one line) on any problem.
     Games, dialects and executors (the names `executor:` may give) are the loaded plugins'
-    unless given."""
+    unless given; publish_check, when given, checks the `publish` path (a run writes it)."""
     data, reader = read_yaml(path)
     return _build(reader, data, Path(path).resolve().parent, known_bots,
-                  _known(games, dialects, executors), Path(path))
+                  _known(games, dialects, executors), Path(path), publish_check)
 
 
 def config_from_dict(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] = ".",
@@ -252,7 +256,7 @@ def _rating(reader: Reader, raw: Any) -> RatingConfig:
 
 
 def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, known: _Known,
-           source: Path | None) -> LeagueConfig:
+           source: Path | None, publish_check: PathCheck | None = None) -> LeagueConfig:
     games = known.games
     if data is None:
         reader.fail((), f"the config is empty; expected a mapping with keys {', '.join(TOP_KEYS)}")
@@ -303,13 +307,19 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         ray = RayConfig()
 
     store = _path(reader, top.get("store", f"results/{name}.sqlite"), ("store",), base)
-    if store.exists() and store.is_dir():
-        reader.fail(("store",), f"must be a file path, but {str(store)!r} is a directory")
+    kind = not_regular(store)   # sqlite would open /dev/null and write /dev/null-journal
+    if kind is not None:
+        reader.fail(("store",), f"must be a regular file or a path where none exists yet, but "
+                                f"{str(store)!r} is {kind}")
     above = next(p for p in store.parents if p.exists())   # what must hold the missing dirs
     if not above.is_dir():
         reader.fail(("store",), f"cannot be made: {str(above)!r} is a file, not a directory")
     publish = None if top.get("publish") is None else _path(reader, top["publish"], ("publish",),
                                                            base)
+    if publish is not None and publish_check is not None:
+        problem = publish_check(publish)
+        if problem is not None:
+            reader.fail(("publish",), problem)
 
     bots = _bots(reader, top["bots"], base, game, known_bots, known.dialects, store, publish)
     played = games.create(game, **rules)

@@ -25,14 +25,14 @@ from arena.referee.botspec import ARENA_PACKAGE_DIR, bot_spec, command_spec
 from arena.sandbox import Sandbox
 from arena.userfiles import not_regular
 
-from .config import BotConfig, BotProblem, LeagueConfig, load_config
+from .config import BotConfig, BotProblem, LeagueConfig, PathCheck, load_config
 from .executors.base import Executor, GameJob, RunError, cause
 from .executors.local import WORKERS_PER_CPU
 from .leaderboard import build_leaderboard, render_top
 from .preflight import start_all
 from .progress import Progress, standings_every
 from .schedule import Fixture, league_openings, schedule
-from .store import Store, StoreError, VersionNote
+from .store import Store, StoreError, VersionNote, check_store_path
 from .versions import Manifest, RunCache, manifest_of, store_files
 
 
@@ -75,12 +75,14 @@ def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
     return check
 
 
-def load_league(path: str, plugins: Plugins | None = None) -> LeagueConfig:
-    """A league config validated against the registered bots and games."""
+def load_league(path: str, plugins: Plugins | None = None,
+                publish_check: PathCheck | None = None) -> LeagueConfig:
+    """A league config validated against the registered bots and games (and with
+    publish_check, its `publish` path: a run's)."""
     plugins = plugins or loaded_plugins()
     return load_config(path, known_bots_check(plugins, Path(path).resolve().parent),
                        games=plugins.games, dialects=plugins.dialects,
-                       executors=plugins.executors.names())
+                       executors=plugins.executors.names(), publish_check=publish_check)
 
 
 def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
@@ -178,6 +180,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     out = out or sys.stderr
     plugins = plugins or loaded_plugins()
     executor = registered_executor(plugins, config.executor)
+    check_store_path(config.store)   # before a build writes anything or a game is played
     executor.check(config)
     build_bots(config, out)
     started = time.monotonic()

@@ -189,3 +189,24 @@ def test_a_spy_named_elsewhere_reads_nothing_of_a_fresh_store(tmp_path):
     assert len(tails) == 2
     for tail in tails:
         assert f"read {tmp_path / 'bots/spy/notes.txt'}: 8 bytes" in tail and "sqlite" not in tail, tail
+
+
+def test_a_registered_bots_option_file_naming_the_store_is_refused(tmp_path):
+    # a file option shows the bot that file: before, once the store existed (a second run),
+    # `weights: results/l.sqlite` passed the check and the bot was shown the store
+    config = tmp_path / "l.yaml"
+    config.write_text("name: l\ngame: ultimate\ngames_per_pairing: 2\nworkers: 1\n"
+                      "store: results/l.sqlite\nbots:\n  - {name: a, bot: random}\n"
+                      "  - {name: b, bot: uttt-random}\n")
+    assert arena("run", "l.yaml", cwd=tmp_path).returncode == 0
+    config.write_text(config.read_text().replace(
+        "{name: b, bot: uttt-random}",
+        "{name: b, bot: uttt-minimax-pruning, options: {weights: results/l.sqlite}}"))
+    done = arena("run", "l.yaml", cwd=tmp_path)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    store = tmp_path / "results" / "l.sqlite"
+    assert done.stderr.strip() == (
+        f"arena run: error: l.yaml:8: bots[1].options.weights: bot 'b' would read {str(store)!r}, "
+        f"which holds the store {str(store)!r}: the bot could read every result; give each bot a "
+        "directory of its own (its program's directory is what it reads), or set "
+        "allow_shared_dir: true for this bot (it can then read them)")

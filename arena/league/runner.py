@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -75,14 +75,29 @@ def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
     return check
 
 
+def option_files(plugins: Plugins, base_dir: str | Path):
+    """The files a registered bot's options name, by option (absolute, from base_dir), as
+    the sandbox will show them to it."""
+    def files(name: str, options: Mapping[str, Any]) -> dict[str, Path]:
+        decl = plugins.bots.get(name)
+        if decl is None:
+            return {}
+        found = {key: decl.options[key].file_path(value, base_dir)
+                 for key, value in options.items() if key in decl.options}
+        return {key: path.resolve() for key, path in found.items() if path is not None}
+    return files
+
+
 def load_league(path: str, plugins: Plugins | None = None,
                 publish_check: PathCheck | None = None) -> LeagueConfig:
     """A league config validated against the registered bots and games (and with
     publish_check, its `publish` path: a run's)."""
     plugins = plugins or loaded_plugins()
-    return load_config(path, known_bots_check(plugins, Path(path).resolve().parent),
+    base = Path(path).resolve().parent
+    return load_config(path, known_bots_check(plugins, base),
                        games=plugins.games, dialects=plugins.dialects,
-                       executors=plugins.executors.names(), publish_check=publish_check)
+                       executors=plugins.executors.names(), publish_check=publish_check,
+                       option_files=option_files(plugins, base))
 
 
 def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -63,10 +63,13 @@ def protected(store: Path | None, publish: Path | None) -> list[tuple[Path, str]
 
 
 def check_sight(reader: Reader, raw: Sequence[Mapping[str, Any]], bots: Sequence[BotConfig],
-                base: Path, store: Path | None, publish: Path | None = None) -> None:
+                base: Path, store: Path | None, publish: Path | None = None,
+                option_files: Callable[[str, Mapping[str, Any]], Mapping[str, Path]] | None = None,
+                ) -> None:
     """Refuse a bot whose readable paths hold the store (or its side files, or the published
     site), this config or another bot's own directory (unless it says allow_shared_dir:
-    true). The store and the site are checked by path, before the run makes them."""
+    true). The store and the site are checked by path, before the run makes them; a
+    registered bot's file options (option_files) are checked as what they show it."""
     config_file = Path(reader.source).resolve() if Path(reader.source).is_file() else None
     results = protected(store, publish)
     commands = {bot.name: parse_command(bot.command, base) for bot in bots if bot.command}
@@ -85,6 +88,9 @@ def check_sight(reader: Reader, raw: Sequence[Mapping[str, Any]], bots: Sequence
                       if not shared(d)]
             _check_named(reader, ("bots", i, "command"), bot, commands[bot.name], results)
         sight += [(p.resolve(), ("bots", i, "readable", j)) for j, p in enumerate(bot.readable)]
+        if bot.bot is not None and option_files is not None:   # the file alone is shown
+            sight += [(path, ("bots", i, "options", key))
+                      for key, path in option_files(bot.bot, bot.options).items()]
         for shown, where in sight:
             for path, what in results:
                 if inside(path, shown) or inside(shown, path):

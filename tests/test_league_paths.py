@@ -73,7 +73,7 @@ def test_a_store_that_is_a_device_is_refused_and_nothing_is_written_beside_it(tm
     done = arena("match", "random", "uttt-random", "--game", "ultimate", "--store", "null.sqlite",
                  cwd=tmp_path)
     assert done.returncode == 2 and done.stderr.strip() == (
-        "arena match: error: null.sqlite: cannot be a store: null.sqlite is a character device, "
+        "arena match: error: null.sqlite: cannot be a store: /dev/null is a character device, "
         "not a regular file"), done.stderr
     assert journal.exists() == there
 

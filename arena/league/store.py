@@ -37,8 +37,7 @@ from .identity import (
     same_rules,
 )
 from .schedule import Fixture, league_openings
-from .sight import STORE_SIDE_FILES
-from .versions import Manifest, changes, fingerprint
+from .versions import Manifest, changes, fingerprint, store_files
 
 SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 30_000
@@ -86,13 +85,21 @@ class StoreError(ArenaError, RuntimeError):
     """A store file that cannot be used for this league."""
 
 
+class StoredGame(NamedTuple):
+    """One stored game: its fixture key, its fixture index and its record."""
+
+    key: str
+    fixture_index: int      #: (not "index": that is a tuple method)
+    record: GameRecord
+
+
 def check_store_path(path: str | os.PathLike[str]) -> None:
     """StoreError unless a store can be made or written at path: it and the files SQLite
     writes beside it are regular files or absent, and the directory that holds it (or the
     nearest one that exists, where the missing ones would be made) is writable. Nothing
     is written: a run checks this before it builds or plays anything."""
     store = Path(path)
-    for file in (store, *(Path(f"{store}{side}") for side in STORE_SIDE_FILES)):
+    for file in sorted(store_files(store)):   # the store, then the files beside it
         kind = not_regular(file)
         if kind is not None:
             raise StoreError(f"{store}: cannot be a store: {file} is {kind}, not a regular file")
@@ -101,14 +108,6 @@ def check_store_path(path: str | os.PathLike[str]) -> None:
         raise StoreError(f"{store}: cannot make its directory: {above} is a file")
     if not os.access(above, os.W_OK | os.X_OK):
         raise StoreError(f"{store}: its directory {str(above)!r} is not writable")
-
-
-class StoredGame(NamedTuple):
-    """One stored game: its fixture key, its fixture index and its record."""
-
-    key: str
-    fixture_index: int      #: (not "index": that is a tuple method)
-    record: GameRecord
 
 
 class Store:

@@ -21,11 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.games import Game, GameError, State
+from arena.userfiles import MiB, UserFileError, read_text
 
 Opening = tuple[int, ...]
 
 BOOK_DIR = Path(__file__).parent / "books"
 ORDERS = ("sequential", "random")
+MAX_BOOK_BYTES = 16 * MiB   #: a book file's size (a shipped book of 100 openings is 4 KiB)
 #: random openings drawn before giving up on finding one that leaves the game open
 RANDOM_TRIES = 1000
 
@@ -97,7 +99,7 @@ def parse_spec(text: str, game: Game, order: str = "sequential", shuffle_seed: i
         path = Path(spec).expanduser()
         if base_dir is not None and not path.is_absolute():
             path = base_dir / path
-        if not path.is_file():
+        if not path.exists():   # anything else there is refused by read_book, saying what it is
             raise OpeningError(f"openings {spec!r}: no file {str(path)!r}; use none, random:N, "
                                f"book:NAME or a book file (one opening per line)")
     book = read_book(path, game)
@@ -116,9 +118,9 @@ def shipped_books() -> list[str]:
 def read_book(path: Path, game: Game) -> tuple[Opening, ...]:
     """Every opening of a book file; OpeningError naming the file and line of a bad one."""
     try:
-        lines = path.read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise OpeningError(f"{path}: cannot read the openings book ({exc})") from None
+        lines = read_text(path, "openings book", MAX_BOOK_BYTES).splitlines()
+    except UserFileError as exc:
+        raise OpeningError(str(exc)) from None
     book = []
     for number, raw in enumerate(lines, 1):
         line = raw.split("#", 1)[0].strip()

@@ -359,7 +359,8 @@ def test_store_and_publish_are_relative_to_the_config_file(league_dir):
     assert config.publish == league_dir / "site"
     (league_dir / "data").mkdir()
     message = error_of(write(league_dir, BASE + "store: data\n"))
-    assert f":{line_of(BASE + 'store: data', 'store:')}: store: must be a file path" in message
+    assert f":{line_of(BASE + 'store: data', 'store:')}: store: must be a regular file" in message
+    assert message.endswith("data' is a directory")
 
 
 def test_executor_ray_gets_a_ray_section(league_dir):

@@ -135,3 +135,78 @@ def test_a_bot_program_lying_in_the_temp_dir_reads_only_itself(tmp_path):
     assert out.returncode == 0, out.stderr
     records = [json.loads(line) for line in out.stdout.splitlines()][:-1]   # then the summary
     assert len(records) == 2 and all(r["termination"] == "normal" for r in records), out.stdout
+
+
+def spy_league(root: Path, spy_args: str, extra: str = "") -> Path:
+    """A league whose spy is told to read spy_args, stored in results/l.sqlite."""
+    (root / "bots" / "spy").mkdir(parents=True, exist_ok=True)
+    shutil.copy(BOTS / "store_spy_bot.py", root / "bots" / "spy" / "spy.py")
+    (root / "l.yaml").write_text(
+        "name: l\ngame: ultimate\ngames_per_pairing: 2\nworkers: 1\nstore: results/l.sqlite\n"
+        "time_control: {move_ms: 2000, startup_ms: 10000}\nbots:\n"
+        f"  - {{name: spy, command: 'python3 bots/spy/spy.py {spy_args}'}}\n"
+        "  - {name: rand, bot: uttt-random}\n" + extra)
+    return root / "l.yaml"
+
+
+@pytest.mark.parametrize("spy_args, names", [
+    ("results/l.sqlite", "results/l.sqlite"),            # the store, on the league's first run
+    ("results/l.sqlite-wal", "results/l.sqlite-wal"),    # a file SQLite keeps beside it
+    ("results", "results"),                              # the directory the run makes for it
+])
+def test_a_command_naming_the_store_before_it_exists_is_refused(tmp_path, spy_args, names):
+    # before: refused only once the store existed, so on a fresh store the spy read it and
+    # its -wal at every move (under bubblewrap: 'read .../results/l.sqlite: 4096 bytes')
+    spy_league(tmp_path, spy_args)
+    done = arena("run", "l.yaml", cwd=tmp_path)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stderr.strip() == (
+        f"arena run: error: l.yaml:8: bots[0].command: bot 'spy' names {str(tmp_path / names)!r}, "
+        f"where the run puts " + (f"the store {str(tmp_path / 'results/l.sqlite')!r}: the bot could "
+                                  "read every result" if not names.endswith("-wal") else
+                                  "the store's wal file (every result)")
+        + "; a bot's command may not name it")
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_command_naming_the_site_before_it_is_published_is_refused(tmp_path):
+    spy_league(tmp_path, "site/data/league.js", "publish: site\n")
+    done = arena("run", "l.yaml", cwd=tmp_path)
+    assert done.returncode == 2 and "where the run puts the published site" in done.stderr, done.stderr
+    assert not (tmp_path / "results").exists() and not (tmp_path / "site").exists()
+
+
+@BWRAP
+def test_a_spy_named_elsewhere_reads_nothing_of_a_fresh_store(tmp_path):
+    # the same spy, told of a file of its own, plays its games and sees no result
+    spy_league(tmp_path, "bots/spy/notes.txt")
+    (tmp_path / "bots" / "spy" / "notes.txt").write_text("nothing\n")
+    done = arena("run", "l.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with Store(tmp_path / "results" / "l.sqlite") as store:
+        tails = [g.record.stderr_tails[[b.name for b in g.record.bots].index("spy")]
+                 for g in store.records()]
+    assert len(tails) == 2
+    for tail in tails:
+        assert f"read {tmp_path / 'bots/spy/notes.txt'}: 8 bytes" in tail and "sqlite" not in tail, tail
+
+
+def test_a_registered_bots_option_file_naming_the_store_is_refused(tmp_path):
+    # a file option shows the bot that file: before, once the store existed (a second run),
+    # `weights: results/l.sqlite` passed the check and the bot was shown the store
+    config = tmp_path / "l.yaml"
+    config.write_text("name: l\ngame: ultimate\ngames_per_pairing: 2\nworkers: 1\n"
+                      "store: results/l.sqlite\nbots:\n  - {name: a, bot: random}\n"
+                      "  - {name: b, bot: uttt-random}\n")
+    assert arena("run", "l.yaml", cwd=tmp_path).returncode == 0
+    config.write_text(config.read_text().replace(
+        "{name: b, bot: uttt-random}",
+        "{name: b, bot: uttt-minimax-pruning, options: {weights: results/l.sqlite}}"))
+    done = arena("run", "l.yaml", cwd=tmp_path)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    store = tmp_path / "results" / "l.sqlite"
+    assert done.stderr.strip() == (
+        f"arena run: error: l.yaml:8: bots[1].options.weights: bot 'b' would read {str(store)!r}, "
+        f"which holds the store {str(store)!r}: the bot could read every result; give each bot a "
+        "directory of its own (its program's directory is what it reads), or set "
+        "allow_shared_dir: true for this bot (it can then read them)")

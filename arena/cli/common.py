@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError, did_you_mean
 from arena.sandbox import MODES as SANDBOX_MODES
+from arena.userfiles import UserFileError, not_regular, open_regular
 
 if TYPE_CHECKING:
     from arena.referee import BotSpec
@@ -118,8 +119,11 @@ def _bot_with_options(name: str, text: str) -> BotSpec:
             raise UserError(f"bot {name!r} has no option {key!r} "
                             f"(options: {', '.join(decl.options) or 'none'})")
         path = decl.options[key].file_path(given, ".")
-        if path is not None and not path.is_file():
+        if path is not None and not path.exists():
             raise UserError(f"{name}:{key}: no file {str(path)!r}")
+        kind = None if path is None else not_regular(path)
+        if kind is not None:
+            raise UserError(f"{name}:{key}: {str(path)!r} is {kind}, not a regular file")
         why = decl.options[key].problem(given)   # the check a league config makes
         if why is not None:
             raise UserError(f"{name}:{key}: {why}")
@@ -168,10 +172,11 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 def is_store(path) -> bool:
     """True for an SQLite file (a league store), judged by its first bytes."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except OSError:
+        fd = open_regular(path, "store")   # a FIFO is no store, and is not waited on
+    except UserFileError:
         return False
+    with open(fd, "rb") as fh:
+        return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
 
 
 def league_source(source: str):
@@ -182,6 +187,9 @@ def league_source(source: str):
     if not path.exists():
         raise UserError(f"{path}: no such store or league config")
     if path.suffix not in (".yaml", ".yml"):
+        kind = not_regular(path)   # a config is read (and refused) by load_league
+        if kind is not None:
+            raise UserError(f"{path}: it is {kind}, not a regular file (a league store or config)")
         return path, None, None, None
     from arena.league.runner import load_league
     config = load_league(str(path), loaded())

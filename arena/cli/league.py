@@ -19,7 +19,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from arena.league import build_leaderboard, render
     from arena.league.runner import RunError, load_league, run_league
     plugins = loaded()
-    config = load_league(args.config, plugins)
+    from arena.publish.site import output_problem
+    # the site is written after the games: where it goes is checked with the config, before them
+    config = load_league(args.config, plugins, publish_check=output_problem)
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be 1 or more, not {args.workers}")
     if args.standings is not None and args.standings < 0:

@@ -23,6 +23,9 @@ from .common import (
     with_reads,
 )
 
+#: JSON game records a replay reads (arena match --save writes a few KiB a game)
+MAX_RECORDS_BYTES = 256 << 20
+
 
 def _records_from_store(path, args: argparse.Namespace):
     """The record a replay asks for (--game N in league order, or --fixture KEY) from a store,
@@ -55,13 +58,12 @@ def _record_from_lines(path, args: argparse.Namespace):
     from arena.record import GameRecord
     if args.fixture is not None:
         raise UserError("--fixture needs a league store or config; a saved match has --game N")
+    from arena.userfiles import UserFileError, read_text
     try:
-        with open(path, encoding="utf-8") as fh:
-            lines = [line for line in fh if line.strip()]
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path} is neither a league store nor JSON game records") from None
+        text = read_text(path, "game records", MAX_RECORDS_BYTES)
+    except UserFileError as exc:
+        raise UserError(f"{exc} (expected a league store or JSON game records)") from None
+    lines = [line for line in text.splitlines(keepends=True) if line.strip()]
     if not lines:
         raise UserError(f"{path} holds no game record")
     if len(lines) == 1 or lines[0].lstrip().startswith("{") and not lines[0].rstrip().endswith("}"):

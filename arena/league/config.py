@@ -28,6 +28,7 @@ from arena.referee.timecontrol import TimeControl, TimeoutPolicy
 from arena.registry import Registry
 from arena.sandbox import MODES as SANDBOX_MODES
 from arena.sandbox import Limits
+from arena.userfiles import not_regular
 
 from .configfile import ConfigError, KeyPath, Reader, format_path, read_yaml
 from .sight import check_sight, own_code
@@ -43,8 +44,8 @@ MAX_GAMES = 1_000_000      #: games in one league, all pairings together
 MAX_WORKERS = 4096         #: the run also caps local workers at 4 per CPU, with a warning
 SANDBOX_KEYS = ("mode",) + tuple(f.name for f in dataclasses.fields(Limits))
 
-__all__ = ["BotCheck", "BotConfig", "BotProblem", "ConfigError", "LeagueConfig", "RatingConfig",
-           "RayConfig", "config_from_dict", "format_path", "load_config"]
+__all__ = ["BotCheck", "BotConfig", "BotProblem", "ConfigError", "LeagueConfig", "OptionFiles",
+           "PathCheck", "RatingConfig", "RayConfig", "config_from_dict", "format_path", "load_config"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,10 @@ class BotProblem:
 
 #: Checks a registered bot: (bot name, game, options) -> None when fine, else the problem.
 BotCheck = Callable[[str, str, Mapping[str, Any]], "str | BotProblem | None"]
+#: Checks a path the config names: None when fine, else the problem (one line).
+PathCheck = Callable[[Path], "str | None"]
+#: The files a registered bot's options name: (bot name, options) -> {option: absolute path}.
+OptionFiles = Callable[[str, Mapping[str, Any]], Mapping[str, Path]]
 
 
 # --- the config, as dataclasses -------------------------------------------------------------
@@ -199,13 +204,16 @@ NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 def load_config(path: str | os.PathLike[str], known_bots: BotCheck | None = None, *,
                 games: GameRegistry | None = None,
                 dialects: Registry[Dialect] | None = None,
-                executors: Collection[str] | None = None) -> LeagueConfig:
+                executors: Collection[str] | None = None,
+                publish_check: PathCheck | None = None,
+                option_files: OptionFiles | None = None) -> LeagueConfig:
     """Read and validate a league YAML file; raises ConfigError (one line) on any problem.
     Games, dialects and executors (the names `executor:` may give) are the loaded plugins'
-    unless given."""
+    unless given; publish_check, when given, checks the `publish` path (a run writes it);
+    option_files names the files registered bots' options show them (for the sight check)."""
     data, reader = read_yaml(path)
     return _build(reader, data, Path(path).resolve().parent, known_bots,
-                  _known(games, dialects, executors), Path(path))
+                  _known(games, dialects, executors), Path(path), publish_check, option_files)
 
 
 def config_from_dict(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] = ".",
@@ -252,7 +260,8 @@ def _rating(reader: Reader, raw: Any) -> RatingConfig:
 
 
 def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, known: _Known,
-           source: Path | None) -> LeagueConfig:
+           source: Path | None, publish_check: PathCheck | None = None,
+           option_files: OptionFiles | None = None) -> LeagueConfig:
     games = known.games
     if data is None:
         reader.fail((), f"the config is empty; expected a mapping with keys {', '.join(TOP_KEYS)}")
@@ -303,15 +312,22 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         ray = RayConfig()
 
     store = _path(reader, top.get("store", f"results/{name}.sqlite"), ("store",), base)
-    if store.exists() and store.is_dir():
-        reader.fail(("store",), f"must be a file path, but {str(store)!r} is a directory")
+    kind = not_regular(store)   # sqlite would open /dev/null and write /dev/null-journal
+    if kind is not None:
+        reader.fail(("store",), f"must be a regular file or a path where none exists yet, but "
+                                f"{str(store)!r} is {kind}")
     above = next(p for p in store.parents if p.exists())   # what must hold the missing dirs
     if not above.is_dir():
         reader.fail(("store",), f"cannot be made: {str(above)!r} is a file, not a directory")
     publish = None if top.get("publish") is None else _path(reader, top["publish"], ("publish",),
                                                            base)
+    if publish is not None and publish_check is not None:
+        problem = publish_check(publish)
+        if problem is not None:
+            reader.fail(("publish",), problem)
 
-    bots = _bots(reader, top["bots"], base, game, known_bots, known.dialects, store)
+    bots = _bots(reader, top["bots"], base, game, known_bots, known.dialects, store, publish,
+                 option_files)
     played = games.create(game, **rules)
     for i, bot in enumerate(bots):
         why = None if bot.command is None else known.dialects.require(bot.dialect).supports(played)
@@ -434,7 +450,9 @@ def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str) -> dict[str
 
 
 def _bots(reader: Reader, raw: Any, base: Path, game: str, known_bots: BotCheck | None,
-          dialects: Registry[Dialect], store: Path | None = None) -> tuple[BotConfig, ...]:
+          dialects: Registry[Dialect], store: Path | None = None,
+          publish: Path | None = None,
+          option_files: OptionFiles | None = None) -> tuple[BotConfig, ...]:
     if not isinstance(raw, list) or len(raw) < 2:
         count = f"{len(raw)} bot{'s' * (len(raw) != 1)}" if isinstance(raw, list) else _describe(raw)
         reader.fail(("bots",), f"must be a list of at least 2 bots (each with name and bot "
@@ -448,7 +466,7 @@ def _bots(reader: Reader, raw: Any, base: Path, game: str, known_bots: BotCheck 
                                              f"bots[{first_use[bot.name]}]); names must be unique")
         first_use[bot.name] = i
         bots.append(bot)
-    check_sight(reader, raw, bots, base, store)
+    check_sight(reader, raw, bots, base, store, publish, option_files)
     return tuple(bots)
 
 

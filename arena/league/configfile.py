@@ -9,18 +9,19 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any, NoReturn
 
 import yaml
 
 from arena.bounds import describe, field_types, problem
 from arena.errors import ArenaError, did_you_mean
+from arena.userfiles import MiB, UserFileError, read_text
 
 KeyPath = tuple[str | int, ...]
 
 MAX_YAML_DEPTH = 64        #: nesting of mappings and lists in a config file
 MAX_YAML_NODES = 100_000   #: values in a config file once its aliases are expanded
+MAX_CONFIG_BYTES = 1 * MiB  #: a config file's size (a league of hundreds of bots is a few KiB)
 
 
 class ConfigError(ArenaError, ValueError):
@@ -46,9 +47,9 @@ def read_yaml(path: str | os.PathLike[str]) -> tuple[Any, Reader]:
     when it cannot be read or parsed."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(source, None, (), f"cannot read the config: {exc}") from None
+        text = read_text(path, "config", MAX_CONFIG_BYTES)
+    except UserFileError as exc:
+        raise ConfigError(source, exc.line, (), exc.problem) from None
     data, lines = parse_yaml(text, source)
     return data, Reader(source, lines)
 
@@ -93,8 +94,9 @@ def _check_shape(text: str, source: str) -> None:
 def parse_yaml(text: str, source: str) -> tuple[Any, dict[KeyPath, int]]:
     """The document's data and the line of every key and list item in it."""
     _check_shape(text, source)
-    loader = yaml.SafeLoader(text)
+    loader = None
     try:
+        loader = yaml.SafeLoader(text)   # refuses characters YAML does not allow
         node = loader.get_single_node()
         lines: dict[KeyPath, int] = {}
         if node is not None:
@@ -109,10 +111,15 @@ def parse_yaml(text: str, source: str) -> tuple[Any, dict[KeyPath, int]]:
         if exc.context and exc.context_mark is not None and exc.problem:
             problem += f" ({exc.context} on line {exc.context_mark.line + 1})"
         raise ConfigError(source, line, (), f"malformed YAML: {problem}") from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise ConfigError(source, line, (), f"malformed YAML: {exc.reason} "
+                                            f"({exc.character!r})") from None
     except yaml.YAMLError as exc:
-        raise ConfigError(source, None, (), f"malformed YAML: {exc}") from None
+        raise ConfigError(source, None, (), f"malformed YAML: {' '.join(str(exc).split())}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return data, lines
 
 

@@ -7,7 +7,7 @@ import dataclasses
 import os
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -22,16 +22,17 @@ from arena.referee import (
 )
 from arena.referee.botspec import ARENA_PACKAGE_DIR, bot_spec, command_spec
 from arena.sandbox import Sandbox
+from arena.userfiles import not_regular
 
 from .builds import BuildError, build_bots, build_outputs
-from .config import BotConfig, BotProblem, LeagueConfig, load_config
+from .config import BotConfig, BotProblem, LeagueConfig, PathCheck, load_config
 from .executors.base import Executor, GameJob, RunError, cause
 from .executors.local import WORKERS_PER_CPU
 from .leaderboard import build_leaderboard, render_top
 from .preflight import start_all
 from .progress import Progress, standings_every
 from .schedule import Fixture, league_openings, schedule
-from .store import Store, StoreError, VersionNote
+from .store import Store, StoreError, VersionNote, check_store_path
 from .versions import Manifest, RunCache, manifest_of, store_files
 
 
@@ -64,19 +65,39 @@ def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
             if wrong is not None:
                 return BotProblem(wrong, option=key)
             path = decl.options[key].file_path(options[key], base_dir)
-            if base_dir is not None and path is not None and not path.is_file():
+            if base_dir is not None and path is not None and not path.exists():
                 return BotProblem(f"no file {str(path)!r} (a path is taken from the config's "
                                   "directory; JSON text starting with '{' is also allowed)", option=key)
+            kind = None if path is None or base_dir is None else not_regular(path)
+            if kind is not None:
+                return BotProblem(f"{str(path)!r} is {kind}, not a regular file", option=key)
         return None
     return check
 
 
-def load_league(path: str, plugins: Plugins | None = None) -> LeagueConfig:
-    """A league config validated against the registered bots and games."""
+def option_files(plugins: Plugins, base_dir: str | Path):
+    """The files a registered bot's options name, by option (absolute, from base_dir), as
+    the sandbox will show them to it."""
+    def files(name: str, options: Mapping[str, Any]) -> dict[str, Path]:
+        decl = plugins.bots.get(name)
+        if decl is None:
+            return {}
+        found = {key: decl.options[key].file_path(value, base_dir)
+                 for key, value in options.items() if key in decl.options}
+        return {key: path.resolve() for key, path in found.items() if path is not None}
+    return files
+
+
+def load_league(path: str, plugins: Plugins | None = None,
+                publish_check: PathCheck | None = None) -> LeagueConfig:
+    """A league config validated against the registered bots and games (and with
+    publish_check, its `publish` path: a run's)."""
     plugins = plugins or loaded_plugins()
-    return load_config(path, known_bots_check(plugins, Path(path).resolve().parent),
+    base = Path(path).resolve().parent
+    return load_config(path, known_bots_check(plugins, base),
                        games=plugins.games, dialects=plugins.dialects,
-                       executors=plugins.executors.names())
+                       executors=plugins.executors.names(), publish_check=publish_check,
+                       option_files=option_files(plugins, base))
 
 
 def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
@@ -156,6 +177,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     out = out or sys.stderr
     plugins = plugins or loaded_plugins()
     executor = registered_executor(plugins, config.executor)
+    check_store_path(config.store)   # before a build writes anything or a game is played
     executor.check(config)
     with Store(config.store) as store:
         store.claim()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -52,11 +52,33 @@ def shared(path: Path) -> bool:
     return any(inside(path, Path(root)) for root in _SHARED_ROOTS)
 
 
+#: the files SQLite keeps beside a store while it is open
+STORE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def protected(store: Path | None, publish: Path | None) -> list[tuple[Path, str]]:
+    """What no bot may read, by path, whether it exists yet or not: the store and the files
+    SQLite writes beside it, and the published site (every result), each described."""
+    found: list[tuple[Path, str]] = []
+    if store is not None:
+        found.append((store, f"the store {str(store)!r}: the bot could read every result"))
+        found += [(Path(f"{store}{side}"), f"the store's {side[1:]} file (every result)")
+                  for side in STORE_SIDE_FILES]
+    if publish is not None:
+        found.append((publish, f"the published site {str(publish)!r}: every result"))
+    return found
+
+
 def check_sight(reader: Reader, raw: Sequence[Mapping[str, Any]], bots: Sequence[BotConfig],
-                 base: Path, store: Path | None) -> None:
-    """Refuse a bot whose readable paths hold the store, this config or another bot's own
-    directory (unless it says allow_shared_dir: true)."""
+                base: Path, store: Path | None, publish: Path | None = None,
+                option_files: Callable[[str, Mapping[str, Any]], Mapping[str, Path]] | None = None,
+                ) -> None:
+    """Refuse a bot whose readable paths hold the store (or its side files, or the published
+    site), this config or another bot's own directory (unless it says allow_shared_dir:
+    true). The store and the site are checked by path, before the run makes them; a
+    registered bot's file options (option_files) are checked as what they show it."""
     config_file = Path(reader.source).resolve() if Path(reader.source).is_file() else None
+    results = protected(store, publish)
     commands = {bot.name: parse_command(bot.command, base) for bot in bots if bot.command}
     own = {bot.name: (bot.dir, own_code(commands[bot.name]) if bot.command else None)
            for bot in bots}
@@ -71,10 +93,15 @@ def check_sight(reader: Reader, raw: Sequence[Mapping[str, Any]], bots: Sequence
             # what naming files shows the bot, as the referee runs the command
             sight += [(d, ("bots", i, "command")) for d in commands[bot.name].shown()
                       if not shared(d)]
+            _check_named(reader, ("bots", i, "command"), bot, commands[bot.name], results)
         sight += [(p.resolve(), ("bots", i, "readable", j)) for j, p in enumerate(bot.readable)]
+        if bot.bot is not None and option_files is not None:   # the file alone is shown
+            sight += [(path, ("bots", i, "options", key))
+                      for key, path in option_files(bot.bot, bot.options).items()]
         for shown, where in sight:
-            if store is not None and inside(store, shown):
-                _refuse(reader, where, bot, shown, f"the store {str(store)!r}: the bot could read every result")
+            for path, what in results:
+                if inside(path, shown) or inside(shown, path):
+                    _refuse(reader, where, bot, shown, what)
             if config_file is not None and inside(config_file, shown):
                 _refuse(reader, where, bot, shown, f"this config {str(config_file)!r}")
             for other in bots:
@@ -84,6 +111,21 @@ def check_sight(reader: Reader, raw: Sequence[Mapping[str, Any]], bots: Sequence
                 if inside(other_dir.resolve(), shown):
                     _refuse(reader, where, bot, shown,
                             f"bot {other.name!r}'s directory {str(other_dir)!r}")
+
+
+def _check_named(reader: Reader, where: KeyPath, bot: BotConfig, command: BotCommand,
+                 results: list[tuple[Path, str]]) -> None:
+    """Refuse a command naming a path the run makes, that does not exist yet: the store
+    (or a directory the run makes for it) or the site. Once made, the referee would show
+    the bot its directory, as it does for every file a command names."""
+    for i, (word, path) in enumerate(zip(command.words, command.paths)):
+        if path is not None or not ("/" in word or i > 0):
+            continue           # an existing path is checked as what it shows
+        named = (command.base / word).resolve()
+        for result, what in results:
+            if inside(result, named) or inside(named, result):
+                reader.fail(where, f"bot {bot.name!r} names {str(named)!r}, where the run "
+                                   f"puts {what}; a bot's command may not name it")
 
 
 def _refuse(reader: Reader, where: KeyPath, bot: BotConfig, shown: Path, what: str) -> NoReturn:

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from arena.errors import ArenaError
 from arena.record import GameRecord, Termination
+from arena.userfiles import not_regular
 
 from .config import LeagueConfig
 from .identity import (
@@ -36,7 +37,7 @@ from .identity import (
     same_rules,
 )
 from .schedule import Fixture, league_openings
-from .versions import Manifest, changes, fingerprint
+from .versions import Manifest, changes, fingerprint, store_files
 
 SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 30_000
@@ -98,6 +99,23 @@ class StoredGame(NamedTuple):
     record: GameRecord
 
 
+def check_store_path(path: str | os.PathLike[str]) -> None:
+    """StoreError unless a store can be made or written at path: it and the files SQLite
+    writes beside it are regular files or absent, and the directory that holds it (or the
+    nearest one that exists, where the missing ones would be made) is writable. Nothing
+    is written: a run checks this before it builds or plays anything."""
+    store = Path(path)
+    for file in sorted(store_files(store)):   # the store, then the files beside it
+        kind = not_regular(file)
+        if kind is not None:
+            raise StoreError(f"{store}: cannot be a store: {file} is {kind}, not a regular file")
+    above = next(p for p in store.absolute().parents if p.exists())
+    if not above.is_dir():
+        raise StoreError(f"{store}: cannot make its directory: {above} is a file")
+    if not os.access(above, os.W_OK | os.X_OK):
+        raise StoreError(f"{store}: its directory {str(above)!r} is not writable")
+
+
 class Store:
     """A league's SQLite results file; safe to share between threads of one process.
 
@@ -117,13 +135,12 @@ class Store:
         self._season = int(self._meta().get("season", "1"))
 
     def _open_for_writing(self) -> sqlite3.Connection:
+        check_store_path(self.path)
         folder = self.path.parent
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"{self.path}: cannot make its directory: {exc.strerror}") from None
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise StoreError(f"{self.path}: its directory {str(folder)!r} is not writable")
         try:
             db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,   # busy_timeout
                                  isolation_level=None, check_same_thread=False)

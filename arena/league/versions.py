@@ -21,6 +21,7 @@ from typing import Any
 from arena.referee.botspec import code_paths
 
 from .config import BotConfig, LeagueConfig
+from .sight import STORE_SIDE_FILES
 
 #: names never part of a bot: caches, version control, editor droppings
 EXCLUDED_NAMES = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache",
@@ -182,7 +183,7 @@ def _own_roots(bot: BotConfig) -> list[Path]:
 def store_files(path: Path) -> frozenset[Path]:
     """A store's file and SQLite's files beside it."""
     store = Path(path).resolve()
-    return frozenset(Path(f"{store}{tail}") for tail in ("", "-wal", "-shm", "-journal"))
+    return frozenset(Path(f"{store}{tail}") for tail in ("", *STORE_SIDE_FILES))
 
 
 def _plain(value: Any) -> Any:

@@ -41,7 +41,7 @@ def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
     if not store_file.is_file():
         raise PublishError(f"{store_file}: no such store file (run the league first)")
     out = Path(out_dir).absolute()
-    _check_output(out)
+    check_output(out)
     try:
         with Store(store_file, readonly=True) as store:
             data = load_league(store, rating, title, system)
@@ -75,12 +75,29 @@ def _unwritable(out: Path, exc: OSError) -> PublishError:
     return PublishError(f"{out}: cannot write the site there: {exc.strerror or exc}")
 
 
-def _check_output(out: Path) -> None:
+def check_output(out_dir: str | os.PathLike[str]) -> None:
+    """PublishError (output_problem) unless a site can be written at out_dir."""
+    problem = output_problem(out_dir)
+    if problem is not None:
+        raise PublishError(problem)
+
+
+def output_problem(out_dir: str | os.PathLike[str]) -> str | None:
+    """Why a site cannot be written at out_dir, or None: nothing there, an empty directory
+    or a site arena published, in a directory that can be written (the site is made beside
+    it and renamed into place). Writes nothing: `arena run` asks before the first game."""
+    out = Path(out_dir).absolute()
     if out.exists() and not out.is_dir():
-        raise PublishError(f"{out}: exists and is not a directory; choose another output")
+        return f"{out}: exists and is not a directory; choose another output"
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
-        raise PublishError(f"{out}: not empty and not a site arena published; refusing to "
-                           f"replace it (choose another output or empty it)")
+        return (f"{out}: not empty and not a site arena published; refusing to replace it "
+                "(choose another output or empty it)")
+    above = next((p for p in out.parents if p.exists()), out)   # where the staging goes
+    if not above.is_dir():
+        return f"{out}: cannot write the site there: {above} is a file, not a directory"
+    if not os.access(above, os.W_OK | os.X_OK):
+        return f"{out}: cannot write the site there: {above} is not writable"
+    return None
 
 
 def _swap(staging: Path, out: Path) -> None:

@@ -71,7 +71,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             system = rating_system_from(args)
             board = with_versions(build_leaderboard(games, rating, names, title or "", args.anchor,
                                                     system), versions)
-    except (StoreError, sqlite3.Error) as exc:   # a file that is not a usable league store
+    except StoreError:   # names the store and what is wrong with it
+        raise
+    except sqlite3.Error as exc:   # a file that is not a usable league store
         raise UserError(f"{path} is not a league store or config: {exc}") from None
     except ValueError as exc:
         if args.anchor is None or "anchor" not in str(exc):

@@ -85,6 +85,10 @@ class StoreError(ArenaError, RuntimeError):
     """A store file that cannot be used for this league."""
 
 
+class StoreDamagedError(StoreError):
+    """A store file SQLite opens but cannot read whole: a damaged page, text that is not UTF-8."""
+
+
 class StoreGoneError(StoreError):
     """The store's file was deleted or replaced while it was open: what went into it is lost."""
 
@@ -202,7 +206,7 @@ class Store:
         if rows != ["ok"]:
             found = [" ".join(line.split()) for row in rows for line in str(row).splitlines()
                      if line.strip() and not line.startswith("***")]
-            raise StoreError(f"{self.path}: the store is damaged ({'; '.join(found)}); nothing "
+            raise StoreDamagedError(f"{self.path}: the store is damaged ({'; '.join(found)}); nothing "
                              "was written to it: restore it from a backup or use another file")
         tables = self._rows("SELECT name FROM sqlite_master WHERE type = 'table'")
         for (table,) in tables:
@@ -231,7 +235,7 @@ class Store:
         else:
             text = where + text
         written = "; nothing was written to it" if not self.readonly else ""
-        return StoreError(f"{self.path}: the store is damaged ({text}){written}: restore it "
+        return StoreDamagedError(f"{self.path}: the store is damaged ({text}){written}: restore it "
                           "from a backup or use another file")
 
     def check_file(self) -> None:
@@ -575,7 +579,7 @@ class Store:
             try:
                 record = GameRecord.from_json(text)
             except (ValueError, KeyError, TypeError) as exc:   # UTF-8, but not a record
-                raise StoreError(f"{self.path}: the store is damaged (game {key!r}: its record "
+                raise StoreDamagedError(f"{self.path}: the store is damaged (game {key!r}: its record "
                                  f"cannot be read: {exc}); restore it from a backup or use "
                                  "another file") from None
             yield StoredGame(key, index, record), v0, v1

@@ -394,6 +394,15 @@ def test_a_record_that_is_not_utf8_is_one_line_from_every_command_and_nothing_is
     assert not (tmp_path / "site").exists()
 
 
+def test_a_record_that_is_text_but_no_record_is_one_line_from_the_readers(tmp_path):
+    config, db = _damaged_copy(tmp_path, "json")
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE games SET record = '{\"moves\": [' WHERE id = 3")
+    conn.close()
+    for command in (["leaderboard", str(db)], ["publish", str(db), "--out", str(tmp_path / "site")]):
+        _one_line_naming(arena(*command), db, "its record cannot be read")
+
+
 def test_a_damaged_page_is_one_line_from_the_commands_that_read_it(tmp_path):
     # `arena versions` and `arena publish` gave a traceback (database disk image is malformed)
     config, db = _damaged_copy(tmp_path, "page")

@@ -206,8 +206,9 @@ class Store:
         if rows != ["ok"]:
             found = [" ".join(line.split()) for row in rows for line in str(row).splitlines()
                      if line.strip() and not line.startswith("***")]
-            raise StoreDamagedError(f"{self.path}: the store is damaged ({'; '.join(found)}); nothing "
-                             "was written to it: restore it from a backup or use another file")
+            raise StoreDamagedError(f"{self.path}: the store is damaged ({'; '.join(found)}); "
+                                    "nothing was written to it: restore it from a backup or use "
+                                    "another file")
         tables = self._rows("SELECT name FROM sqlite_master WHERE type = 'table'")
         for (table,) in tables:
             try:
@@ -235,8 +236,8 @@ class Store:
         else:
             text = where + text
         written = "; nothing was written to it" if not self.readonly else ""
-        return StoreDamagedError(f"{self.path}: the store is damaged ({text}){written}: restore it "
-                          "from a backup or use another file")
+        return StoreDamagedError(f"{self.path}: the store is damaged ({text}){written}: "
+                                 "restore it from a backup or use another file")
 
     def check_file(self) -> None:
         """StoreGoneError if the file at the store's path is no longer the one open for
@@ -250,8 +251,8 @@ class Store:
         lost = self._count()
         raise StoreGoneError(
             f"{self.path}: the store file was {how} while this run stored games in it: its "
-            f"{lost} game{'s' if lost != 1 else ''} ({self._added} played by this run) are lost "
-            "with it; nothing more is stored")
+            f"{lost} game{'s' if lost != 1 else ''} ({self._added} played by this run) "
+            f"{'are' if lost != 1 else 'is'} lost with it; nothing more is stored")
 
     def claim(self) -> None:
         """Hold the store for one run: a second claim (another `arena run`) is refused
@@ -579,9 +580,9 @@ class Store:
             try:
                 record = GameRecord.from_json(text)
             except (ValueError, KeyError, TypeError) as exc:   # UTF-8, but not a record
-                raise StoreDamagedError(f"{self.path}: the store is damaged (game {key!r}: its record "
-                                 f"cannot be read: {exc}); restore it from a backup or use "
-                                 "another file") from None
+                raise StoreDamagedError(f"{self.path}: the store is damaged (game {key!r}: its "
+                                        f"record cannot be read: {exc}); restore it from a "
+                                        "backup or use another file") from None
             yield StoredGame(key, index, record), v0, v1
 
 

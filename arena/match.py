@@ -145,9 +145,7 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
         for game in stored:
             tally.add(game.record, game.fixture_index)
         already = len(stored)
-    state = check(sprt, tally.pentanomial) if sprt is not None else None
-    if sprt is not None and state is not None:
-        state = _read_pairs(tally, sprt, state)
+    state = _read_pairs(tally, sprt, check(sprt, tally.pentanomial)) if sprt is not None else None
     todo = store.missing(fixtures) if store is not None else fixtures
     played, interrupted = 0, False
     if state is not None and state.decision is not Decision.CONTINUE:

@@ -59,25 +59,54 @@ def match_fixtures(a: str, b: str, games: int, seed: int,
 
 
 class MatchTally:
-    """The first bot's results so far: every game one by one, and seat-swapped pairs
-    (the two games of one seed) as soon as both have finished; counted as the league
-    counts stored games (arena.league.pairs.Tally), game by game."""
+    """The first bot's results so far: every game one by one (results()), and the
+    seat-swapped pairs as the SPRT reads them: in fixture order, pair k once it and every
+    pair before it are complete (read_pair), whatever order games finish in. So the test
+    reads the same pairs however many games are played at once, and after a stop and resume."""
 
     def __init__(self, a: str, b: str) -> None:
         self.a, self.b = a, b
-        self._tally = Tally()
+        self._tally = Tally()          # every game counted
+        self._in_order = Tally()       # the games of the pairs read
+        self._waiting: dict[int, GameRecord] = {}   # fixture index -> a game not read yet
+        self.pairs_read = 0
 
-    def add(self, record: GameRecord) -> bool:
-        """Count a finished game; True when it completed a pair."""
+    def add(self, record: GameRecord, index: int | None = None) -> bool:
+        """Count a finished game (index: its fixture's, pair index // 2, for the pairs read
+        in order); True when it completed a pair."""
+        if index is not None:
+            self._waiting[index] = record
         return self._tally.add(record)
+
+    def read_pair(self) -> bool:
+        """Read the next pair in order if both its games are in; False if it is not complete."""
+        first, second = 2 * self.pairs_read, 2 * self.pairs_read + 1
+        if first not in self._waiting or second not in self._waiting:
+            return False
+        self._in_order.add(self._waiting.pop(first))
+        self._in_order.add(self._waiting.pop(second))
+        self.pairs_read += 1
+        return True
 
     @property
     def pentanomial(self) -> Pentanomial:
-        return self.results().pairs
+        """The pairs read in order: what the SPRT is checked on."""
+        return self._in_order.between(self.a, self.b).pairs
 
     def results(self) -> MatchResults:
         """Everything counted, as arena.stats takes it."""
         return self._tally.between(self.a, self.b)
+
+    def results_read(self) -> MatchResults:
+        """The games of the pairs read in order only: what a decided test reports."""
+        return self._in_order.between(self.a, self.b)
+
+
+def _read_pairs(tally: MatchTally, sprt: SprtSpec, state: SprtState) -> SprtState:
+    """Read the pairs complete in order, checking the SPRT after each, up to a decision."""
+    while state.decision is Decision.CONTINUE and tally.read_pair():
+        state = check(sprt, tally.pentanomial)
+    return state
 
 
 @dataclass
@@ -102,19 +131,21 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
               play: Callable[[GameJob, list[Fixture], int],
                              Iterator[tuple[Fixture, GameRecord]]] = play_fixtures) -> MatchOutcome:
     """Play the fixtures not stored yet on `workers` processes, counting each game as it
-    ends; with an SPRT, check it after every completed pair and stop at a decision.
+    ends; with an SPRT, check it after every pair read in order (MatchTally) and stop at a
+    decision.
 
     At a stop (decision or Ctrl-C) the games still being played are discarded: their
-    processes are killed and nothing of them is counted or stored. A finished game whose
-    partner was discarded counts on its own (unpaired), as it is stored.
+    processes are killed and nothing of them is counted or stored. A decided test reports
+    the games of the pairs it read; games finished beyond them are stored, not counted.
+    Undecided (the cap, Ctrl-C), every stored game counts, a lone one unpaired.
     """
     already = 0
     if store is not None:
         stored = list(store.records(current=True))    # the games of the bots as they are now
         for game in stored:
-            tally.add(game.record)
+            tally.add(game.record, game.fixture_index)
         already = len(stored)
-    state = check(sprt, tally.pentanomial) if sprt is not None else None
+    state = _read_pairs(tally, sprt, check(sprt, tally.pentanomial)) if sprt is not None else None
     todo = store.missing(fixtures) if store is not None else fixtures
     played, interrupted = 0, False
     if state is not None and state.decision is not Decision.CONTINUE:
@@ -126,10 +157,10 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
                 continue
             if store is not None:
                 store.add_game(fixture, record)
-            completed = tally.add(record)
+            tally.add(record, fixture.index)
             played += 1
-            if sprt is not None and completed:
-                state = check(sprt, tally.pentanomial)
+            if sprt is not None and state is not None:
+                state = _read_pairs(tally, sprt, state)
             if progress is not None:
                 progress.update(record)
             if on_game is not None:
@@ -142,7 +173,11 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
         close = getattr(games, "close", None)
         if close is not None:
             close()           # kills the workers: games in flight are discarded
-    return MatchOutcome(tally.results(), state, already, played, interrupted)
+    decided = state is not None and state.decision is not Decision.CONTINUE
+    # a decided test reports the pairs it read, as an uninterrupted run would: not the
+    # games that happened to finish beyond them (they stay stored)
+    return MatchOutcome(tally.results_read() if decided else tally.results(), state, already,
+                        played, interrupted)
 
 
 # --- what a user reads ------------------------------------------------------------------------

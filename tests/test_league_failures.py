@@ -5,6 +5,7 @@ interrupted, starved of disk and raced by a second run."""
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -358,3 +359,100 @@ def test_a_damaged_store_is_refused_and_left_as_it_was(tmp_path):
     assert out.returncode == 2, out.stderr
     assert len(out.stderr.strip().splitlines()) == 1 and "damaged" in out.stderr, out.stderr
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+
+
+def _damaged_copy(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """A league's config and its store of 12 stored games, to be damaged by the caller."""
+    config = write_config(tmp_path / f"{name}.yaml", RANDOMS[:3], games_per_pairing=4)
+    assert arena("run", str(config)).returncode == 0
+    db = tmp_path / f"{name}.sqlite"
+    assert not Path(f"{db}-wal").exists()
+    return config, db
+
+
+def _one_line_naming(out: subprocess.CompletedProcess, db: Path, needle: str) -> None:
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and db.name in lines[0] and needle in lines[0], out.stderr
+
+
+def test_a_record_that_is_not_utf8_is_one_line_from_every_command_and_nothing_is_written(tmp_path):
+    # SQLite's structure is sound (quick_check says ok), but one record holds bytes
+    # that are not UTF-8: `arena run` said "12 of 12 games already stored", wrote to the
+    # store, then a traceback, exit 1; publish and leaderboard the same traceback
+    config, db = _damaged_copy(tmp_path, "text")
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE games SET record = CAST(X'7b22ff' AS TEXT) WHERE id = 3")
+        assert conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+    conn.close()
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    for command in (["run", str(config)], ["forget", str(db), "r1"],
+                    ["leaderboard", str(db)], ["publish", str(db), "--out", str(tmp_path / "site")],
+                    ["replay", str(db), "--game", "1"]):
+        _one_line_naming(arena(*command), db, "holds text that is not UTF-8")
+        assert hashlib.sha256(db.read_bytes()).hexdigest() == before, command
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_record_that_is_text_but_no_record_is_one_line_from_the_readers(tmp_path):
+    config, db = _damaged_copy(tmp_path, "json")
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE games SET record = '{\"moves\": [' WHERE id = 3")
+    conn.close()
+    for command in (["leaderboard", str(db)], ["publish", str(db), "--out", str(tmp_path / "site")]):
+        _one_line_naming(arena(*command), db, "its record cannot be read")
+
+
+def test_a_damaged_page_is_one_line_from_the_commands_that_read_it(tmp_path):
+    # `arena versions` and `arena publish` gave a traceback (database disk image is malformed)
+    config, db = _damaged_copy(tmp_path, "page")
+    with sqlite3.connect(db) as conn:
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'versions'").fetchone()[0]
+    conn.close()
+    with open(db, "r+b") as f:             # garbage over the versions table's page
+        f.seek((root - 1) * page)
+        f.write(bytes((i * 131 + 7) % 256 for i in range(page)))
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    for command in (["versions", str(db)], ["versions", str(config)], ["leaderboard", str(db)],
+                    ["publish", str(db), "--out", str(tmp_path / "site")], ["run", str(config)]):
+        _one_line_naming(arena(*command), db, "damaged")
+        assert hashlib.sha256(db.read_bytes()).hexdigest() == before, command
+
+
+# --- 7. a store deleted or replaced during a run -------------------------------------------------
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_store_deleted_or_replaced_during_a_run_stops_it_saying_what_was_lost(tmp_path, how):
+    # `rm x.sqlite*` mid-run: the run played on into the unlinked file, printed
+    # "finished: ... 300 of 300 stored in x.sqlite", and every game was lost
+    config = write_config(tmp_path / "gone.yaml", RANDOMS[:3] + [gated(tmp_path)],
+                          games_per_pairing=6, workers=2, move_ms=GATED_MOVE_MS)
+    db = tmp_path / "gone.sqlite"
+    other = tmp_path / "other.sqlite"
+    other.write_bytes(b"another file, not this league's store\n")
+    proc = start_run(config, tmp_path)
+    try:
+        wait_for_games(db, 4)      # and the run cannot end before the gate opens
+        if how == "deleted":
+            for path in tmp_path.glob("gone.sqlite*"):
+                path.unlink()
+        else:
+            os.replace(other, db)
+        open_gate(tmp_path)
+        err = finish(proc, tmp_path)
+        assert_nothing_left(tmp_path)
+    finally:
+        proc.kill()
+        kill_ours(tmp_path)
+    assert proc.returncode == 1, err
+    assert "Traceback" not in err and "stored in" not in err and "finished" not in err, err
+    last = err.strip().splitlines()[-1]
+    said = "was deleted" if how == "deleted" else "was replaced by another file"
+    assert last.startswith("arena run: error: ") and said in last, err
+    lost = re.search(r"its (\d+) games \((\d+) played by this run\) are lost", last)
+    assert lost is not None and int(lost[1]) == int(lost[2]) >= 4, last
+    if how == "deleted":
+        assert not db.exists()
+    else:
+        assert db.read_bytes() == b"another file, not this league's store\n"

@@ -61,6 +61,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from arena.league import Store, StoreError, build_leaderboard, render
     from arena.league.leaderboard import with_versions
+    from arena.league.store import StoreDamagedError
     path = args.source
     store_path, rating, names, title = league_source(path)
     try:
@@ -73,6 +74,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             system = rating_system_from(args)
             board = with_versions(build_leaderboard(games, rating, names, title or "", args.anchor,
                                                     system), versions)
+    except StoreDamagedError:   # a store, damaged: the line names it and what is wrong
+        raise
     except (StoreError, sqlite3.Error) as exc:   # a file that is not a usable league store
         raise UserError(f"{path} is not a league store or config: {exc}") from None
     except ValueError as exc:

@@ -239,6 +239,10 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
             interrupted = True
         except StoreError as exc:   # disk full, read-only: what is stored stays stored
             raise RunError(str(exc)) from None
+        try:
+            store.check_file()   # deleted or replaced since the last game: none is "stored"
+        except StoreError as exc:
+            raise RunError(str(exc)) from None
         summary = RunSummary(total=len(fixtures), already=len(fixtures) - len(todo), played=played,
                              interrupted=interrupted, seconds=time.monotonic() - started)
         stored = len(fixtures) - len(store.missing(fixtures))   # of this league's fixtures

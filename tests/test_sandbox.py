@@ -321,6 +321,30 @@ def test_fork_bomb_is_contained_and_fully_killed(mode: str, start) -> None:
         assert processes_of_uid(int(uid)) == []
 
 
+@pytest.mark.skipif(not ROOT, reason="the sweep as the bot's own uid is a root referee's")
+def test_a_bot_without_a_namespace_is_swept_once_as_its_uid(start, monkeypatch) -> None:
+    # kill(-1) as the bot's uid ends every process of it, whatever it forks meanwhile:
+    # once is enough, and each sweep starts a process (5-9 ms). Before, a bot killed at
+    # its game's end and then closed was swept four times.
+    from arena.sandbox import process
+    sweeps = []
+    real_run = process.subprocess.run
+
+    def counted(argv, *args, **kwargs):
+        sweeps.append(argv)
+        return real_run(argv, *args, **kwargs)
+
+    monkeypatch.setattr(process.subprocess, "run", counted)
+    box = sandbox("none", processes=16)
+    proc = start(box, "fork_bomb.py")
+    uid = int(first_line(proc).split()[1])
+    assert processes_of_uid(uid)
+    proc.kill_tree()
+    proc.close()
+    assert processes_of_uid(uid) == []
+    assert len(sweeps) == 1, sweeps
+
+
 def _uid(pid: int) -> int | None:
     try:
         with open(f"/proc/{pid}/status") as file:

@@ -41,6 +41,7 @@ class Launch:
     slot: UidSlot | None = None
     kill_as_uid: list[str] = field(default_factory=list)  # argv: kill -9 -1 as the bot uid
     own_uid_orphans: bool = False  # mode none as root: orphans are recognised by their uid
+    remove_scratch: Callable[[Path], None] | None = None   # removes scratch_dir (else remove_tree)
 
 
 # Launchers (of any mode) not yet reaped: the orphan hunt of mode 'none' spares them.
@@ -398,7 +399,7 @@ class SandboxedProcess:
                 if handle:
                     handle.close()
             self._released = True
-            remove_tree(self.scratch_dir)
+            (self._launch.remove_scratch or remove_tree)(self.scratch_dir)
             if self._launch.slot is not None:
                 self._launch.slot.release()
 

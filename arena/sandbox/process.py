@@ -291,7 +291,7 @@ class SandboxedProcess:
             # wherever they went; the kernel blocks forks during that sweep. Once is
             # enough: then no process has the uid, and only a process of the uid, or
             # the launcher (killed below by pid), could start one before close()
-            # frees it. (Each sweep starts a process: 5-9 ms, twice a bot's end.)
+            # frees it. (Each sweep starts a process: 5-9 ms.)
             subprocess.run(self._launch.kill_as_uid, stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
             self._swept = True

@@ -69,11 +69,16 @@ def wait_until(check, seconds: float = 120.0) -> bool:
     return bool(check())
 
 
+def bot_dirs(tmp_path: Path) -> list[Path]:
+    """The bots' scratch dirs of the run (in their processes' scratch roots)."""
+    return list((tmp_path / "scratch").rglob("arena-bot-*"))
+
+
 def assert_nothing_left(tmp_path: Path) -> None:
     assert wait_until(lambda: not ours(tmp_path), 60), f"left running: {ours(tmp_path)}"
     scratch = tmp_path / "scratch"
-    assert wait_until(lambda: not any(scratch.glob("arena-bot-*")), 30), \
-        f"left behind: {list(scratch.iterdir())}"
+    assert wait_until(lambda: not any(scratch.glob("arena-*")), 30), \
+        f"left behind: {list(scratch.rglob('*'))}"
 
 
 def kill_ours(tmp_path: Path) -> None:
@@ -232,6 +237,34 @@ def test_killing_the_run_ends_its_workers_and_sandboxes(tmp_path, signum):
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+def test_a_run_killed_with_its_workers_leaves_nothing_once_the_next_run_starts(tmp_path):
+    # kill -9 of the whole run, workers included: nothing of it can clean up, so its bots'
+    # scratch dirs stayed in the temp dir for good (9 of 12 kills in a trial). Each process
+    # keeps them in a root of its own, locked while it lives; the next run removes the
+    # roots of dead processes, and ends anything still running in them
+    config = write_config(tmp_path / "kill.yaml", RANDOMS[:3] + [gated(tmp_path)],
+                          games_per_pairing=20, workers=2, move_ms=GATED_MOVE_MS)
+    db = tmp_path / "kill.sqlite"
+    with open(tmp_path / "stderr", "w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config)],
+                                stdout=subprocess.DEVNULL, stderr=err, env=run_env(tmp_path),
+                                start_new_session=True)
+    try:
+        wait_for_games(db, 4)      # each of the 2 workers waits at the gate, its bots started
+        assert bot_dirs(tmp_path)
+        os.killpg(proc.pid, signal.SIGKILL)     # the run and its workers, at once
+        proc.wait()
+        # the bots follow their workers (bwrap --die-with-parent, setpriv --pdeathsig)
+        assert wait_until(lambda: not ours(tmp_path), 60), f"left running: {ours(tmp_path)}"
+        next_run = write_config(tmp_path / "next.yaml", RANDOMS[:2])
+        done = arena("run", str(next_run), env=run_env(tmp_path), cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert_nothing_left(tmp_path)
+    finally:
+        proc.kill()
+        kill_ours(tmp_path)
+
+
 SLOW_START = "import time\ntime.sleep(600)\n"
 
 
@@ -244,8 +277,8 @@ def test_ctrl_c_during_the_preflight_stops_at_once(tmp_path):
                     "time_control: {startup_ms: 3600000}\nworkers: 2\nstore: slow.sqlite\n")
     proc = start_run(path, tmp_path)
     try:
-        assert wait_until(lambda: any((tmp_path / "scratch").glob("arena-bot-*")))
-        assert wait_until(lambda: len(list((tmp_path / "scratch").glob("arena-bot-*"))) >= 2)
+        assert wait_until(lambda: any(bot_dirs(tmp_path)))
+        assert wait_until(lambda: len(bot_dirs(tmp_path)) >= 2)
         proc.send_signal(signal.SIGINT)
         err = finish(proc, tmp_path)        # a hang guard: the bot sleeps 600 s
         assert proc.returncode == 130, err

@@ -15,7 +15,7 @@ from arena.games import Game, IllegalMoveError, InvalidMoveError, State
 from arena.plugins import loaded_plugins
 from arena.protocol import Dialect, ProtocolError, TurnInfo
 from arena.record import BotEntry, GameRecord, MoveRecord, Result, Termination
-from arena.sandbox import HostError, Sandbox, SandboxError
+from arena.sandbox import HostError, Sandbox, SandboxedProcess, SandboxError
 from arena.sandbox.procfs import CpuMark, own_wait_seconds
 
 from .channel import BotChannel, BotFault, Multiplexer, OutputLimits, spin_seconds
@@ -49,13 +49,16 @@ class MatchSettings:
 class BotPool:
     """Bot processes kept alive between games, so a league does not pay a process start
     per game. Only dialects that can say "new game" are kept; a bot that faulted is never
-    kept. With max_idle, the processes idle longest are closed beyond that many. Close the
-    pool when its games are done: a kept bot is told to quit and, unless quit_grace_s is
-    given, killed at once (its games are over and recorded: nothing it does on the way out
-    counts, and a league's last worker would wait for it)."""
+    kept. With max_idle, the processes idle longest are closed beyond that many. The pool
+    also ends the bots no game will use again (retire): their exits are waited for while
+    the next game's bots start, not between games. Close the pool when its games are done:
+    a kept bot is told to quit and, unless quit_grace_s is given, killed at once (its games
+    are over and recorded: nothing it does on the way out counts, and a league's last
+    worker would wait for it)."""
 
     def __init__(self, quit_grace_s: float = 0.0, max_idle: int | None = None) -> None:
         self._idle: dict[tuple, BotChannel] = {}     # in the order they were given back
+        self._ending: list[tuple[SandboxedProcess, float]] = []   # retired: (process, when to kill it)
         self.quit_grace_s = quit_grace_s
         self.max_idle = max_idle
         self.reused = 0
@@ -68,7 +71,7 @@ class BotPool:
         """A live process of this bot, if one is idle."""
         channel = self._idle.pop(self.key(spec), None)
         if channel is not None and not channel.healthy:
-            channel.proc.close()
+            self.retire(channel.proc)
             return None
         if channel is not None:
             self.reused += 1
@@ -78,10 +81,34 @@ class BotPool:
         """Keep a process for the bot's next game (another idle one is closed)."""
         old = self._idle.pop(self.key(spec), None)
         if old is not None:
-            old.proc.close()
+            self.retire(old.proc)
         self._idle[self.key(spec)] = channel
         while self.max_idle is not None and len(self._idle) > self.max_idle:
-            self._idle.pop(next(iter(self._idle))).proc.close()   # the least recently used
+            self.retire(self._idle.pop(next(iter(self._idle))).proc)   # the least recently used
+
+    def retire(self, proc: SandboxedProcess, kill_at: float = 0.0) -> None:
+        """Take a bot no game will use again: killed at kill_at (monotonic time; at once
+        by default) unless it has exited by then, and closed by a later end_retired."""
+        if time.monotonic() >= kill_at:
+            proc.kill_tree()
+        self._ending.append((proc, kill_at))
+
+    def end_retired(self, wait: bool = False) -> None:
+        """Close the retired bots that have exited and kill those whose time is up, without
+        waiting; with wait, wait for every one (until its kill time) and close them all."""
+        if wait:
+            for proc, kill_at in self._ending:
+                proc.wait(max(0.0, kill_at - time.monotonic()))
+        now = time.monotonic()
+        still: list[tuple[SandboxedProcess, float]] = []
+        for proc, kill_at in self._ending:
+            if now >= kill_at:
+                proc.kill_tree()    # idempotent: a killed tree is not signalled again
+            if wait or proc.poll() is not None:
+                proc.close()        # reaps it, removes its scratch dir, frees its uid
+            else:
+                still.append((proc, kill_at))
+        self._ending = still
 
     def close(self) -> None:
         """Ask every kept bot to quit, give them quit_grace_s together, then kill what is
@@ -91,15 +118,10 @@ class BotPool:
         self._idle.clear()
         for key, channel in kept:
             channel.request(dialects.require(key[2]).quit_lines(), expects_reply=False)
-        channels = [channel for _, channel in kept]
-        deadline = time.monotonic() + self.quit_grace_s
-        for channel in channels:
-            while channel.proc.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.001)
-        for channel in channels:
-            channel.proc.kill_tree()
-        for channel in channels:
-            channel.proc.close()
+        kill_at = time.monotonic() + self.quit_grace_s
+        for _, channel in kept:
+            self.retire(channel.proc, kill_at)
+        self.end_retired(wait=True)
 
 
 def bot_seed(game_seed: int, seat: int, name: str) -> int:
@@ -169,6 +191,8 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
             except SandboxError as exc:
                 raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, f"could not start: {exc}")) from exc
             s.channel = BotChannel(proc, settings.output, s.spec.name)
+        if pool is not None:
+            pool.end_retired()   # the last game's bots, while this game's start
         mux = Multiplexer([s.channel for s in seats if s.channel is not None], spin_seconds())
         mine = os.sched_getaffinity(0)
         for s in seats:
@@ -400,18 +424,22 @@ def _settle(pending: list[Callable[[], None]]) -> None:
 
 def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,
             pool: BotPool | None) -> None:
-    """Tell live bots the result; keep clean reusable ones in the pool, let the others
-    exit briefly, then kill their process trees."""
-    closing: list[tuple[_Seat, BotChannel]] = []
+    """Tell live bots the result; keep clean reusable ones in the pool. The others end: a
+    live bot without a fault whose dialect can tell it to quit gets QUIT_GRACE_S to exit;
+    any other is killed at once (it has nothing left to say: a CodinGame bot is never told
+    the game is over). With a pool their exits are the pool's to wait for, while the
+    worker starts its next game's bots."""
+    ending: list[tuple[_Seat, BotChannel, bool]] = []
     for s in seats:
         ch = s.channel
         if ch is None:
             continue
         keep = (pool is not None and s.dialect.reusable and record.faulted != s.seat
                 and record.termination is not Termination.ABORTED and ch.healthy)
-        if ch.fault is None and not ch.stdout_closed and ch.proc.poll() is None:
+        live = ch.fault is None and not ch.stdout_closed and ch.proc.poll() is None
+        quit_lines = [] if keep else s.dialect.quit_lines()
+        if live:
             result = record.outcome.result(s.seat) or Result.DRAW   # aborted: nobody won
-            quit_lines = [] if keep else s.dialect.quit_lines()
             ch.request(s.dialect.over_lines(result.value, record.termination.value) + quit_lines,
                        expects_reply=False)
         if keep and pool is not None:   # keep implies a pool; the check says so to mypy
@@ -419,16 +447,26 @@ def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,
                 mux.poll_others()
             record.stderr_tails[s.seat] = ch.stderr_tail()
             pool.give(s.spec, ch)
-        else:
-            closing.append((s, ch))
-    deadline = time.monotonic() + QUIT_GRACE_S
-    for _, ch in closing:
-        while ch.proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.001)
-    for s, ch in closing:
-        ch.proc.kill_tree()
-        ch.drain_stderr()
-        ch.proc.close()
-        record.stderr_tails[s.seat] = ch.stderr_tail()
+            continue
+        polite = live and bool(quit_lines)
+        if not polite:
+            ch.proc.kill_tree()
+        ending.append((s, ch, polite))
+    kill_at = time.monotonic() + QUIT_GRACE_S
+    if pool is not None:
+        for s, ch, polite in ending:
+            ch.drain_stderr()   # what it wrote in the game; on its way out nothing counts
+            record.stderr_tails[s.seat] = ch.stderr_tail()
+            pool.retire(ch.proc, kill_at if polite else 0.0)
+        pool.end_retired()
+    else:
+        for _, ch, polite in ending:
+            while polite and ch.proc.poll() is None and time.monotonic() < kill_at:
+                time.sleep(0.001)
+        for s, ch, _ in ending:
+            ch.proc.kill_tree()
+            ch.drain_stderr()
+            ch.proc.close()
+            record.stderr_tails[s.seat] = ch.stderr_tail()
     if mux is not None:
         mux.close()

@@ -41,6 +41,7 @@ class Launch:
     slot: UidSlot | None = None
     kill_as_uid: list[str] = field(default_factory=list)  # argv: kill -9 -1 as the bot uid
     own_uid_orphans: bool = False  # mode none as root: orphans are recognised by their uid
+    remove_scratch: Callable[[Path], None] | None = None   # removes scratch_dir (else remove_tree)
 
 
 # Launchers (of any mode) not yet reaped: the orphan hunt of mode 'none' spares them.
@@ -73,6 +74,7 @@ class SandboxedProcess:
         self._final_cpu: float | None = None
         self._last_cpu = 0.0
         self._killed = False  # kill_tree() found the bot still running
+        self._swept = False   # kill(-1) has run as the bot's uid (mode none as root)
         self._sessions = {self.pid}  # session ids seen in the bot's tree (mode none)
         self._closed = False
         self._released = False  # close() has given back the uid slot and handles
@@ -285,11 +287,15 @@ class SandboxedProcess:
 
     def _kill_plain_tree(self) -> None:
         """Mode none: no namespace, so hunt the processes down."""
-        if self._launch.kill_as_uid:
+        if self._launch.kill_as_uid and not self._swept:
             # As the bot's own uid, kill(-1) reaches exactly the bot's processes,
-            # wherever they went; the kernel blocks forks during that sweep.
+            # wherever they went; the kernel blocks forks during that sweep. Once is
+            # enough: then no process has the uid, and only a process of the uid, or
+            # the launcher (killed below by pid), could start one before close()
+            # frees it. (Each sweep starts a process: 5-9 ms.)
             subprocess.run(self._launch.kill_as_uid, stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            self._swept = True
         for _ in range(50):  # rounds: a process may fork while we walk
             found = self._plain_tree() + self._orphans()
             alive = [pid for pid in found if _running(pid)]
@@ -394,7 +400,7 @@ class SandboxedProcess:
                 if handle:
                     handle.close()
             self._released = True
-            remove_tree(self.scratch_dir)
+            (self._launch.remove_scratch or remove_tree)(self.scratch_dir)
             if self._launch.slot is not None:
                 self._launch.slot.release()
 

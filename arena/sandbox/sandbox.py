@@ -22,8 +22,9 @@ from . import command, slots
 from .detect import detect
 from .errors import HostError, SandboxError, SandboxWarning
 from .limits import MIB, Limits, prlimit_argv
-from .process import Launch, SandboxedProcess, remove_tree
+from .process import Launch, SandboxedProcess
 from .procfs import become_child_subreaper
+from .scratch import ScratchRoot, sweep
 
 logger = logging.getLogger("arena.sandbox")
 
@@ -62,6 +63,8 @@ class Sandbox:
                 f"scratch_root {str(root_dir)!r} is not a directory; hint: create it or pass another"
             )
         self._scratch_root = root_dir.resolve()
+        self._scratch = ScratchRoot(self._scratch_root)
+        _sweep_once(self._scratch_root)
         # A root referee runs bots under uids that own nothing: outside bwrap they
         # can only run this Python if every parent directory is world-searchable.
         self._python_visible = not self._root or not any(
@@ -260,6 +263,7 @@ class Sandbox:
                 popen=popen, mode=self.mode, limits=self.limits, scratch_dir=scratch,
                 stdin_fd=ours[0], stdout_fd=ours[1], stderr_fd=ours[2], init_pid=init_pid, slot=slot,
                 kill_as_uid=self._kill_as(uid), own_uid_orphans=uid is not None,
+                remove_scratch=self._scratch.remove_dir,
             ))
         except BaseException:
             if popen is not None:
@@ -271,14 +275,14 @@ class Sandbox:
                 except OSError:
                     pass
             if scratch is not None:
-                remove_tree(scratch)
+                self._scratch.remove_dir(scratch)
             if slot is not None:
                 slot.release()
             raise
 
     def _make_scratch(self, files: Mapping[str, bytes], uid: int | None) -> Path:
         """A new private scratch dir holding `files`, owned by the bot uid outside bwrap."""
-        scratch = Path(tempfile.mkdtemp(prefix="arena-bot-", dir=self._scratch_root))
+        scratch = self._scratch.new_dir()
         for name, data in files.items():
             target = scratch / name
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -340,6 +344,17 @@ class Sandbox:
                     f"lacks {need}; hint: chmod {need} {blocker!r}"
                     + (", or install bubblewrap (mode 'bwrap' shows only what it binds)" if parents else "")
                 )
+
+
+#: (process, directory) pairs whose dead processes' scratch roots have been cleaned
+_swept: set[tuple[int, Path]] = set()
+
+
+def _sweep_once(parent: Path) -> None:
+    """Clean what killed processes left in `parent`, once a process (ScratchRoot)."""
+    if (os.getpid(), parent) not in _swept:
+        _swept.add((os.getpid(), parent))
+        sweep(parent)
 
 
 @contextlib.contextmanager

@@ -31,6 +31,7 @@ from .leaderboard import build_leaderboard, render_top
 from .preflight import start_all
 from .progress import Progress, standings_every
 from .schedule import Fixture, league_openings, schedule
+from .sources import FixtureList
 from .store import Store, StoreError, VersionNote
 from .versions import Manifest, RunCache, manifest_of, store_files
 
@@ -208,7 +209,8 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         try:
             # the local executor's workers start playing now; the preflight overlaps their
             # first games, whose records are read (and stored) only once it has passed
-            games = executor.play(job, todo, workers, config)
+            source = FixtureList(todo)
+            games = executor.play(job, source, workers, config)
             try:
                 # bots start where games are played: here, not on a cluster's nodes
                 if todo and executor.plays_here(config):
@@ -218,9 +220,12 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
                 _say_versions(store.sync_versions(manifests), known, out)
                 progress.start()
                 for fixture, record in games:
-                    if record.termination is Termination.ABORTED:
+                    aborted = record.termination is Termination.ABORTED
+                    if not aborted:
+                        store.add_game(fixture, record)
+                    source.done(fixture, record)    # stored first: a source may read the store
+                    if aborted:
                         continue
-                    store.add_game(fixture, record)
                     played += 1
                     progress.update(record)
             finally:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -41,7 +41,7 @@ def _now(call: Callable[[], T]) -> T:
     return call()
 
 
-def play_piece(table: Table, piece: list[Fixture], pool: BotPool,
+def play_piece(table: Table, piece: Iterable[Fixture], pool: BotPool,
                run: Callable[[Callable[[], Any]], Any] = _now) -> Iterator[tuple[Fixture, GameRecord]]:
     """Play fixtures in a row, reusing bots' processes from the pool between them;
     each game's record as soon as it ends. run(call) plays one game: at once, or on

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -33,7 +33,7 @@ from .progress import Progress, standings_every
 from .schedule import Fixture, league_openings, schedule
 from .sources import FixtureList
 from .store import Store, StoreError, VersionNote
-from .versions import Manifest, RunCache, manifest_of, store_files
+from .versions import Manifest, RunCache, fingerprint, manifest_of, store_files
 
 
 @dataclass
@@ -80,9 +80,14 @@ def load_league(path: str, plugins: Plugins | None = None) -> LeagueConfig:
                        executors=plugins.executors.names())
 
 
-def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
-    """Turn a validated config into the picklable description workers play from."""
+def make_job(config: LeagueConfig, plugins: Plugins,
+             manifests: Mapping[str, Manifest] | None = None) -> GameJob:
+    """Turn a validated config into the picklable description workers play from; with
+    the bots' manifests, each spec carries its version's fingerprint."""
     specs = {bot.name: _spec(bot, plugins, config.base_dir) for bot in config.bots}
+    if manifests is not None:
+        specs = {name: dataclasses.replace(spec, fingerprint=fingerprint(manifests[name]))
+                 for name, spec in specs.items()}
     settings = MatchSettings(time=config.time_control, timeout_policy=config.timeout_policy)
     return GameJob(game=config.game, rules=dict(config.rules), bots=specs, settings=settings,
                    sandbox_mode=config.sandbox_mode, limits=config.limits)
@@ -203,7 +208,9 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
             progress.standings = lambda: live_standings(store, config)
             progress.standings_every = standings or standings_every(pairings, len(todo))
         workers = _bounded_workers(executor, workers or config.workers, progress)
-        job = make_job(config, plugins)
+        job = make_job(config, plugins, manifests)
+        # each fixture carries its bots and their versions, as a fixture minted later would
+        todo = [fixture.carrying(job.bots, store.versions_of(fixture.seats)) for fixture in todo]
         played = 0
         interrupted = False
         try:

@@ -9,12 +9,13 @@ adding a bot adds fixtures and leaves every existing one as it was.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from arena.games import GameRegistry
 from arena.openings import NONE, Openings, parse_spec
 from arena.plugins import loaded_plugins
+from arena.referee import BotSpec
 
 from .config import LeagueConfig
 
@@ -34,11 +35,20 @@ class Fixture:
     round: int      #: 2*k + swap; round r holds one game of every pairing
     #: moves the referee plays first, shared by the pair; part of the key when not empty
     opening: tuple[int, ...] = ()
+    #: how to start the bots of (seat0, seat1), when the fixture carries them (a bot that
+    #: joins or changes during a run reaches a running worker so); else the job's
+    bots: tuple[BotSpec, BotSpec] | None = field(default=None, compare=False, repr=False)
+    #: the bots' versions (v0, v1) the game is played and stored for; else the store's
+    versions: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
     @property
     def seats(self) -> tuple[str, str]:
         """(seat0, seat1)."""
         return (self.seat0, self.seat1)
+
+    def carrying(self, bots: Mapping[str, BotSpec], versions: tuple[int, int]) -> Fixture:
+        """This fixture carrying its two bots' specs (from a map by name) and versions."""
+        return replace(self, bots=(bots[self.seat0], bots[self.seat1]), versions=versions)
 
     @property
     def order(self) -> tuple[int, int, str]:

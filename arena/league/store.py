@@ -439,7 +439,7 @@ class Store:
         if record.termination is Termination.ABORTED:
             raise ValueError(f"fixture {fixture.key!r}: an aborted game is not a result; leave "
                              f"it out and the next run plays it again")
-        versions = self._versions_of(fixture.seats)
+        versions = fixture.versions or self.versions_of(fixture.seats)
         row: tuple[Any, ...] = (
             fixture.key, fixture.index, fixture.round, fixture.seed, fixture.seat0, fixture.seat1,
             record.winner, record.termination.value, record.faulted, record.reason,
@@ -456,7 +456,7 @@ class Store:
                                  "games stored before it are intact") from None
             return cursor.rowcount == 1
 
-    def _versions_of(self, seats: tuple[str, str]) -> tuple[int, int]:
+    def versions_of(self, seats: tuple[str, str]) -> tuple[int, int]:
         """The versions games of these bots are stored for: as synced, else each bot's latest."""
         if any(bot not in self._current for bot in seats):
             self._current = {**self.current_versions(), **self._current}
@@ -469,7 +469,7 @@ class Store:
                                     " WHERE season = ?", (self._season,)).fetchall()
         done = set()
         for key, seat0, seat1, v0, v1 in rows:
-            if self._versions_of((seat0, seat1)) == (v0, v1):
+            if self.versions_of((seat0, seat1)) == (v0, v1):
                 done.add(key)
         return done
 
@@ -510,7 +510,7 @@ class Store:
         for key, index, text, seat0, seat1, v0, v1, season in rows:
             if keys is not None and key not in keys:
                 continue
-            if current and (season != self._season or self._versions_of((seat0, seat1)) != (v0, v1)
+            if current and (season != self._season or self.versions_of((seat0, seat1)) != (v0, v1)
                             or seat0 in retired or seat1 in retired
                             or (pairs is not None and _pair_number(key) >= pairs)):
                 continue

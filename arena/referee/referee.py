@@ -35,6 +35,9 @@ class BotSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     spec: str = ""                       #: what the user wrote, for the record
     options: Mapping[str, object] = field(default_factory=dict)
+    #: the version's fingerprint (arena.league.versions) when known: a kept process is
+    #: reused only for the same, so a bot whose files changed starts afresh
+    fingerprint: str = ""
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,8 @@ class BotPool:
 
     @staticmethod
     def key(spec: BotSpec) -> tuple:
-        return (spec.name, tuple(spec.argv), spec.dialect)
+        """Which kept process may play for spec: the same bot, command, dialect and version."""
+        return (spec.name, tuple(spec.argv), spec.dialect, spec.fingerprint)
 
     def take(self, spec: BotSpec) -> BotChannel | None:
         """A live process of this bot, if one is idle."""

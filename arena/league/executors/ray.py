@@ -33,6 +33,7 @@ import uuid
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -393,7 +394,7 @@ def _table(job: GameJob, shipment: Shipment) -> Table:
     token, table = _HOST.get("table", ("", None))
     if table is None or token != shipment.token:
         root = _bundle_root(shipment) if shipment.files else ""
-        table = set_table(job, {name: localize(spec, shipment, root) for name, spec in job.bots.items()})
+        table = set_table(job, partial(localize, shipment=shipment, root=root))
         _HOST["table"] = (shipment.token, table)
     return table
 

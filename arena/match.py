@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.league.config import BotConfig
+from arena.league.drive import drive
 from arena.league.executors.base import GameJob
 from arena.league.executors.local import play_fixtures
 from arena.league.pairs import Tally
@@ -23,7 +24,7 @@ from arena.league.progress import Progress
 from arena.league.schedule import Fixture
 from arena.league.sight import own_code
 from arena.league.store import Store, VersionNote
-from arena.record import GameRecord, Termination
+from arena.record import GameRecord
 from arena.referee import BotSpec, MatchSettings
 from arena.referee.botspec import parse_command
 from arena.stats import (
@@ -116,33 +117,24 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
         already = len(stored)
     state = check(sprt, tally.pentanomial) if sprt is not None else None
     todo = store.missing(fixtures) if store is not None else fixtures
-    played, interrupted = 0, False
     if state is not None and state.decision is not Decision.CONTINUE:
         todo = []
-    games = play(job, todo, workers)
-    try:
-        for fixture, record in games:
-            if record.termination is Termination.ABORTED:
-                continue
-            if store is not None:
-                store.add_game(fixture, record)
-            completed = tally.add(record)
-            played += 1
-            if sprt is not None and completed:
-                state = check(sprt, tally.pentanomial)
-            if progress is not None:
-                progress.update(record)
-            if on_game is not None:
-                on_game(fixture, record)
-            if state is not None and state.decision is not Decision.CONTINUE:
-                break
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        close = getattr(games, "close", None)
-        if close is not None:
-            close()           # kills the workers: games in flight are discarded
-    return MatchOutcome(tally.results(), state, already, played, interrupted)
+
+    def counted(fixture: Fixture, record: GameRecord) -> bool:
+        """Count a stored game; True at the SPRT's decision."""
+        nonlocal state
+        completed = tally.add(record)
+        if sprt is not None and completed:
+            state = check(sprt, tally.pentanomial)
+        if progress is not None:
+            progress.update(record)
+        if on_game is not None:
+            on_game(fixture, record)
+        return state is not None and state.decision is not Decision.CONTINUE
+
+    # at a stop, drive closes the games: the workers are killed, games in flight discarded
+    driven = drive(play(job, todo, workers), store, on_record=counted)
+    return MatchOutcome(tally.results(), state, already, driven.played, driven.interrupted)
 
 
 # --- what a user reads ------------------------------------------------------------------------

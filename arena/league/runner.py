@@ -16,7 +16,6 @@ from typing import Any, TextIO
 from arena.errors import did_you_mean
 from arena.openings import repeat_warning
 from arena.plugins import PluginError, Plugins, loaded_plugins
-from arena.record import Termination
 from arena.referee import (
     BotSpec,
     MatchSettings,
@@ -25,6 +24,7 @@ from arena.referee.botspec import ARENA_PACKAGE_DIR, bot_spec, command_spec
 from arena.sandbox import Sandbox
 
 from .config import BotConfig, BotProblem, LeagueConfig, load_config
+from .drive import CancelToken, Driven, drive
 from .executors.base import Executor, GameJob, RunError, cause
 from .executors.local import WORKERS_PER_CPU
 from .leaderboard import build_leaderboard, render_top
@@ -166,7 +166,7 @@ def bot_versions(config: LeagueConfig, plugins: Plugins, store: Store) -> list[V
 def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: int | None = None,
                progress: Progress | None = None, keep_going: bool = False,
                standings: int | None = None, new_season: bool = False,
-               out: TextIO | None = None) -> RunSummary:
+               out: TextIO | None = None, cancel: CancelToken | None = None) -> RunSummary:
     """Play every fixture the store lacks for the bots' current versions; each game is
     committed as it finishes.
 
@@ -176,7 +176,8 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     are the bots' versions recorded (what changed is said on `out`, stderr), so a run
     the preflight stopped leaves no version that never played. Raises RunError (and
     StoreError on opening) for what is no bot's fault. standings: show the top of the table every that many stored games
-    and at the end (0: never; None: whole rounds, about ten times a run)."""
+    and at the end (0: never; None: whole rounds, about ten times a run). cancel: a token
+    that stops the run as Ctrl-C does (drive)."""
     out = out or sys.stderr
     plugins = plugins or loaded_plugins()
     executor = registered_executor(plugins, config.executor)
@@ -211,12 +212,11 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         job = make_job(config, plugins, manifests)
         # each fixture carries its bots and their versions, as a fixture minted later would
         todo = [fixture.carrying(job.bots, store.versions_of(fixture.seats)) for fixture in todo]
-        played = 0
-        interrupted = False
+        source = FixtureList(todo)
+        driven = Driven()
         try:
             # the local executor's workers start playing now; the preflight overlaps their
             # first games, whose records are read (and stored) only once it has passed
-            source = FixtureList(todo)
             games = executor.play(job, source, workers, config)
             try:
                 # bots start where games are played: here, not on a cluster's nodes
@@ -226,23 +226,17 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
                                progress)
                 _say_versions(store.sync_versions(manifests), known, out)
                 progress.start()
-                for fixture, record in games:
-                    aborted = record.termination is Termination.ABORTED
-                    if not aborted:
-                        store.add_game(fixture, record)
-                    source.done(fixture, record)    # stored first: a source may read the store
-                    if aborted:
-                        continue
-                    played += 1
-                    progress.update(record)
-            finally:
-                close = getattr(games, "close", None)   # a generator's: it stops the workers
-                if close is not None:
-                    close()     # now, whatever ended the loop
+            except BaseException:
+                _close(games)     # stops the workers started above
+                raise
+            driven = drive(games, store, source, lambda _fixture, record: progress.update(record),
+                           cancel)
         except KeyboardInterrupt:
-            interrupted = True
+            driven.interrupted = True
         except StoreError as exc:   # disk full, read-only: what is stored stays stored
             raise RunError(str(exc)) from None
+        interrupted = driven.interrupted or driven.cancelled
+        played = driven.played
         summary = RunSummary(total=len(fixtures), already=len(fixtures) - len(todo), played=played,
                              interrupted=interrupted, seconds=time.monotonic() - started)
         stored = len(fixtures) - len(store.missing(fixtures))   # of this league's fixtures
@@ -253,6 +247,13 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     progress.finish(f"{verb}: {played} games played in {summary.seconds:.1f} s; "
                     f"{stored} of {len(fixtures)} stored in {config.store}")
     return summary
+
+
+def _close(games: Any) -> None:
+    """Close an executor's records (a generator's close stops its workers)."""
+    close = getattr(games, "close", None)
+    if close is not None:
+        close()
 
 
 def _say_versions(notes: list[VersionNote], known: bool, out: TextIO) -> None:

@@ -21,7 +21,7 @@ from arena.league.executors.base import GameJob
 from arena.league.executors.local import play_fixtures
 from arena.league.pairs import Tally
 from arena.league.progress import Progress
-from arena.league.schedule import Fixture
+from arena.league.schedule import Fixture, fixture_key
 from arena.league.sight import own_code
 from arena.league.store import Store, VersionNote
 from arena.record import GameRecord
@@ -51,9 +51,8 @@ def match_fixtures(a: str, b: str, games: int, seed: int,
     for i in range(games):
         k, swap = divmod(i, 2)
         opening = opening_of(k, seed + k) if opening_of is not None else ()
-        tail = "|" + ",".join(map(str, opening)) if opening else ""
         seats = (a, b) if swap == 0 else (b, a)
-        fixtures.append(Fixture(index=i, key=f"{a}|{b}|{k}|{swap}{tail}", pairing=f"{a}|{b}",
+        fixtures.append(Fixture(index=i, key=fixture_key(a, b, k, swap, opening), pairing=f"{a}|{b}",
                                 seat0=seats[0], seat1=seats[1], seed=seed + k, round=i,
                                 opening=opening))
     return fixtures

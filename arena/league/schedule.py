@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from arena.games import GameRegistry
 from arena.openings import NONE, Openings, parse_spec
@@ -56,6 +57,36 @@ class Fixture:
         return (self.round, self.seed, self.key)
 
 
+class KeyParts(NamedTuple):
+    """What a fixture key says: the two bots, the pair number, the seat swap, the opening."""
+
+    first: str
+    second: str
+    pair: int
+    swap: int
+    opening: tuple[int, ...] = ()
+
+
+def fixture_key(first: str, second: str, pair: int, swap: int, opening: Sequence[int] = ()) -> str:
+    """A fixture's key: "alice|bob|3|0", with "|40,36,4,12" after it when the pair starts
+    from an opening (a league without openings keeps the keys it always had). Bot names
+    never hold a '|' (the config refuses them)."""
+    tail = "|" + ",".join(map(str, opening)) if opening else ""
+    return f"{first}|{second}|{pair}|{swap}{tail}"
+
+
+def parse_fixture_key(key: str) -> KeyParts | None:
+    """The parts of a key fixture_key made; None for a key of another shape."""
+    parts = key.split("|")
+    if len(parts) not in (4, 5):
+        return None
+    try:
+        opening = tuple(int(move) for move in parts[4].split(",")) if len(parts) == 5 else ()
+        return KeyParts(parts[0], parts[1], int(parts[2]), int(parts[3]), opening)
+    except ValueError:
+        return None
+
+
 def game_seed(league_seed: int, first: str, second: str, k: int) -> int:
     """The seed of pair k of two bots (names sorted): a 63-bit slice of a SHA-256."""
     text = f"{league_seed}|{first}|{second}|{k}".encode()
@@ -96,10 +127,9 @@ def make_fixtures(bots: Sequence[str], games_per_pairing: int, seed: int,
             for k in range(games_per_pairing // 2):
                 pair_seed = game_seed(seed, first, second, k)
                 opening = opening_of(k, pair_seed) if opening_of is not None else ()
-                tail = "|" + ",".join(map(str, opening)) if opening else ""
                 for swap, seats in enumerate(((first, second), (second, first))):
                     unordered.append(Fixture(
-                        index=-1, key=f"{first}|{second}|{k}|{swap}{tail}",
+                        index=-1, key=fixture_key(first, second, k, swap, opening),
                         pairing=f"{first}|{second}", seat0=seats[0], seat1=seats[1], seed=pair_seed,
                         round=2 * k + swap, opening=opening))
     unordered.sort(key=lambda f: f.order)

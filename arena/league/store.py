@@ -35,7 +35,7 @@ from .identity import (
     league_identity,
     same_rules,
 )
-from .schedule import Fixture, league_openings
+from .schedule import Fixture, league_openings, parse_fixture_key
 from .versions import Manifest, changes, fingerprint
 
 SCHEMA_VERSION = 2
@@ -581,9 +581,9 @@ def _migrate_from_1(db: sqlite3.Connection) -> None:
 
 
 def _pair_number(key: str) -> int:
-    """k of a fixture key 'a|b|k|swap[|opening]'."""
-    parts = key.split("|")
-    return int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 0
+    """k of a fixture key (0 for a key of another shape)."""
+    parts = parse_fixture_key(key)
+    return parts.pair if parts is not None else 0
 
 
 def _now() -> str:

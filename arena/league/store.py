@@ -66,6 +66,9 @@ CREATE TABLE IF NOT EXISTS games (
     UNIQUE (fixture_key, v0, v1, season)
 );
 CREATE INDEX IF NOT EXISTS games_in_order ON games (round, seed, fixture_key);
+-- what a ladder asks as it runs: a pairing's games (of given versions), a bot version's games
+CREATE INDEX IF NOT EXISTS games_by_pairing ON games (seat0, seat1, v0, v1);
+CREATE INDEX IF NOT EXISTS games_by_seat1 ON games (seat1, v1);
 CREATE TABLE IF NOT EXISTS versions (
     bot         TEXT NOT NULL,
     version     INTEGER NOT NULL,     -- 1, 2, ... per bot
@@ -482,6 +485,26 @@ class Store:
         """How many games are stored (every season and version)."""
         with self._lock:
             return self._count()
+
+    def games_since(self, after: int = 0) -> list[tuple[int, StoredGame, int, int]]:
+        """This season's games stored after the one whose id is `after`, in the order they
+        were stored (played), each as (id, game, v0, v1): what ratings updated game by game
+        read as a run goes on; the last id is the next call's `after`."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, fixture_key, fixture_index, record, v0, v1 FROM games"
+                " WHERE id > ? AND season = ? ORDER BY id", (after, self._season)).fetchall()
+        return [(id_, StoredGame(key, index, GameRecord.from_json(text)), v0, v1)
+                for id_, key, index, text, v0, v1 in rows]
+
+    def pairing_count(self, a: tuple[str, int], b: tuple[str, int]) -> int:
+        """How many games of this season two bot versions (name, version) played, either
+        seat first."""
+        with self._lock:
+            return int(self._db.execute(
+                "SELECT count(*) FROM games WHERE season = ? AND ((seat0 = ? AND v0 = ? AND"
+                " seat1 = ? AND v1 = ?) OR (seat0 = ? AND v0 = ? AND seat1 = ? AND v1 = ?))",
+                (self._season, *a, *b, *b, *a)).fetchone()[0])
 
     def _count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])

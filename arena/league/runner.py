@@ -88,8 +88,12 @@ def make_job(config: LeagueConfig, plugins: Plugins,
     if manifests is not None:
         specs = {name: dataclasses.replace(spec, fingerprint=fingerprint(manifests[name]))
                  for name, spec in specs.items()}
-    settings = MatchSettings(time=config.time_control, timeout_policy=config.timeout_policy)
+    # the registry resolved once, here: workers, referee and preflight take it from the job
+    dialects = {name: plugins.dialects.require(name) for name in plugins.dialects.names()}
+    settings = MatchSettings(time=config.time_control, timeout_policy=config.timeout_policy,
+                             dialects=dialects)
     return GameJob(game=config.game, rules=dict(config.rules), bots=specs, settings=settings,
+                   made=plugins.games.create(config.game, **config.rules),
                    sandbox_mode=config.sandbox_mode, limits=config.limits)
 
 
@@ -102,7 +106,8 @@ def _spec(bot: BotConfig, plugins: Plugins, base_dir) -> BotSpec:
     # the same reading of a command as `arena match`: files it names become absolute
     # and their directories readable, with the bot's own dir (never the config's)
     extra = tuple(str(d) for d in (bot.dir,) if d is not None) + (ARENA_PACKAGE_DIR,) + extra
-    spec = command_spec(bot.name, bot.dialect, bot.command or "", cwd=str(base_dir), readable=extra)
+    spec = command_spec(bot.name, bot.dialect, bot.command or "", cwd=str(base_dir), readable=extra,
+                        dialects=plugins.dialects.names())
     return dataclasses.replace(spec, spec=bot.spec)
 
 
@@ -298,7 +303,7 @@ def _preflight(config: LeagueConfig, job: GameJob, plugins: Plugins, keep_going:
     keep_going) when a bot cannot."""
     try:
         sandbox = Sandbox(limits=job.limits, mode=job.sandbox_mode)
-        game = plugins.games.create(job.game, **job.rules)
+        game = job.made if job.made is not None else plugins.games.create(job.game, **job.rules)
     except Exception as exc:
         raise RunError(f"cannot start bots: {cause(exc)}") from exc
     for problem in start_all(game, [job.bots[name] for name in config.bot_names], sandbox,

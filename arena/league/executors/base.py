@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from arena.errors import ArenaError
+from arena.games import Game
 from arena.record import GameRecord
 from arena.referee import BotSpec, MatchSettings
 from arena.sandbox import Limits, SandboxError
@@ -34,6 +35,9 @@ class GameJob:
     settings: MatchSettings
     sandbox_mode: str
     limits: Limits
+    #: the game with its rules, made from the run's registry (make_job), so a worker needs
+    #: no registry of its own; None: made from the loaded plugins' where it is played
+    made: Game | None = None
 
 
 class Executor(Protocol):

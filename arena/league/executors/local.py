@@ -15,13 +15,12 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from arena.record import GameRecord
-from arena.referee import BotPool
 
 from ..config import LeagueConfig
 from ..schedule import Fixture
 from ..sources import FixtureList, FixtureSource, Piece, SourceStalled, as_source, fixtures_of
 from .base import Executor, GameJob, RunError, cause
-from .worker import play_piece, set_table
+from .worker import bot_pool, play_piece, set_table
 
 #: local workers beyond this many per CPU are not used: they only slow every game down
 WORKERS_PER_CPU = 4
@@ -135,7 +134,7 @@ def _worker_main(job: GameJob, pieces: _Pieces, results, parent: int, cpus: froz
             os.sched_setaffinity(0, cpus)
         except OSError:
             pass   # the CPUs were taken away meanwhile: play anywhere, as unpinned
-    pool = BotPool(max_idle=MAX_IDLE_BOTS)
+    pool = bot_pool(job, MAX_IDLE_BOTS)
     unstored = False   # a game sent back that the coordinator has not yet said it stored
     try:
         table = set_table(job)
@@ -176,7 +175,7 @@ def play_fixtures(job: GameJob, fixtures: FixtureSource | list[Fixture], workers
     if _empty(source):
         return
     if workers <= 1:
-        pool = BotPool(max_idle=MAX_IDLE_BOTS)
+        pool = bot_pool(job, MAX_IDLE_BOTS)
         try:
             table = set_table(job)
             yield from play_piece(table, fixtures_of(source), pool)

@@ -39,14 +39,14 @@ from typing import Any, TypeVar
 
 from arena.errors import ArenaError
 from arena.record import GameRecord
-from arena.referee import BotPool, BotSpec
+from arena.referee import BotSpec
 from arena.referee.botspec import ARENA_PACKAGE_DIR
 
 from ..config import LeagueConfig, RayConfig
 from ..schedule import Fixture
 from ..sources import FixtureList, FixtureSource, SourceStalled, as_source
 from .base import Executor, GameJob
-from .worker import Table, play_piece, set_table
+from .worker import Table, bot_pool, play_piece, set_table
 
 logger = logging.getLogger("arena.league.ray")
 
@@ -381,7 +381,7 @@ def _play_piece(job: GameJob, shipment: Shipment,
             _HOST["thread"] = _GameThread()
         thread: _GameThread = _HOST["thread"]
     table = thread.run(lambda: _table(job, shipment))
-    pool = BotPool()
+    pool = bot_pool(job)
     try:
         for fixture, record in play_piece(table, piece, pool, run=thread.run):
             yield fixture.key, record

@@ -41,12 +41,17 @@ class Table:
 def set_table(job: GameJob, here: Callable[[BotSpec], BotSpec] | None = None) -> Table:
     """The job's game made from the loaded registry (so a plugin's game plays too), its
     sandbox, and its bots (made this host's by `here`, as are those fixtures carry)."""
-    game = loaded_plugins().games.create(job.game, **job.rules)
+    game = job.made if job.made is not None else loaded_plugins().games.create(job.game, **job.rules)
     sandbox = Sandbox(limits=job.limits, mode=job.sandbox_mode)
     if here is None:
         return Table(job=job, game=game, sandbox=sandbox, bots=dict(job.bots))
     return Table(job=job, game=game, sandbox=sandbox,
                  bots={name: here(spec) for name, spec in job.bots.items()}, here=here)
+
+
+def bot_pool(job: GameJob, max_idle: int | None = None) -> BotPool:
+    """A worker's pool of kept bot processes, which says quit in the job's dialects."""
+    return BotPool(max_idle=max_idle, dialects=job.settings.dialects)
 
 
 def _now(call: Callable[[], T]) -> T:

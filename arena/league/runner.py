@@ -190,13 +190,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     build_bots(config, out)
     started = time.monotonic()
     with Store(config.store) as store:
-        store.claim()
-        known = bool(store.current_versions())
-        season = store.season
-        store.bind(config, league_openings(config, plugins.games).identity(), new_season=new_season)
-        if store.season != season:
-            print(f"season {store.season} begins: the {store.count()} games of earlier seasons "
-                  f"stay in {config.store} as history", file=out)
+        known = _take_store(store, config, plugins, new_season, out)
         # the versions games are looked up and stored for; recorded once the bots have
         # started, so that a bot stopped by the preflight (never played) is no version
         manifests = bot_manifests(config, plugins, store)
@@ -207,12 +201,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         fixtures = [f for f in schedule(config, plugins.games)
                     if f.seat0 not in retired and f.seat1 not in retired]
         todo = store.missing(fixtures)
-        progress = progress or Progress(len(fixtures), len(fixtures) - len(todo))
-        progress.already = len(fixtures) - len(todo)
-        if standings != 0:
-            pairings = len({f.pairing for f in fixtures})
-            progress.standings = lambda: live_standings(store, config)
-            progress.standings_every = standings or standings_every(pairings, len(todo))
+        progress = _watch(progress, store, config, fixtures, len(todo), standings)
         workers = _bounded_workers(executor, workers or config.workers, progress)
         job = make_job(config, plugins, manifests)
         # each fixture carries its bots and their versions, as a fixture minted later would
@@ -252,6 +241,33 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     progress.finish(f"{verb}: {played} games played in {summary.seconds:.1f} s; "
                     f"{stored} of {len(fixtures)} stored in {config.store}")
     return summary
+
+
+def _take_store(store: Store, config: LeagueConfig, plugins: Plugins, new_season: bool,
+                out: TextIO) -> bool:
+    """Claim the store for this run and bind it to the league (saying when a season
+    begins); True when it knew bots already."""
+    store.claim()
+    known = bool(store.current_versions())
+    season = store.season
+    store.bind(config, league_openings(config, plugins.games).identity(), new_season=new_season)
+    if store.season != season:
+        print(f"season {store.season} begins: the {store.count()} games of earlier seasons "
+              f"stay in {config.store} as history", file=out)
+    return known
+
+
+def _watch(progress: Progress | None, store: Store, config: LeagueConfig, fixtures: list[Fixture],
+           todo: int, standings: int | None) -> Progress:
+    """The run's progress over the league's fixtures, todo of them left, with its standings
+    every that many games (0: never; None: whole rounds)."""
+    progress = progress or Progress(len(fixtures), len(fixtures) - todo)
+    progress.already = len(fixtures) - todo
+    if standings != 0:
+        pairings = len({f.pairing for f in fixtures})
+        progress.standings = lambda: live_standings(store, config)
+        progress.standings_every = standings or standings_every(pairings, todo)
+    return progress
 
 
 def _close(games: Any) -> None:

@@ -229,7 +229,7 @@ def test_render_markdown_csv_json(board):
 def test_ratings_updated_game_by_game_in_play_order_from_the_store(tmp_path):
     """A ladder's ratings: each game read from a real store as it is stored (games_since)
     and rated at once; in the order given, exactly what a replay of that order gives."""
-    from arena.league.rating_systems import Rater, RatedGame, TrueSkill, rated_game, rater
+    from arena.league.rating_systems import RatedGame, Rater, TrueSkill, rated_game, rater
     settings = RatingConfig()
     results = played(make_fixtures(BOTS, 8, seed=3))
     random.Random(1).shuffle(results)                      # the order games happened to finish

@@ -16,14 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from arena.league.config import BotConfig
+from arena.league.drive import drive
 from arena.league.executors.base import GameJob
 from arena.league.executors.local import play_fixtures
 from arena.league.pairs import Tally
 from arena.league.progress import Progress
-from arena.league.schedule import Fixture
+from arena.league.schedule import Fixture, fixture_key
 from arena.league.sight import own_code
 from arena.league.store import Store, VersionNote
-from arena.record import GameRecord, Termination
+from arena.record import GameRecord
 from arena.referee import BotSpec, MatchSettings
 from arena.referee.botspec import parse_command
 from arena.stats import (
@@ -50,9 +51,8 @@ def match_fixtures(a: str, b: str, games: int, seed: int,
     for i in range(games):
         k, swap = divmod(i, 2)
         opening = opening_of(k, seed + k) if opening_of is not None else ()
-        tail = "|" + ",".join(map(str, opening)) if opening else ""
         seats = (a, b) if swap == 0 else (b, a)
-        fixtures.append(Fixture(index=i, key=f"{a}|{b}|{k}|{swap}{tail}", pairing=f"{a}|{b}",
+        fixtures.append(Fixture(index=i, key=fixture_key(a, b, k, swap, opening), pairing=f"{a}|{b}",
                                 seat0=seats[0], seat1=seats[1], seed=seed + k, round=i,
                                 opening=opening))
     return fixtures
@@ -147,37 +147,28 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
         already = len(stored)
     state = _read_pairs(tally, sprt, check(sprt, tally.pentanomial)) if sprt is not None else None
     todo = store.missing(fixtures) if store is not None else fixtures
-    played, interrupted = 0, False
     if state is not None and state.decision is not Decision.CONTINUE:
         todo = []
-    games = play(job, todo, workers)
-    try:
-        for fixture, record in games:
-            if record.termination is Termination.ABORTED:
-                continue
-            if store is not None:
-                store.add_game(fixture, record)
-            tally.add(record, fixture.index)
-            played += 1
-            if sprt is not None and state is not None:
-                state = _read_pairs(tally, sprt, state)
-            if progress is not None:
-                progress.update(record)
-            if on_game is not None:
-                on_game(fixture, record)
-            if state is not None and state.decision is not Decision.CONTINUE:
-                break
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        close = getattr(games, "close", None)
-        if close is not None:
-            close()           # kills the workers: games in flight are discarded
+
+    def counted(fixture: Fixture, record: GameRecord) -> bool:
+        """Count a stored game; True at the SPRT's decision."""
+        nonlocal state
+        tally.add(record, fixture.index)
+        if sprt is not None and state is not None:
+            state = _read_pairs(tally, sprt, state)
+        if progress is not None:
+            progress.update(record)
+        if on_game is not None:
+            on_game(fixture, record)
+        return state is not None and state.decision is not Decision.CONTINUE
+
+    # at a stop, drive closes the games: the workers are killed, games in flight discarded
+    driven = drive(play(job, todo, workers), store, on_record=counted)
     decided = state is not None and state.decision is not Decision.CONTINUE
     # a decided test reports the pairs it read, as an uninterrupted run would: not the
     # games that happened to finish beyond them (they stay stored)
     return MatchOutcome(tally.results_read() if decided else tally.results(), state, already,
-                        played, interrupted)
+                        driven.played, driven.interrupted)
 
 
 # --- what a user reads ------------------------------------------------------------------------

@@ -392,3 +392,34 @@ def test_every_shipped_league_config_is_valid(path):
     config = load_league(str(path))
     assert config.name and len(config.bots) >= 2
     assert config.store.parent.name == "results"    # generated results stay out of git
+
+
+def test_one_entrant_is_admitted_as_the_config_would_have_it_or_refused_in_one_line(league_dir):
+    from arena.league.config import validate_entrant
+    path = write(league_dir, BASE)
+    config = load_config(path)
+    (league_dir / "bots" / "new").mkdir()
+    (league_dir / "bots" / "new" / "bot.py").write_text("print('hi')\n")
+    newcomer = {"name": "new", "command": "python3 bots/new/bot.py"}
+    admitted = validate_entrant(newcomer, config)
+    # as it would be had the config listed it among its bots
+    listed = load_config(write(league_dir, BASE.replace("games_per_pairing",
+                               "  - {name: new, command: python3 bots/new/bot.py}\ngames_per_pairing"),
+                               "with.yaml"))
+    assert admitted == listed.bots[3]
+    assert validate_entrant({"name": "r2", "bot": "random"}, config).bot == "random"
+
+    def refused(raw, **kwargs) -> str:
+        with pytest.raises(ConfigError) as info:
+            validate_entrant(raw, config, **kwargs)
+        message = str(info.value)
+        assert "\n" not in message and message.startswith(f"{path}:")
+        return message
+    assert "bots[3].name: duplicate bot name 'rand' (already used by bots[1])" in refused(
+        {"name": "rand", "bot": "random"})
+    assert "bots[3].opts: unknown key" in refused({"name": "x", "bot": "random", "opts": {}})
+    assert "unknown bot 'nosuch'" in refused({"name": "x", "bot": "nosuch"},
+                                             known_bots=lambda name, game, options: f"unknown bot {name!r}")
+    # reading another bot's directory is refused, as among the config's own bots
+    assert "which holds bot 'mine''s directory" in refused(
+        {"name": "peek", "command": "python3 bots/new/bot.py", "readable": ["bots/mine"]})

@@ -224,3 +224,50 @@ def test_render_markdown_csv_json(board):
 
     with pytest.raises(UnknownExtensionError, match="known: table, md, csv, json"):
         render(board, "html")
+
+
+def test_ratings_updated_game_by_game_in_play_order_from_the_store(tmp_path):
+    """A ladder's ratings: each game read from a real store as it is stored (games_since)
+    and rated at once; in the order given, exactly what a replay of that order gives."""
+    from arena.league.rating_systems import RatedGame, Rater, TrueSkill, rated_game, rater
+    settings = RatingConfig()
+    results = played(make_fixtures(BOTS, 8, seed=3))
+    random.Random(1).shuffle(results)                      # the order games happened to finish
+    live, plain = rater(TrueSkill(), settings), Rater(TrueSkill(), settings)
+    assert type(live) is not Rater                         # TrueSkill's own update
+    seen, after = [], 0
+    with Store(tmp_path / "s.sqlite") as store:
+        for start in range(0, len(results), 7):            # stored in batches, read as they come
+            for fixture, record in results[start:start + 7]:
+                store.add_game(fixture, record)
+            for id_, game, v0, v1 in store.games_since(after):
+                assert id_ > after and (v0, v1) == (1, 1)
+                after = id_
+                seen.append(game.key)
+                assert live.update(game.key, game.record) and plain.update(game.key, game.record)
+    assert seen == [f.key for f, _ in results]             # every game once, in play order
+    replayed = TrueSkill().rate([rated_game(f.key, r, True) for f, r in results], settings)
+    assert live.current() == plain.current() == {name: path[-1] for name, path in replayed.items()}
+    in_schedule_order = compute_ratings(sorted(((f.key, f.index, r) for f, r in results),
+                                               key=lambda g: g[1]), settings, BOTS)
+    assert live.current()["ace"].figures[0] != in_schedule_order.ratings["ace"].mu   # another order
+    fixture = results[0][0]
+    aborted = record_for(fixture, None, Termination.ABORTED)
+    assert not live.update(fixture.key, aborted) and isinstance(plain.games[0], RatedGame)
+
+
+def test_a_pairings_games_are_counted_by_version_through_an_index(tmp_path):
+    import sqlite3
+    results = played(make_fixtures(BOTS, 4, seed=2))
+    with Store(tmp_path / "s.sqlite") as store:
+        for fixture, record in results:
+            store.add_game(fixture, record)
+        assert store.pairing_count(("ace", 1), ("bee", 1)) == store.pairing_count(("bee", 1), ("ace", 1)) == 4
+        assert store.pairing_count(("ace", 2), ("bee", 1)) == 0
+    with sqlite3.connect(tmp_path / "s.sqlite") as db:
+        plan = db.execute("EXPLAIN QUERY PLAN SELECT count(*) FROM games WHERE seat0 = 'a' AND"
+                          " v0 = 1 AND seat1 = 'b' AND v1 = 1").fetchall()
+        assert "games_by_pairing" in str(plan)
+        plan = db.execute("EXPLAIN QUERY PLAN SELECT count(*) FROM games WHERE seat1 = 'a' AND"
+                          " v1 = 2").fetchall()
+        assert "games_by_seat1" in str(plan)

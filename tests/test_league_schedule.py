@@ -95,3 +95,22 @@ def test_pieces_are_whole_pairings_unless_workers_would_idle(bots, per_pairing, 
         sizes.setdefault(piece[0].pairing, []).append(len(piece))
     assert all(max(s) - min(s) <= 1 for s in sizes.values())   # a pairing splits evenly
     assert [p[0].index for p in out] == sorted(p[0].index for p in out)
+
+
+def test_every_fixture_key_a_league_or_a_match_makes_reads_back_as_its_fixture():
+    from arena.league.schedule import KeyParts, fixture_key, parse_fixture_key
+    from arena.match import match_fixtures
+
+    def opening_of(k, seed):
+        return (40, k, seed % 9) if k % 2 else ()
+    fixtures = make_fixtures(["b0", "b1", "b2"], 6, 5, opening_of) + \
+        match_fixtures("new", "old", 6, seed=3, opening_of=opening_of)
+    assert any(f.opening for f in fixtures) and any(not f.opening for f in fixtures)
+    for f in fixtures:
+        parts = parse_fixture_key(f.key)
+        assert parts is not None and (parts.pair, parts.swap) == divmod(f.round, 2) \
+            and parts.opening == f.opening and f.pairing == f"{parts.first}|{parts.second}"
+        assert fixture_key(*parts) == f.key
+    assert parse_fixture_key("a|b|1|0") == KeyParts("a", "b", 1, 0)
+    for other in ("a|b", "a|b|x|0", "a|b|1|0|4,x", "a|b|1|0|2|3", ""):
+        assert parse_fixture_key(other) is None

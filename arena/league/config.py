@@ -470,6 +470,31 @@ def _bots(reader: Reader, raw: Any, base: Path, game: str, known_bots: BotCheck 
     return tuple(bots)
 
 
+def validate_entrant(raw: Any, config: LeagueConfig, known_bots: BotCheck | None = None, *,
+                     games: GameRegistry | None = None, dialects: Registry[Dialect] | None = None,
+                     source: str | None = None) -> BotConfig:
+    """One more bot for a league (a ladder's newcomer, a submission to a server), checked as
+    the config's own bots are: its keys, its registered bot and options or its command and
+    dialect, a name no bot of config has, and what it may read (never the store, the config
+    or another bot's directory, nor another bot its). It takes the place bots[N] after the
+    config's N bots, which errors name, after source (the config's file, else
+    "<entrant>"); ConfigError (one line) on any problem."""
+    known = _known(games, dialects, None)
+    reader = Reader(source or (str(config.source) if config.source else "<entrant>"), {})
+    at = len(config.bots)
+    bot = _bot(reader, raw, ("bots", at), config.base_dir, config.game, known_bots, known.dialects)
+    if bot.name in config.bot_names:
+        reader.fail(("bots", at, "name"), f"duplicate bot name {bot.name!r} (already used by "
+                                          f"bots[{config.bot_names.index(bot.name)}]); names must be unique")
+    if bot.command is not None:
+        why = known.dialects.require(bot.dialect).supports(known.games.create(config.game, **config.rules))
+        if why is not None:
+            reader.fail(("bots", at, "dialect"), why)
+    # the others' entries as written are not at hand (they only name an error's key)
+    check_sight(reader, [{}] * at + [raw], (*config.bots, bot), config.base_dir, config.store)
+    return bot
+
+
 def _bot(reader: Reader, raw: Any, path: KeyPath, base: Path, game: str,
          known_bots: BotCheck | None, dialects: Registry[Dialect]) -> BotConfig:
     item = reader.mapping(raw, path, BOT_KEYS, required=("name",), what="a bot: a mapping")

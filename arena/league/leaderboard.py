@@ -21,7 +21,7 @@ from arena.stats import EloFit, MatchResults, Trinomial, fit_elo
 
 from .config import RatingConfig
 from .pairs import Pairing, Tally, between
-from .rating_systems import RatedGame, Rating, RatingSystem, TrueSkill, rating_system
+from .rating_systems import RatedGame, Rating, RatingSystem, TrueSkill, rated_game, rating_system
 from .ratings import GameRow
 
 #: every kind of fault, in the order columns show them
@@ -123,9 +123,9 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
             kinds = faults[seats[record.faulted]]
             kinds[record.termination.value] = kinds.get(record.termination.value, 0) + 1
         tally.add(record)
-        result = record.outcome.points(settings.faults_count_as_losses)
-        if result is not None:
-            rated.append(RatedGame(key, seats, result))
+        game = rated_game(key, record, settings.faults_count_as_losses)
+        if game is not None:
+            rated.append(game)
     history = _history(rater, rated, settings)
     prior = rater.prior(settings)
     final = {name: history[name][-1][1] if history.get(name) else prior for name in names}

@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.games import Game, State
-from arena.plugins import loaded_plugins
 from arena.record import GameRecord, Termination
-from arena.referee import BotPool, BotSpec, MatchSettings, play_game
+from arena.referee import BotPool, BotSpec, MatchSettings, dialect_of, play_game
 from arena.sandbox import Sandbox, SandboxedProcess
 
 from .executors.base import RunError, cause
@@ -76,14 +75,14 @@ def check_start(game: Game, spec: BotSpec, sandbox: Sandbox, settings: MatchSett
                 seed: int = 0) -> StartProblem | None:
     """Start one bot as a game would and take it through its handshake (for a dialect
     without one, through its first move); None when it is up, else why not."""
-    handshake = loaded_plugins().dialects.require(spec.dialect).expects_ready
+    handshake = dialect_of(spec.dialect, settings.dialects).expects_ready
     stand_in = BotSpec(name="preflight" if spec.name != "preflight" else "preflight-", argv=())
     # with a handshake the bot sits in seat 1, so the stand-in, to move first, ends the
     # game as soon as the handshake is done; without one the bot must make a move
     seats, local = ((stand_in, spec), 0) if handshake else ((spec, stand_in), 1)
     # a bot that came up is kept by the pool rather than given time to quit: closing the
     # pool kills it at once, and the league's first games wait for no goodbye
-    pool = BotPool()
+    pool = BotPool(dialects=settings.dialects)
     try:
         record = play_game(game, seats, seed, sandbox, settings, local={local: _stand_in}, pool=pool)
     except _Started:

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from arena.plugins import loaded_plugins
+from arena.record import GameRecord
 
 from .config import DEFAULT_RATING_SYSTEM, RatingConfig
-from .ratings import make_env, replay
+from .ratings import LiveRatings, make_env, replay
 
-__all__ = ["DEFAULT_RATING_SYSTEM", "RatedGame", "Rating", "RatingColumn", "RatingSystem",
-           "RatingWords", "TrueSkill", "rating_system"]
+__all__ = ["DEFAULT_RATING_SYSTEM", "RatedGame", "Rater", "Rating", "RatingColumn", "RatingSystem",
+           "RatingWords", "TrueSkill", "rated_game", "rater", "rating_system"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,14 @@ class RatedGame:
     key: str
     bots: tuple[str, str]
     points: tuple[float, float]
+
+
+def rated_game(key: str, record: GameRecord, faults_count_as_losses: bool) -> RatedGame | None:
+    """A stored game as rating systems read it; None for one left out of the standings."""
+    points = record.outcome.points(faults_count_as_losses)
+    if points is None:
+        return None
+    return RatedGame(key, (record.bots[0].name, record.bots[1].name), points)
 
 
 @dataclass(frozen=True)
@@ -108,6 +117,57 @@ class TrueSkill:
     def rate(self, games: Sequence[RatedGame], settings: RatingConfig) -> Mapping[str, Sequence[Rating]]:
         paths = replay(make_env(settings), ((g.key, g.bots, g.points) for g in games))
         return {name: [_shown(p.mu, p.sigma) for p in path] for name, path in paths.items()}
+
+    def rater(self, settings: RatingConfig) -> Rater:
+        """TrueSkill's own update, one game at a time (the same as rate's, game by game)."""
+        return _TrueSkillRater(self, settings)
+
+
+class Rater:
+    """A league's ratings kept up to date as games come (a ladder's, in the order they are
+    played), beside rate's replay of a whole list. This one serves any system by rating
+    every game so far again when asked; a system with an update of its own gives a
+    subclass from a `rater(settings)` method (TrueSkill does)."""
+
+    def __init__(self, system: RatingSystem, settings: RatingConfig) -> None:
+        self.system, self.settings = system, settings
+        self.games: list[RatedGame] = []
+
+    def update(self, key: str, record: GameRecord) -> bool:
+        """Rate one more game; False when it counts for no rating (left out of the standings)."""
+        game = rated_game(key, record, self.settings.faults_count_as_losses)
+        if game is None:
+            return False
+        self.add(game)
+        return True
+
+    def add(self, game: RatedGame) -> None:
+        """Rate one more game, as a rating system reads it."""
+        self.games.append(game)
+
+    def current(self) -> dict[str, Rating]:
+        """Every rated bot's rating now."""
+        paths = self.system.rate(self.games, self.settings)
+        return {name: path[-1] for name, path in paths.items() if path}
+
+
+class _TrueSkillRater(Rater):
+    def __init__(self, system: RatingSystem, settings: RatingConfig) -> None:
+        super().__init__(system, settings)
+        self._live = LiveRatings(make_env(settings))
+
+    def add(self, game: RatedGame) -> None:
+        self._live.update(game.key, game.bots, game.points)
+
+    def current(self) -> dict[str, Rating]:
+        return {name: _shown(r.mu, r.sigma) for name, r in self._live.ratings.items()}
+
+
+def rater(system: RatingSystem, settings: RatingConfig) -> Rater:
+    """Ratings updated one game at a time: the system's own rater when it has one, else a
+    Rater that rates every game so far again when asked."""
+    make = getattr(system, "rater", None)
+    return make(settings) if callable(make) else Rater(system, settings)
 
 
 def _shown(mu: float, sigma: float) -> Rating:

@@ -1,7 +1,9 @@
-"""TrueSkill ratings replayed from stored game records, in fixture order.
+"""TrueSkill ratings replayed from stored game records, in fixture order, or updated one
+game at a time (LiveRatings) in the order games are played.
 
-Replaying in a fixed order (not the order games finished) makes the ratings a
-function of the stored results alone: worker count and timing cannot change them.
+Replaying in a fixed order (not the order games finished) makes a league's ratings a
+function of the stored results alone: worker count and timing cannot change them. A
+ladder has no fixed order: it rates games as they come, with the same update.
 """
 
 from __future__ import annotations
@@ -92,16 +94,30 @@ def replay(env: trueskill.TrueSkill, games: Iterable[RatedRow]) -> dict[str, lis
 
 def _replay(env: trueskill.TrueSkill, games: Iterable[RatedRow]
             ) -> tuple[dict[str, trueskill.Rating], dict[str, list[HistoryPoint]]]:
-    ratings: dict[str, trueskill.Rating] = {}
-    history: dict[str, list[HistoryPoint]] = {}
+    live = LiveRatings(env)
     for key, seats, result in games:
+        live.update(key, seats, result)
+    return live.ratings, live.history
+
+
+class LiveRatings:
+    """TrueSkill ratings kept up to date one game at a time, in the order games are given
+    (a replay gives fixture order; a ladder, the order games are played)."""
+
+    def __init__(self, env: trueskill.TrueSkill) -> None:
+        self.env = env
+        self.ratings: dict[str, trueskill.Rating] = {}
+        self.history: dict[str, list[HistoryPoint]] = {}
+
+    def update(self, key: str, seats: tuple[str, str], result: tuple[float, float]) -> None:
+        """Rate one more game: its fixture key, the bots by seat, their points."""
+        ratings, env = self.ratings, self.env
         for name in seats:
             if name not in ratings:
                 ratings[name] = env.create_rating()
-                history[name] = []
+                self.history[name] = []
         ranks = [0 if result[0] >= result[1] else 1, 0 if result[1] >= result[0] else 1]
         (ratings[seats[0]],), (ratings[seats[1]],) = env.rate(
             [(ratings[seats[0]],), (ratings[seats[1]],)], ranks=ranks)
         for name in seats:
-            history[name].append(HistoryPoint(key, ratings[name].mu, ratings[name].sigma))
-    return ratings, history
+            self.history[name].append(HistoryPoint(key, ratings[name].mu, ratings[name].sigma))

@@ -15,7 +15,6 @@ from typing import Any, TextIO
 from arena.errors import did_you_mean
 from arena.openings import repeat_warning
 from arena.plugins import PluginError, Plugins, loaded_plugins
-from arena.record import Termination
 from arena.referee import (
     BotSpec,
     MatchSettings,
@@ -26,14 +25,16 @@ from arena.userfiles import not_regular
 
 from .builds import BuildError, build_bots, build_outputs
 from .config import BotConfig, BotProblem, LeagueConfig, PathCheck, load_config
+from .drive import CancelToken, Driven, drive
 from .executors.base import Executor, GameJob, RunError, cause
 from .executors.local import WORKERS_PER_CPU
 from .leaderboard import build_leaderboard, render_top
 from .preflight import start_all
 from .progress import Progress, standings_every
 from .schedule import Fixture, league_openings, schedule
+from .sources import FixtureList
 from .store import Store, StoreError, VersionNote, check_store_path
-from .versions import Manifest, RunCache, manifest_of, store_files
+from .versions import Manifest, RunCache, fingerprint, manifest_of, store_files
 
 
 @dataclass
@@ -100,11 +101,20 @@ def load_league(path: str, plugins: Plugins | None = None,
                        option_files=option_files(plugins, base))
 
 
-def make_job(config: LeagueConfig, plugins: Plugins) -> GameJob:
-    """Turn a validated config into the picklable description workers play from."""
+def make_job(config: LeagueConfig, plugins: Plugins,
+             manifests: Mapping[str, Manifest] | None = None) -> GameJob:
+    """Turn a validated config into the picklable description workers play from; with
+    the bots' manifests, each spec carries its version's fingerprint."""
     specs = {bot.name: _spec(bot, plugins, config.base_dir) for bot in config.bots}
-    settings = MatchSettings(time=config.time_control, timeout_policy=config.timeout_policy)
+    if manifests is not None:
+        specs = {name: dataclasses.replace(spec, fingerprint=fingerprint(manifests[name]))
+                 for name, spec in specs.items()}
+    # the registry resolved once, here: workers, referee and preflight take it from the job
+    dialects = {name: plugins.dialects.require(name) for name in plugins.dialects.names()}
+    settings = MatchSettings(time=config.time_control, timeout_policy=config.timeout_policy,
+                             dialects=dialects)
     return GameJob(game=config.game, rules=dict(config.rules), bots=specs, settings=settings,
+                   made=plugins.games.create(config.game, **config.rules),
                    sandbox_mode=config.sandbox_mode, limits=config.limits)
 
 
@@ -117,7 +127,8 @@ def _spec(bot: BotConfig, plugins: Plugins, base_dir) -> BotSpec:
     # the same reading of a command as `arena match`: files it names become absolute
     # and their directories readable, with the bot's own dir (never the config's)
     extra = tuple(str(d) for d in (bot.dir,) if d is not None) + (ARENA_PACKAGE_DIR,) + extra
-    spec = command_spec(bot.name, bot.dialect, bot.command or "", cwd=str(base_dir), readable=extra)
+    spec = command_spec(bot.name, bot.dialect, bot.command or "", cwd=str(base_dir), readable=extra,
+                        dialects=plugins.dialects.names())
     return dataclasses.replace(spec, spec=bot.spec)
 
 
@@ -162,7 +173,7 @@ def bot_versions(config: LeagueConfig, plugins: Plugins, store: Store) -> list[V
 def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: int | None = None,
                progress: Progress | None = None, keep_going: bool = False,
                standings: int | None = None, new_season: bool = False,
-               out: TextIO | None = None) -> RunSummary:
+               out: TextIO | None = None, cancel: CancelToken | None = None) -> RunSummary:
     """Play every fixture the store lacks for the bots' current versions; each game is
     committed as it finishes.
 
@@ -173,26 +184,16 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     are the bots' versions recorded (what changed is said on `out`, stderr), so a run
     the preflight stopped leaves no version that never played. Raises RunError (and
     StoreError on opening) for what is no bot's fault. standings: show the top of the table every that many stored games
-    and at the end (0: never; None: whole rounds, about ten times a run)."""
+    and at the end (0: never; None: whole rounds, about ten times a run). cancel: a token
+    that stops the run as Ctrl-C does (drive)."""
     out = out or sys.stderr
     plugins = plugins or loaded_plugins()
     executor = registered_executor(plugins, config.executor)
     check_store_path(config.store)   # before a build writes anything or a game is played
     executor.check(config)
     with Store(config.store) as store:
-        store.claim()
-        # built once the store is ours (it keeps what each build was made from and wrote),
-        # before a new season begins: a failed build leaves the league as it was
-        cache = RunCache(store.hash_cache())
-        store.save_build_records(build_bots(list(config.bots), config.base_dir, store.build_records(),
-                                            cache, out, store_files(store.path)))
+        known, cache = _take_store(store, config, plugins, new_season, out)
         started = time.monotonic()   # the games' time: the builds' is not counted
-        known = bool(store.current_versions())
-        season = store.season
-        store.bind(config, league_openings(config, plugins.games).identity(), new_season=new_season)
-        if store.season != season:
-            print(f"season {store.season} begins: the {store.count()} games of earlier seasons "
-                  f"stay in {config.store} as history", file=out)
         # the versions games are looked up and stored for; recorded once the bots have
         # started, so that a bot stopped by the preflight (never played) is no version
         manifests = bot_manifests(config, plugins, store, cache)
@@ -203,20 +204,17 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         fixtures = [f for f in schedule(config, plugins.games)
                     if f.seat0 not in retired and f.seat1 not in retired]
         todo = store.missing(fixtures)
-        progress = progress or Progress(len(fixtures), len(fixtures) - len(todo))
-        progress.already = len(fixtures) - len(todo)
-        if standings != 0:
-            pairings = len({f.pairing for f in fixtures})
-            progress.standings = lambda: live_standings(store, config)
-            progress.standings_every = standings or standings_every(pairings, len(todo))
+        progress = _watch(progress, store, config, fixtures, len(todo), standings)
         workers = _bounded_workers(executor, workers or config.workers, progress)
-        job = make_job(config, plugins)
-        played = 0
-        interrupted = False
+        job = make_job(config, plugins, manifests)
+        # each fixture carries its bots and their versions, as a fixture minted later would
+        todo = [fixture.carrying(job.bots, store.versions_of(fixture.seats)) for fixture in todo]
+        source = FixtureList(todo)
+        driven = Driven()
         try:
             # the local executor's workers start playing now; the preflight overlaps their
             # first games, whose records are read (and stored) only once it has passed
-            games = executor.play(job, todo, workers, config)
+            games = executor.play(job, source, workers, config)
             try:
                 # bots start where games are played: here, not on a cluster's nodes
                 if todo and executor.plays_here(config):
@@ -225,24 +223,21 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
                                progress)
                 _say_versions(store.sync_versions(manifests), known, out)
                 progress.start()
-                for fixture, record in games:
-                    if record.termination is Termination.ABORTED:
-                        continue
-                    store.add_game(fixture, record)
-                    played += 1
-                    progress.update(record)
-            finally:
-                close = getattr(games, "close", None)   # a generator's: it stops the workers
-                if close is not None:
-                    close()     # now, whatever ended the loop
+            except BaseException:
+                _close(games)     # stops the workers started above
+                raise
+            driven = drive(games, store, source, lambda _fixture, record: progress.update(record),
+                           cancel)
         except KeyboardInterrupt:
-            interrupted = True
+            driven.interrupted = True
         except StoreError as exc:   # disk full, read-only: what is stored stays stored
             raise RunError(str(exc)) from None
         try:
             store.check_file()   # deleted or replaced since the last game: none is "stored"
         except StoreError as exc:
             raise RunError(str(exc)) from None
+        interrupted = driven.interrupted or driven.cancelled
+        played = driven.played
         summary = RunSummary(total=len(fixtures), already=len(fixtures) - len(todo), played=played,
                              interrupted=interrupted, seconds=time.monotonic() - started)
         stored = len(fixtures) - len(store.missing(fixtures))   # of this league's fixtures
@@ -253,6 +248,46 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     progress.finish(f"{verb}: {played} games played in {summary.seconds:.1f} s; "
                     f"{stored} of {len(fixtures)} stored in {config.store}")
     return summary
+
+
+def _take_store(store: Store, config: LeagueConfig, plugins: Plugins, new_season: bool,
+                out: TextIO) -> tuple[bool, RunCache]:
+    """Claim the store for this run, build the bots that need it and bind the store to the
+    league (saying when a season begins): whether it knew bots already, and the run's file
+    hashes."""
+    store.claim()
+    # built once the store is ours (it keeps what each build was made from and wrote),
+    # before a new season begins: a failed build leaves the league as it was
+    cache = RunCache(store.hash_cache())
+    store.save_build_records(build_bots(list(config.bots), config.base_dir, store.build_records(),
+                                        cache, out, store_files(store.path)))
+    known = bool(store.current_versions())
+    season = store.season
+    store.bind(config, league_openings(config, plugins.games).identity(), new_season=new_season)
+    if store.season != season:
+        print(f"season {store.season} begins: the {store.count()} games of earlier seasons "
+              f"stay in {config.store} as history", file=out)
+    return known, cache
+
+
+def _watch(progress: Progress | None, store: Store, config: LeagueConfig, fixtures: list[Fixture],
+           todo: int, standings: int | None) -> Progress:
+    """The run's progress over the league's fixtures, todo of them left, with its standings
+    every that many games (0: never; None: whole rounds)."""
+    progress = progress or Progress(len(fixtures), len(fixtures) - todo)
+    progress.already = len(fixtures) - todo
+    if standings != 0:
+        pairings = len({f.pairing for f in fixtures})
+        progress.standings = lambda: live_standings(store, config)
+        progress.standings_every = standings or standings_every(pairings, todo)
+    return progress
+
+
+def _close(games: Any) -> None:
+    """Close an executor's records (a generator's close stops its workers)."""
+    close = getattr(games, "close", None)
+    if close is not None:
+        close()
 
 
 def _say_versions(notes: list[VersionNote], known: bool, out: TextIO) -> None:
@@ -297,7 +332,7 @@ def _preflight(config: LeagueConfig, job: GameJob, plugins: Plugins, keep_going:
     keep_going) when a bot cannot."""
     try:
         sandbox = Sandbox(limits=job.limits, mode=job.sandbox_mode)
-        game = plugins.games.create(job.game, **job.rules)
+        game = job.made if job.made is not None else plugins.games.create(job.game, **job.rules)
     except Exception as exc:
         raise RunError(f"cannot start bots: {cause(exc)}") from exc
     for problem in start_all(game, [job.bots[name] for name in config.bot_names], sandbox,

@@ -9,12 +9,14 @@ adding a bot adds fixtures and leaves every existing one as it was.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from arena.games import GameRegistry
 from arena.openings import NONE, Openings, parse_spec
 from arena.plugins import loaded_plugins
+from arena.referee import BotSpec
 
 from .config import LeagueConfig
 
@@ -34,16 +36,55 @@ class Fixture:
     round: int      #: 2*k + swap; round r holds one game of every pairing
     #: moves the referee plays first, shared by the pair; part of the key when not empty
     opening: tuple[int, ...] = ()
+    #: how to start the bots of (seat0, seat1), when the fixture carries them (a bot that
+    #: joins or changes during a run reaches a running worker so); else the job's
+    bots: tuple[BotSpec, BotSpec] | None = field(default=None, compare=False, repr=False)
+    #: the bots' versions (v0, v1) the game is played and stored for; else the store's
+    versions: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
     @property
     def seats(self) -> tuple[str, str]:
         """(seat0, seat1)."""
         return (self.seat0, self.seat1)
 
+    def carrying(self, bots: Mapping[str, BotSpec], versions: tuple[int, int]) -> Fixture:
+        """This fixture carrying its two bots' specs (from a map by name) and versions."""
+        return replace(self, bots=(bots[self.seat0], bots[self.seat1]), versions=versions)
+
     @property
     def order(self) -> tuple[int, int, str]:
         """The sort key of the schedule; comparable across schedules of the same league."""
         return (self.round, self.seed, self.key)
+
+
+class KeyParts(NamedTuple):
+    """What a fixture key says: the two bots, the pair number, the seat swap, the opening."""
+
+    first: str
+    second: str
+    pair: int
+    swap: int
+    opening: tuple[int, ...] = ()
+
+
+def fixture_key(first: str, second: str, pair: int, swap: int, opening: Sequence[int] = ()) -> str:
+    """A fixture's key: "alice|bob|3|0", with "|40,36,4,12" after it when the pair starts
+    from an opening (a league without openings keeps the keys it always had). Bot names
+    never hold a '|' (the config refuses them)."""
+    tail = "|" + ",".join(map(str, opening)) if opening else ""
+    return f"{first}|{second}|{pair}|{swap}{tail}"
+
+
+def parse_fixture_key(key: str) -> KeyParts | None:
+    """The parts of a key fixture_key made; None for a key of another shape."""
+    parts = key.split("|")
+    if len(parts) not in (4, 5):
+        return None
+    try:
+        opening = tuple(int(move) for move in parts[4].split(",")) if len(parts) == 5 else ()
+        return KeyParts(parts[0], parts[1], int(parts[2]), int(parts[3]), opening)
+    except ValueError:
+        return None
 
 
 def game_seed(league_seed: int, first: str, second: str, k: int) -> int:
@@ -86,10 +127,9 @@ def make_fixtures(bots: Sequence[str], games_per_pairing: int, seed: int,
             for k in range(games_per_pairing // 2):
                 pair_seed = game_seed(seed, first, second, k)
                 opening = opening_of(k, pair_seed) if opening_of is not None else ()
-                tail = "|" + ",".join(map(str, opening)) if opening else ""
                 for swap, seats in enumerate(((first, second), (second, first))):
                     unordered.append(Fixture(
-                        index=-1, key=f"{first}|{second}|{k}|{swap}{tail}",
+                        index=-1, key=fixture_key(first, second, k, swap, opening),
                         pairing=f"{first}|{second}", seat0=seats[0], seat1=seats[1], seed=pair_seed,
                         round=2 * k + swap, opening=opening))
     unordered.sort(key=lambda f: f.order)

@@ -37,7 +37,7 @@ from .identity import (
     league_identity,
     same_rules,
 )
-from .schedule import Fixture, league_openings
+from .schedule import Fixture, league_openings, parse_fixture_key
 from .versions import Manifest, changes, fingerprint, store_files
 
 SCHEMA_VERSION = 2
@@ -68,6 +68,9 @@ CREATE TABLE IF NOT EXISTS games (
     UNIQUE (fixture_key, v0, v1, season)
 );
 CREATE INDEX IF NOT EXISTS games_in_order ON games (round, seed, fixture_key);
+-- what a ladder asks as it runs: a pairing's games (of given versions), a bot version's games
+CREATE INDEX IF NOT EXISTS games_by_pairing ON games (seat0, seat1, v0, v1);
+CREATE INDEX IF NOT EXISTS games_by_seat1 ON games (seat1, v1);
 CREATE TABLE IF NOT EXISTS versions (
     bot         TEXT NOT NULL,
     version     INTEGER NOT NULL,     -- 1, 2, ... per bot
@@ -542,7 +545,7 @@ class Store:
         if record.termination is Termination.ABORTED:
             raise ValueError(f"fixture {fixture.key!r}: an aborted game is not a result; leave "
                              f"it out and the next run plays it again")
-        versions = self._versions_of(fixture.seats)
+        versions = fixture.versions or self.versions_of(fixture.seats)
         row: tuple[Any, ...] = (
             fixture.key, fixture.index, fixture.round, fixture.seed, fixture.seat0, fixture.seat1,
             record.winner, record.termination.value, record.faulted, record.reason,
@@ -561,7 +564,7 @@ class Store:
             self.check_file()   # one stat: a deleted store must not take more games with it
             return cursor.rowcount == 1
 
-    def _versions_of(self, seats: tuple[str, str]) -> tuple[int, int]:
+    def versions_of(self, seats: tuple[str, str]) -> tuple[int, int]:
         """The versions games of these bots are stored for: as synced, else each bot's latest."""
         if any(bot not in self._current for bot in seats):
             self._current = {**self.current_versions(), **self._current}
@@ -574,7 +577,7 @@ class Store:
                               " WHERE season = ?", (self._season,))
         done = set()
         for key, seat0, seat1, v0, v1 in rows:
-            if self._versions_of((seat0, seat1)) == (v0, v1):
+            if self.versions_of((seat0, seat1)) == (v0, v1):
                 done.add(key)
         return done
 
@@ -587,6 +590,26 @@ class Store:
         """How many games are stored (every season and version)."""
         with self._lock:
             return self._count()
+
+    def games_since(self, after: int = 0) -> list[tuple[int, StoredGame, int, int]]:
+        """This season's games stored after the one whose id is `after`, in the order they
+        were stored (played), each as (id, game, v0, v1): what ratings updated game by game
+        read as a run goes on; the last id is the next call's `after`."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, fixture_key, fixture_index, record, v0, v1 FROM games"
+                " WHERE id > ? AND season = ? ORDER BY id", (after, self._season)).fetchall()
+        return [(id_, StoredGame(key, index, GameRecord.from_json(text)), v0, v1)
+                for id_, key, index, text, v0, v1 in rows]
+
+    def pairing_count(self, a: tuple[str, int], b: tuple[str, int]) -> int:
+        """How many games of this season two bot versions (name, version) played, either
+        seat first."""
+        with self._lock:
+            return int(self._db.execute(
+                "SELECT count(*) FROM games WHERE season = ? AND ((seat0 = ? AND v0 = ? AND"
+                " seat1 = ? AND v1 = ?) OR (seat0 = ? AND v0 = ? AND seat1 = ? AND v1 = ?))",
+                (self._season, *a, *b, *b, *a)).fetchone()[0])
 
     def _count(self) -> int:
         return int(self._rows("SELECT count(*) FROM games")[0][0])
@@ -615,7 +638,7 @@ class Store:
         for key, index, text, seat0, seat1, v0, v1, season in rows:
             if keys is not None and key not in keys:
                 continue
-            if current and (season != self._season or self._versions_of((seat0, seat1)) != (v0, v1)
+            if current and (season != self._season or self.versions_of((seat0, seat1)) != (v0, v1)
                             or seat0 in retired or seat1 in retired
                             or (pairs is not None and _pair_number(key) >= pairs)):
                 continue
@@ -692,9 +715,9 @@ def _migrate_from_1(db: sqlite3.Connection) -> None:
 
 
 def _pair_number(key: str) -> int:
-    """k of a fixture key 'a|b|k|swap[|opening]'."""
-    parts = key.split("|")
-    return int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 0
+    """k of a fixture key (0 for a key of another shape)."""
+    parts = parse_fixture_key(key)
+    return parts.pair if parts is not None else 0
 
 
 def _file_identity(path: Path) -> tuple[int, int] | None:

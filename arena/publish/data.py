@@ -18,6 +18,7 @@ from arena.games import Game, GameError, GameRegistry, Grid
 from arena.league import Leaderboard, RatingConfig, Row, Store, StoredGame, build_leaderboard
 from arena.league.pairs import between
 from arena.league.rating_systems import RatingSystem
+from arena.league.schedule import parse_fixture_key
 from arena.league.store import VersionInfo
 from arena.plugins import game_registry
 from arena.record import GameRecord, Termination
@@ -261,12 +262,9 @@ def game_row(no: int, stored: StoredGame, ids: Mapping[str, int]) -> list[Any]:
 
 
 def _pair_and_swap(key: str) -> tuple[int, int] | None:
-    """k and swap of a fixture key "a|b|k|swap" or "a|b|k|swap|OPENING" (names hold no '|')."""
-    parts = key.split("|")
-    try:
-        return int(parts[2]), int(parts[3])
-    except (IndexError, ValueError):
-        return None
+    """k and swap of a fixture key, None for a key of another shape."""
+    parts = parse_fixture_key(key)
+    return None if parts is None else (parts.pair, parts.swap)
 
 
 def fixture_text(key: str, seats: Sequence[str]) -> str:

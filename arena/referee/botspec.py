@@ -15,7 +15,7 @@ import shlex
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -214,11 +214,13 @@ def dialect_names() -> list[str]:
 
 
 def command_spec(name: str, dialect: str, command: str, cwd: str | None = None,
-                 readable: tuple[str, ...] = ()) -> BotSpec:
-    """A bot started by a shell-style command line; paths in it are made absolute and readable."""
-    if dialect not in dialect_names():
+                 readable: tuple[str, ...] = (), dialects: Sequence[str] | None = None) -> BotSpec:
+    """A bot started by a shell-style command line; paths in it are made absolute and readable.
+    dialects: the names a run's registry knows (default: the loaded plugins')."""
+    known = dialect_names() if dialects is None else list(dialects)
+    if dialect not in known:
         raise BotSpecError(f"unknown dialect {dialect!r} in {dialect}:{command}; "
-                           f"known: {', '.join(dialect_names())}")
+                           f"known: {', '.join(known)}")
     try:
         parsed = parse_command(command, cwd)
     except BotSpecError as exc:

@@ -35,6 +35,9 @@ class BotSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     spec: str = ""                       #: what the user wrote, for the record
     options: Mapping[str, object] = field(default_factory=dict)
+    #: the version's fingerprint (arena.league.versions) when known: a kept process is
+    #: reused only for the same, so a bot whose files changed starts afresh
+    fingerprint: str = ""
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,16 @@ class MatchSettings:
     time: TimeControl = TimeControl()
     timeout_policy: TimeoutPolicy = TimeoutPolicy()
     output: OutputLimits = OutputLimits()
+    #: the dialects bots speak, as the run's registry resolved them (a league's make_job),
+    #: so a worker needs no registry of its own; a name not here: the loaded plugins'
+    dialects: Mapping[str, Dialect] = field(default_factory=dict, compare=False)
+
+
+def dialect_of(name: str, dialects: Mapping[str, Dialect] | None = None) -> Dialect:
+    """The dialect called name: from dialects when there, else from the loaded plugins."""
+    if dialects and name in dialects:
+        return dialects[name]
+    return loaded_plugins().dialects.require(name)
 
 
 class BotPool:
@@ -56,16 +69,19 @@ class BotPool:
     are over and recorded: nothing it does on the way out counts, and a league's last
     worker would wait for it)."""
 
-    def __init__(self, quit_grace_s: float = 0.0, max_idle: int | None = None) -> None:
+    def __init__(self, quit_grace_s: float = 0.0, max_idle: int | None = None,
+                 dialects: Mapping[str, Dialect] | None = None) -> None:
         self._idle: dict[tuple, BotChannel] = {}     # in the order they were given back
         self._ending: list[tuple[SandboxedProcess, float]] = []   # retired: (process, when to kill it)
         self.quit_grace_s = quit_grace_s
         self.max_idle = max_idle
+        self.dialects = dialects     #: where close finds how to say quit (dialect_of)
         self.reused = 0
 
     @staticmethod
     def key(spec: BotSpec) -> tuple:
-        return (spec.name, tuple(spec.argv), spec.dialect)
+        """Which kept process may play for spec: the same bot, command, dialect and version."""
+        return (spec.name, tuple(spec.argv), spec.dialect, spec.fingerprint)
 
     def take(self, spec: BotSpec) -> BotChannel | None:
         """A live process of this bot, if one is idle."""
@@ -113,11 +129,10 @@ class BotPool:
     def close(self) -> None:
         """Ask every kept bot to quit, give them quit_grace_s together, then kill what is
         left, every tree at once before waiting for any (the waits then overlap)."""
-        dialects = loaded_plugins().dialects
         kept = list(self._idle.items())
         self._idle.clear()
         for key, channel in kept:
-            channel.request(dialects.require(key[2]).quit_lines(), expects_reply=False)
+            channel.request(dialect_of(key[2], self.dialects).quit_lines(), expects_reply=False)
         kill_at = time.monotonic() + self.quit_grace_s
         for _, channel in kept:
             self.retire(channel.proc, kill_at)
@@ -135,10 +150,10 @@ def bot_seed(game_seed: int, seat: int, name: str) -> int:
 
 
 class _Seat:
-    def __init__(self, seat: int, spec: BotSpec, control: TimeControl) -> None:
+    def __init__(self, seat: int, spec: BotSpec, control: TimeControl, dialect: Dialect) -> None:
         self.seat = seat
         self.spec = spec
-        self.dialect: Dialect = loaded_plugins().dialects.require(spec.dialect)
+        self.dialect = dialect
         self.clock = Clock(control)
         self.channel: BotChannel | None = None
         self.strikes = 0
@@ -167,7 +182,8 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         game=game.name, rule_options=dict(game.options), seed=seed,
         bots=[BotEntry(name=b.name, spec=b.spec, options=dict(b.options)) for b in bots],
         started_at=datetime.now(UTC).isoformat(timespec="milliseconds"))
-    seats = [_Seat(i, spec, settings.time) for i, spec in enumerate(bots)]
+    seats = [_Seat(i, spec, settings.time, dialect_of(spec.dialect, settings.dialects))
+             for i, spec in enumerate(bots)]
     mux: Multiplexer | None = None
     pending: list[Callable[[], None]] = []   # readings of replies left for later (_one_move)
     state = _play_opening(game, opening, record)

@@ -1,6 +1,6 @@
-"""What every executor shares: the Executor protocol, the job workers play from, the
-pieces fixtures are cut into, and the error that stops a run for a reason that is no
-bot's fault."""
+"""What every executor shares: the Executor protocol, the job workers play from, and the
+error that stops a run for a reason that is no bot's fault. (The fixture sources executors
+pull pieces from, and chunks, are arena.league.sources.)"""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from arena.errors import ArenaError
+from arena.games import Game
 from arena.record import GameRecord
 from arena.referee import BotSpec, MatchSettings
 from arena.sandbox import Limits, SandboxError
 
 from ..config import LeagueConfig
 from ..schedule import Fixture
+from ..sources import FixtureSource, chunks
 from ..store import StoreError
 
 
@@ -33,6 +35,9 @@ class GameJob:
     settings: MatchSettings
     sandbox_mode: str
     limits: Limits
+    #: the game with its rules, made from the run's registry (make_job), so a worker needs
+    #: no registry of its own; None: made from the loaded plugins' where it is played
+    made: Game | None = None
 
 
 class Executor(Protocol):
@@ -45,12 +50,15 @@ class Executor(Protocol):
     #: workers beyond this many per CPU of this machine are not used (None: no cap)
     workers_per_cpu: ClassVar[int | None] = None
 
-    def play(self, job: GameJob, fixtures: list[Fixture], workers: int,
+    def play(self, job: GameJob, source: FixtureSource, workers: int,
              config: LeagueConfig | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
         """Each fixture's record as its game ends, in any order, each once; `workers` games
-        at a time. The caller stores a record before asking for the next, and closes the
-        iterator to stop (stopping every game in flight). A problem that is no bot's fault
-        raises RunError (or another ArenaError). config: the league's, when a league plays."""
+        at a time, the fixtures taken from source (source.take) as slots free up, until it
+        says it is finished. The caller stores a record and tells the source of it before
+        asking for the next, so a source that had nothing may have something then; it
+        closes the iterator to stop (stopping every game in flight). A problem that is no
+        bot's fault raises RunError (or another ArenaError). config: the league's, when a
+        league plays."""
         ...
 
     def check(self, config: LeagueConfig) -> None:
@@ -71,33 +79,4 @@ def cause(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"
 
 
-def chunks(fixtures: list[Fixture], workers: int, most_pairs: int | None = None) -> list[list[Fixture]]:
-    """Fixtures cut into pieces a worker plays in a row, handed out interleaved.
-
-    A piece holds games of one pairing, at most most_pairs seat-swapped pairs of them;
-    without most_pairs a piece is a whole pairing (its two bots start once), and only
-    when there are too few pairings to give every worker two pieces are pairings split,
-    evenly. Pieces come round by round: every pairing's i-th piece before any pairing's
-    (i+1)-th, so a run stopped early has played about as much of every pairing (with
-    most_pairs=1, pair k of every pairing before pair k+1 of any).
-    """
-    by_pairing: dict[str, list[Fixture]] = {}
-    for fixture in fixtures:
-        by_pairing.setdefault(fixture.pairing, []).append(fixture)
-    splits = 1 if workers <= 1 or not by_pairing else -(-2 * workers // len(by_pairing))
-    out: list[tuple[int, list[Fixture]]] = []     # (piece number in its pairing, piece)
-    for games in by_pairing.values():
-        if most_pairs is not None:
-            pairs: dict[int, list[Fixture]] = {}
-            for fixture in games:
-                pairs.setdefault(fixture.round // 2, []).append(fixture)
-            blocks = list(pairs.values())
-            grouped = [[f for pair in blocks[i:i + most_pairs] for f in pair]
-                       for i in range(0, len(blocks), most_pairs)]
-            # numbered by pair, not by position: in a resumed run, pairs already played
-            # keep their turn rather than pushing the pairing's next pairs ahead
-            out.extend((piece[0].round // 2 // most_pairs, piece) for piece in grouped)
-            continue
-        size = -(-len(games) // min(splits, len(games)))
-        out.extend(enumerate(games[i:i + size] for i in range(0, len(games), size)))
-    return [piece for _n, piece in sorted(out, key=lambda p: (p[0], p[1][0].index))]
+__all__ = ["Executor", "GameJob", "RunError", "cause", "chunks"]

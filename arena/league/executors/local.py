@@ -15,12 +15,12 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from arena.record import GameRecord
-from arena.referee import BotPool
 
 from ..config import LeagueConfig
 from ..schedule import Fixture
-from .base import Executor, GameJob, RunError, cause, chunks
-from .worker import play_piece, set_table
+from ..sources import FixtureList, FixtureSource, Piece, SourceStalled, as_source, fixtures_of
+from .base import Executor, GameJob, RunError, cause
+from .worker import bot_pool, play_piece, set_table
 
 #: local workers beyond this many per CPU are not used: they only slow every game down
 WORKERS_PER_CPU = 4
@@ -72,7 +72,8 @@ def _stop_on_sigterm(signum: int, frame: Any) -> None:
 
 
 class _Pieces:
-    """A run's pieces, each taken by whichever worker asks first. The list goes to each
+    """A run's pieces known at the start (a FixtureList's), each taken by whichever worker
+    asks first. The list goes to each
     worker once, as it starts (with a fork, not even copied); then only a shared counter
     moves between processes (a queue pickled every piece in the coordinator while its
     workers started: 23 ms for 300 pieces). The counter is guarded by an flock of a file
@@ -119,7 +120,9 @@ def _worker_main(job: GameJob, pieces: _Pieces, results, parent: int, cpus: froz
     Given cpus, it and the bots it starts keep to those CPUs (cpu_shares). An error that
     is not a bot's fault is sent back as ("error", cause) and ends the worker. Its bots'
     processes outlive a piece: pieces come interleaved, and the next piece of a pairing
-    usually comes soon."""
+    usually comes soon. Once the pieces known at the start are taken, it asks the
+    coordinator for more ("more"), which answers with a piece from the run's source (at
+    once, or after a later record if the source has nothing now) or "end"."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     # SIGTERM, from the coordinator or from the kernel when the coordinator dies, closes
     # this worker's bots (and their scratch dirs) on the way out
@@ -131,16 +134,21 @@ def _worker_main(job: GameJob, pieces: _Pieces, results, parent: int, cpus: froz
             os.sched_setaffinity(0, cpus)
         except OSError:
             pass   # the CPUs were taken away meanwhile: play anywhere, as unpinned
-    pool = BotPool(max_idle=MAX_IDLE_BOTS)
+    pool = bot_pool(job, MAX_IDLE_BOTS)
     unstored = False   # a game sent back that the coordinator has not yet said it stored
     try:
         table = set_table(job)
         while True:
             chunk = pieces.take()
             if chunk is None:
-                if unstored:     # read the last word: a socket closed unread resets the peer's
+                results.send_bytes(pickle.dumps(("more", None), pickle.HIGHEST_PROTOCOL))
+                if unstored:     # the answer comes after the last game's "stored"
                     results.recv_bytes()
-                return
+                    unstored = False
+                answer = results.recv_bytes()
+                if answer == _END:
+                    return
+                chunk = pickle.loads(answer)
             for item in play_piece(table, chunk, pool):
                 # the next game is played while the coordinator stores the last, but is
                 # not sent before that one is stored: one sent game unstored, no more
@@ -156,39 +164,43 @@ def _worker_main(job: GameJob, pieces: _Pieces, results, parent: int, cpus: froz
         pool.close()
 
 
-def play_fixtures(job: GameJob, fixtures: list[Fixture], workers: int,
+def play_fixtures(job: GameJob, fixtures: FixtureSource | list[Fixture], workers: int,
                   pin: bool = True) -> Iterator[tuple[Fixture, GameRecord]]:
-    """Records of the fixtures as each game finishes: in this process for one worker,
-    else in `workers` processes (multiprocess) that stream each record back at once,
-    each pinned to its share of the CPUs (cpu_shares) unless pin is False.
+    """Records of the fixtures (a source, or a list) as each game finishes: in this process
+    for one worker, else in `workers` processes (multiprocess) that stream each record back
+    at once, each pinned to its share of the CPUs (cpu_shares) unless pin is False.
     Pieces are single pairs, interleaved (chunks): each worker keeps its bots started.
     An error that is no bot's fault stops the play as a RunError."""
-    if not fixtures:
+    source = as_source(fixtures)
+    if _empty(source):
         return
-    work = chunks(fixtures, workers, most_pairs=1)
     if workers <= 1:
-        pool = BotPool(max_idle=MAX_IDLE_BOTS)
+        pool = bot_pool(job, MAX_IDLE_BOTS)
         try:
             table = set_table(job)
-            for chunk in work:
-                yield from play_piece(table, chunk, pool)
+            yield from play_piece(table, fixtures_of(source), pool)
         except Exception as exc:
             raise RunError(cause(exc)) from exc
         finally:
             pool.close()
         return
-    yield from _Started(_play_in_processes(job, work, workers, len(fixtures), pin))
+    yield from _Started(_play_in_processes(job, source, workers, pin))
 
 
-def start_playing(job: GameJob, fixtures: list[Fixture], workers: int,
+def start_playing(job: GameJob, fixtures: FixtureSource | list[Fixture], workers: int,
                   pin: bool = True) -> Iterator[tuple[Fixture, GameRecord]]:
     """play_fixtures, but with more than one worker the workers start now, before the first
     record is asked for: what the caller does meanwhile (the preflight) overlaps their
     first games. Closing the iterator stops them, whether or not a record was read."""
-    if workers <= 1 or not fixtures:
-        return play_fixtures(job, fixtures, workers, pin)
-    return _Started(_play_in_processes(job, chunks(fixtures, workers, most_pairs=1), workers,
-                                       len(fixtures), pin))
+    source = as_source(fixtures)
+    if workers <= 1 or _empty(source):
+        return play_fixtures(job, source, workers, pin)
+    return _Started(_play_in_processes(job, source, workers, pin))
+
+
+def _empty(source: FixtureSource) -> bool:
+    """True for a list of no fixtures (no worker is started for it)."""
+    return isinstance(source, FixtureList) and not len(source)
 
 
 class _Started(Iterator[tuple[Fixture, GameRecord]]):
@@ -214,19 +226,30 @@ _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 #: seconds stopped workers get to close their bots before they are killed
 STOP_GRACE_S = 1.5
 
+#: the coordinator's answer to "more" when the source is finished
+_END = b"end"
 
-def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int, total: int,
+
+def _play_in_processes(job: GameJob, source: FixtureSource, workers: int,
                        pin: bool) -> Generator[tuple[Fixture, GameRecord] | None, None, None]:
-    """Start the workers and yield None once they are started, then each record as it comes."""
+    """Start the workers and yield None once they are started, then each record as it comes.
+
+    A FixtureList's pieces are cut at once and inherited by the workers at their fork;
+    any other source is asked a piece at a time, for a worker that asks for more (at once,
+    and again after each record while it has nothing now)."""
     import multiprocess
     from multiprocess.connection import wait
+    work: list[Piece] = []
+    if isinstance(source, FixtureList):
+        while (piece := source.take(workers, 1)):
+            work.append(piece)
     # the lock's file, gone from the directory at once (nothing is left even after a kill -9);
     # each forked worker opens its own description of it through the descriptor it inherits
     lock_fd, lock_path = tempfile.mkstemp(prefix="arena-pieces-")
     os.unlink(lock_path)
     pieces = _Pieces(work, multiprocess.Value("i", 0, lock=False), f"/proc/self/fd/{lock_fd}")
     procs, readers = [], []
-    started = min(workers, len(work))
+    started = min(workers, len(work)) if isinstance(source, FixtureList) else workers
     shares: list[frozenset[int] | None] = [None] * started
     if pin:
         shares = list(cpu_shares(started) or shares)
@@ -246,24 +269,45 @@ def _play_in_processes(job: GameJob, work: list[list[Fixture]], workers: int, to
             writer.close()   # the worker holds the only writer: its death reads as EOF here
             readers.append(reader)
         yield None     # started: the workers play while the caller goes on
-        received = 0
-        while received < total:
-            if not readers:
-                return  # every worker is gone; what they had not finished is played next run
+        hungry: list[Any] = []    # workers waiting for a piece the source had not yet
+
+        def answer(reader: Any) -> bool:
+            """Send the worker the source's next piece, or the end; False if nothing now."""
+            piece = source.take(workers, 1)
+            if piece == []:
+                return False
+            try:
+                reader.send_bytes(_END if piece is None else
+                                  pickle.dumps(piece, pickle.HIGHEST_PROTOCOL))
+            except OSError:           # that worker is gone; its EOF comes next
+                pass
+            return True
+
+        # until every worker has ended (told "end"), or died: what they had not finished is
+        # played next run
+        while readers:
+            if hungry and len(hungry) == len(readers):
+                raise SourceStalled()
             for reader in wait(readers, timeout=0.5):
                 try:
                     kind, item = pickle.loads(reader.recv_bytes())
                 except (EOFError, ConnectionResetError):   # that worker is gone (finished, or died)
                     readers.remove(reader)
+                    if reader in hungry:
+                        hungry.remove(reader)
                     continue
                 if kind == "error":
                     raise RunError(item)
-                received += 1
-                yield item     # the caller stores it before asking for the next
+                if kind == "more":
+                    if not answer(reader):
+                        hungry.append(reader)
+                    continue
+                yield item     # the caller stores it (and tells the source) before asking for the next
                 try:
                     reader.send_bytes(b"stored")
                 except OSError:       # that worker is gone; its EOF comes next
                     pass
+                hungry = [waiting for waiting in hungry if not answer(waiting)]
     except BaseException:
         _stop(procs, terminate=True)
         raise
@@ -294,6 +338,6 @@ class LocalExecutor(Executor):
     name = "local"
     workers_per_cpu = WORKERS_PER_CPU
 
-    def play(self, job: GameJob, fixtures: list[Fixture], workers: int,
+    def play(self, job: GameJob, source: FixtureSource, workers: int,
              config: LeagueConfig | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
-        return start_playing(job, fixtures, workers, config.pin_workers if config is not None else True)
+        return start_playing(job, source, workers, config.pin_workers if config is not None else True)

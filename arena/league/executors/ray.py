@@ -31,21 +31,22 @@ import threading
 import time
 import uuid
 import zipfile
-from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.errors import ArenaError
 from arena.record import GameRecord
-from arena.referee import BotPool, BotSpec
+from arena.referee import BotSpec
 from arena.referee.botspec import ARENA_PACKAGE_DIR
 
 from ..config import LeagueConfig, RayConfig
 from ..schedule import Fixture
-from .base import Executor, GameJob, chunks
-from .worker import Table, play_piece, set_table
+from ..sources import FixtureList, FixtureSource, SourceStalled, as_source
+from .base import Executor, GameJob
+from .worker import Table, bot_pool, play_piece, set_table
 
 logger = logging.getLogger("arena.league.ray")
 
@@ -103,19 +104,22 @@ class RayExecutor(Executor):
         # bots start where games are played: here only with a private local instance
         return config.ray is None or config.ray.address is None
 
-    def play(self, job: GameJob, fixtures: list[Fixture], workers: int,
+    def play(self, job: GameJob, source: FixtureSource, workers: int,
              config: LeagueConfig | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
-        return play_fixtures_ray(job, fixtures, config.ray if config is not None else None, workers)
+        return play_fixtures_ray(job, source, config.ray if config is not None else None, workers)
 
 
-def play_fixtures_ray(job: GameJob, fixtures: list[Fixture], ray_config: RayConfig | None = None,
+def play_fixtures_ray(job: GameJob, fixtures: FixtureSource | list[Fixture],
+                      ray_config: RayConfig | None = None,
                       workers: int = 1) -> Iterator[tuple[Fixture, GameRecord]]:
-    """Records of the fixtures as each game finishes, the games played by Ray tasks.
+    """Records of the fixtures (a source, or a list) as each game finishes, the games
+    played by Ray tasks.
 
     workers is the CPU count of the private local Ray instance started when
     ray_config.address is None; on a running cluster every CPU it has is used.
     """
-    if not fixtures:
+    source = as_source(fixtures)
+    if isinstance(source, FixtureList) and not len(source):
         return
     settings = ray_config or RayConfig()
     ray = import_ray()
@@ -131,7 +135,7 @@ def play_fixtures_ray(job: GameJob, fixtures: list[Fixture], ray_config: RayConf
             runtime_env = {"working_dir": str(bundle.path)}
         started_here = _connect(ray, settings, workers, runtime_env)
         try:
-            yield from _play_all(ray, job, fixtures, settings, shipment)
+            yield from _play_all(ray, job, source, settings, shipment)
         finally:
             if started_here:
                 ray.shutdown()
@@ -183,7 +187,7 @@ class _Piece:
     submissions: int = 1
 
 
-def _play_all(ray: Any, job: GameJob, fixtures: list[Fixture], settings: RayConfig,
+def _play_all(ray: Any, job: GameJob, source: FixtureSource, settings: RayConfig,
               shipment: Shipment) -> Iterator[tuple[Fixture, GameRecord]]:
     from ray.exceptions import RayError, RayTaskError, RuntimeEnvSetupError
 
@@ -191,7 +195,7 @@ def _play_all(ray: Any, job: GameJob, fixtures: list[Fixture], settings: RayConf
                       retry_exceptions=False)(_play_piece)
     job_ref = ray.put(job)
     window = _Window(ray, settings.cpus_per_game)
-    todo = deque(chunks(fixtures, window.slots()))
+    finished = False                             # the source has no more
     running: dict[Any, _Piece] = {}      # ObjectRefGenerator -> its piece
     yielded: set[str] = set()
 
@@ -202,9 +206,18 @@ def _play_all(ray: Any, job: GameJob, fixtures: list[Fixture], settings: RayConf
         running[stream] = _Piece({f.key: f for f in piece}, submissions)
 
     try:
-        while todo or running:
-            while todo and len(running) < window.size():
-                submit(todo.popleft(), 1)
+        while True:
+            # pieces are taken from the source as slots free up, and again after each record
+            while len(running) < window.size():
+                taken = None if finished else source.take(window.slots())
+                if not taken:
+                    finished = taken is None
+                    break
+                submit(taken, 1)
+            if not running:
+                if finished:
+                    return
+                raise SourceStalled()
             ready, _ = ray.wait(list(running), num_returns=1, timeout=RESIZE_EVERY_S)
             for stream in ready:
                 piece = running[stream]
@@ -368,7 +381,7 @@ def _play_piece(job: GameJob, shipment: Shipment,
             _HOST["thread"] = _GameThread()
         thread: _GameThread = _HOST["thread"]
     table = thread.run(lambda: _table(job, shipment))
-    pool = BotPool()
+    pool = bot_pool(job)
     try:
         for fixture, record in play_piece(table, piece, pool, run=thread.run):
             yield fixture.key, record
@@ -381,7 +394,7 @@ def _table(job: GameJob, shipment: Shipment) -> Table:
     token, table = _HOST.get("table", ("", None))
     if table is None or token != shipment.token:
         root = _bundle_root(shipment) if shipment.files else ""
-        table = set_table(job, {name: localize(spec, shipment, root) for name, spec in job.bots.items()})
+        table = set_table(job, partial(localize, shipment=shipment, root=root))
         _HOST["table"] = (shipment.token, table)
     return table
 

@@ -33,6 +33,7 @@ import trueskill
 
 from arena.league.matchmakers import BotStanding, Standings, pair_key
 from arena.plugins import loaded_plugins
+from arena.registry import UnknownExtensionError
 
 DRAW_RATE = 0.1
 ELO_SPREAD = 300.0
@@ -190,8 +191,11 @@ def main() -> None:
     args = parser.parse_args()
     registry = loaded_plugins().matchmakers
     names = [m for m in args.matchmakers.split(",") if m] or registry.names()
-    for name in names:
-        registry.require(name)
+    try:
+        for name in names:
+            registry.require(name)
+    except UnknownExtensionError as exc:
+        parser.error(str(exc))
     budgets = [int(g) for g in args.games.split(",")]
     budget = -(-max(budgets) // STEP) * STEP
     sizes = [int(n) for n in args.bots.split(",")]

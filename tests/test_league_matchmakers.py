@@ -3,7 +3,9 @@ its seed, and `active` ranks a simulated ladder better than random pairing for t
 games (benchmarks/matchmaking.py, run as a user runs it)."""
 
 import json
+import os
 import random
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -13,6 +15,7 @@ import pytest
 
 from arena.league.matchmakers import BotStanding, Pairing, Standings, pair_key
 from arena.plugins import load_plugins
+from arena.registry import UnknownExtensionError
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILT_IN = ["active", "uniform", "psyleague", "halite", "neighbors"]
@@ -128,3 +131,52 @@ def test_active_ranks_a_simulated_ladder_better_than_uniform_pairing(tmp_path):
     for games in ("20", "40"):
         active, uniform = figures["active"]["tau"][games], figures["uniform"]["tau"][games]
         assert active["mean"] > uniform["mean"] + 0.02, (games, active, uniform)
+
+
+@pytest.fixture(scope="module")
+def plugin_path(tmp_path_factory) -> Path:
+    """docs/plugins.md's matchmaker example, installed as an entry point of a distribution."""
+    text = (ROOT / "docs" / "plugins.md").read_text()
+    found = re.search(r"```python\n(# arena_fewest_games\.py.*?)```", text, re.S)
+    assert found, "docs/plugins.md has no example arena_fewest_games.py"
+    root = tmp_path_factory.mktemp("plugin")
+    (root / "arena_fewest_games.py").write_text(found.group(1))
+    dist = root / "arena_fewest_games-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: arena-fewest-games\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[arena]\nfewest-games = arena_fewest_games\n")
+    return root
+
+
+def test_a_plugin_matchmaker_is_registered_listed_and_simulated(plugin_path, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(plugin_path)}
+    listed = subprocess.run([sys.executable, "-m", "arena", "plugins"], capture_output=True, text=True,
+                            env=env, timeout=300)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert re.search(r"^fewest-games +arena-fewest-games 0.1 +1 matchmaker, 0 bots$", listed.stdout, re.M)
+    out = tmp_path / "figures.json"
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "matchmaking.py"), "--bots", "16",
+                          "--seeds", "2", "--games", "10", "--matchmakers", "fewest-games,uniform",
+                          "--jobs", "1", "--json", str(out)], capture_output=True, text=True, env=env,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert set(json.loads(out.read_text())["16"]) == {"fewest-games", "uniform"}
+    # the contract the built-ins keep, in this process
+    sys.path.insert(0, str(plugin_path))
+    try:
+        import arena_fewest_games
+    finally:
+        sys.path.remove(str(plugin_path))
+    matchmakers = load_plugins(extra=(arena_fewest_games,), entry_points=False).matchmakers
+    assert matchmakers.plugin("fewest-games") == "arena_fewest_games"
+    bots = field(6, random.Random(11)) + [BotStanding("new", 25.0, 25 / 3, games=0)]
+    chosen = matchmakers.require("fewest-games")().pairings(Standings(bots, min_games=4), 4,
+                                                              random.Random(12))
+    assert len(chosen) == 4 and "new" in chosen[0] and all(p.first != p.second for p in chosen)
+
+
+def test_a_misspelt_matchmaker_is_named_with_the_known_ones():
+    with pytest.raises(UnknownExtensionError) as error:
+        registry().require("activ")
+    assert str(error.value) == ("unknown matchmaker 'activ' (did you mean 'active'?); "
+                                "known: active, uniform, psyleague, halite, neighbors")

@@ -53,6 +53,8 @@ def test_pairings_are_two_distinct_playable_bots_and_as_many_as_asked(name):
             assert {pairing.first, pairing.second} <= {b.name for b in bots} - {"suspended"}
             pairs[pair_key(*pairing)] += 1
     assert matchmaker.pairings(Standings(bots[:1]), 4, rng) == []          # nobody to play
+    for none in (0, -1):                                                    # no slot free
+        assert matchmaker.pairings(Standings(bots, min_games=100), none, rng) == []
     assert matchmaker.pairings(Standings([bots[0], bots[3]]), 4, rng) == []  # the other is suspended
 
 

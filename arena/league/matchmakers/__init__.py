@@ -97,7 +97,7 @@ def seat_newcomers(standings: Standings, count: int, rng: random.Random,
     """Up to `count` pairings, one for each newcomer, fewest games first, each against the
     bot `opponent(newcomer, others)` picks among the other playable bots."""
     bots = standings.playable()
-    if len(bots) < 2:
+    if count <= 0 or len(bots) < 2:
         return []
     chosen = []
     for new in standings.newcomers(rng)[:count]:

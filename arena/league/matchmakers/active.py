@@ -34,7 +34,7 @@ class Active:
     def pairings(self, standings: Standings, count: int, rng: random.Random) -> list[Pairing]:
         """Up to `count` pairings, newcomers' first, then the needy bots' best games."""
         bots = standings.playable()
-        if len(bots) < 2:
+        if count <= 0 or len(bots) < 2:
             return []
         rng.shuffle(bots)                      # ties (a fresh ladder: every mu equal) at random
         order = sorted(bots, key=lambda b: -b.mu)

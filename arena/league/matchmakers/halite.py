@@ -23,7 +23,7 @@ class Halite:
     def pairings(self, standings: Standings, count: int, rng: random.Random) -> list[Pairing]:
         """`count` pairings, each drawn as Halite's manager drew a game."""
         bots = standings.playable()
-        if len(bots) < 2:
+        if count <= 0 or len(bots) < 2:
             return []
         ranked = sorted(bots, key=lambda b: -b.exposed)
         rank = {b.name: i for i, b in enumerate(ranked)}

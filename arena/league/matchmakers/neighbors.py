@@ -26,7 +26,7 @@ class Neighbors:
     def pairings(self, standings: Standings, count: int, rng: random.Random) -> list[Pairing]:
         """The next `count` pairings of the queue, newcomers' first."""
         bots = standings.playable()
-        if len(bots) < 2:
+        if count <= 0 or len(bots) < 2:
             return []
         ranked = sorted(bots, key=lambda b: -b.exposed)
         rank = {b.name: i for i, b in enumerate(ranked)}

@@ -16,7 +16,7 @@ class Psyleague:
     def pairings(self, standings: Standings, count: int, rng: random.Random) -> list[Pairing]:
         """`count` pairings drawn one at a time as psyleague draws a match."""
         bots = standings.playable()
-        if len(bots) < 2:
+        if count <= 0 or len(bots) < 2:
             return []
         under = [b for b in bots if b.games < standings.min_games]
         chosen = []

@@ -14,8 +14,10 @@ class Uniform:
     def pairings(self, standings: Standings, count: int, rng: random.Random) -> list[Pairing]:
         """`count` uniformly random pairings, newcomers' first."""
         bots = standings.playable()
+        if count <= 0 or len(bots) < 2:
+            return []
         chosen = seat_newcomers(standings, count, rng, lambda _new, others: rng.choice(others))
-        while len(bots) >= 2 and len(chosen) < count:
+        while len(chosen) < count:
             a, b = rng.sample(bots, 2)
             chosen.append(Pairing(a.name, b.name))
         return chosen

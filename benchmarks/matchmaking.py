@@ -10,8 +10,11 @@ the truth by Kendall's tau. Each (bots, seed) has one truth that every matchmake
 
 Prints, for each number of bots: the mean tau and its 95% interval (Student's t over the
 seeds) at each budget of --games, the games per bot each matchmaker needs to reach tau
-0.85 and 0.9 (and uniform pairing's tau at the largest budget), and the mean time of a
-pairings() call. Seeded: a run is reproducible. CPU only, no bots.
+0.85 and 0.9 (and uniform pairing's tau at the largest budget), the mean time of a
+pairings() call, and the mean information of its games: p(1 - p), p the true chance
+that one bot beats the other, which is what a game tells of the two bots' difference
+(Fisher information, in units of (ln 10 / 400)^2 per Elo^2; a quarter at most, for an
+even game). Seeded: a run is reproducible. CPU only, no bots.
 
 Run: python benchmarks/matchmaking.py                      (64 and 256 bots, 10 seeds)
      python benchmarks/matchmaking.py --bots 64 --seeds 3  (a quick check)
@@ -110,9 +113,10 @@ def kendall_tau(truth: list[float], shown: list[float]) -> float:
     return (concordant - discordant) / math.sqrt(pairs * (pairs - tied_shown))
 
 
-def simulate(task: Task) -> tuple[Task, list[float], float, int]:
+def simulate(task: Task) -> tuple[Task, list[float], float, int, float]:
     """One ladder to task.budget games per bot: tau at every STEP games per bot, the
-    seconds spent in pairings(), and the number of calls."""
+    seconds spent in pairings(), the number of calls, and the mean information of a game
+    (p(1 - p), p the true chance that one bot beats the other, a quarter at most)."""
     truth_rng = random.Random(f"truth {task.bots} {task.seed}")
     truth = [truth_rng.gauss(0, ELO_SPREAD) for _ in range(task.bots)]
     games_rng = random.Random(f"games {task.matchmaker} {task.bots} {task.seed}")
@@ -127,7 +131,7 @@ def simulate(task: Task) -> tuple[Task, list[float], float, int]:
     games = [0] * task.bots
     pairs: Counter[tuple[str, str]] = Counter()
     taus: list[float] = []
-    played, picking, calls = 0, 0.0, 0
+    played, picking, calls, information = 0, 0.0, 0, 0.0
     while len(taus) < task.budget // STEP:
         standings = Standings(
             bots=[BotStanding(names[i], mu[i], math.sqrt(var[i]), games[i]) for i in range(task.bots)],
@@ -141,6 +145,8 @@ def simulate(task: Task) -> tuple[Task, list[float], float, int]:
             a, b = index[first], index[second]
             assert a != b, f"{task.matchmaker} paired {first} with itself"
             pairs[pair_key(first, second)] += 1
+            p = 1 / (1 + 10 ** ((truth[b] - truth[a]) / 400))
+            information += 2 * p * (1 - p)
             for x, y in ((a, b), (b, a)):            # the seat-swapped pair
                 rater.rate(mu, var, x, y, game(games_rng, truth[x], truth[y]))
             games[a] += 2
@@ -151,7 +157,7 @@ def simulate(task: Task) -> tuple[Task, list[float], float, int]:
                 taus.append(kendall_tau(truth, shown))
                 if len(taus) == task.budget // STEP:
                     break
-    return task, taus, picking, calls
+    return task, taus, picking, calls, information / played
 
 
 def interval(values: list[float]) -> tuple[float, float]:
@@ -209,17 +215,16 @@ def main() -> None:
           f"{args.slots} pairings a call, ranked by {args.rank_by}, min_games {args.min_games}")
     figures: dict[str, dict] = {}
     for n in sizes:
-        curves = {m: [taus for task, taus, _, _ in results if task.bots == n and task.matchmaker == m]
-                  for m in names}
-        cost = {m: sum(p for task, _, p, _ in results if task.bots == n and task.matchmaker == m) /
-                max(1, sum(c for task, _, _, c in results if task.bots == n and task.matchmaker == m))
-                for m in names}
+        mine = {m: [r for r in results if r[0].bots == n and r[0].matchmaker == m] for m in names}
+        curves = {m: [r[1] for r in mine[m]] for m in names}
+        cost = {m: sum(r[2] for r in mine[m]) / max(1, sum(r[3] for r in mine[m])) for m in names}
+        information = {m: statistics.fmean(r[4] for r in mine[m]) for m in names}
         means = {m: [statistics.fmean(c[k] for c in curves[m]) for k in range(budget // STEP)]
                  for m in names}
         reference = means["uniform"][-1] if "uniform" in means else math.nan
         print(f"\n{n} bots: Kendall tau, mean ± 95% interval over {args.seeds} seeds")
         print(f"{'matchmaker':<11}" + "".join(f"{g:>8} games" for g in budgets)
-              + "  to 0.85  to 0.90  to uniform@" + f"{budget} ({reference:.3f})  ms/call")
+              + "  to 0.85  to 0.90  to uniform@" + f"{budget} ({reference:.3f})  ms/call  p(1-p)")
         figures[str(n)] = {}
         for m in names:
             cells = []
@@ -230,10 +235,11 @@ def main() -> None:
                 taus[str(g)] = {"mean": mean, "half_width": half}
             reach = [games_to_reach(means[m], t) for t in (0.85, 0.9, reference)]
             figures[str(n)][m] = {"tau": taus, "games_to_0.85": reach[0], "games_to_0.9": reach[1],
-                                  "games_to_uniform": reach[2], "ms_per_call": 1000 * cost[m]}
+                                  "games_to_uniform": reach[2], "ms_per_call": 1000 * cost[m],
+                                  "information_per_game": information[m]}
             shown = [f"{r:.0f}" if r is not None else f">{budget}" for r in reach]
             print(f"{m:<11}" + "".join(cells) + f"  {shown[0]:>7}  {shown[1]:>7}  {shown[2]:>17}"
-                  + f"  {1000 * cost[m]:>13.2f}")
+                  + f"  {1000 * cost[m]:>7.2f}  {information[m]:>6.3f}")
     if args.json:
         with open(args.json, "w") as out:
             json.dump(figures, out, indent=1)

@@ -182,3 +182,11 @@ def test_a_misspelt_matchmaker_is_named_with_the_known_ones():
         registry().require("activ")
     assert str(error.value) == ("unknown matchmaker 'activ' (did you mean 'active'?); "
                                 "known: active, uniform, psyleague, halite, neighbors")
+
+
+def test_active_gives_newcomers_distinct_opponents_while_there_are_free_bots():
+    rng = random.Random(13)
+    bots = field(20, rng) + [BotStanding(f"new{i}", 25.0, 25 / 3, games=0) for i in range(4)]
+    chosen = registry().require("active")().pairings(Standings(bots, min_games=10), 4, rng)
+    seated = [bot for pairing in chosen for bot in pairing]
+    assert len(set(seated)) == 8 and {"new0", "new1", "new2", "new3"} <= set(seated)

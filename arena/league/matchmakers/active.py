@@ -50,15 +50,21 @@ class Active:
             worth /= (1 + standings.times(a.name, b.name)) ** self.repeat
             return worth * RUNNING_BONUS if b.running else worth
 
-        def best(a: BotStanding) -> BotStanding | None:
+        def best(a: BotStanding, taken: set[str]) -> BotStanding | None:
             i = place[a.name]
             near = [b for b in order[max(0, i - self.window):i + self.window + 1]
-                    if b.name != a.name and b.name not in used]
+                    if b.name != a.name and b.name not in taken]
             return max(near, key=lambda b: gain(a, b)) if near else None
 
-        chosen = seat_newcomers(standings, count, rng, lambda new, others: best(new) or rng.choice(others))
-        for pairing in chosen:
-            used.update(pairing)
+        waiting = {b.name for b in bots if b.games < standings.min_games}
+
+        def newcomers_opponent(new: BotStanding, others: list[BotStanding]) -> BotStanding:
+            used.add(new.name)       # a free established neighbour while there is one
+            b = best(new, used | waiting) or best(new, used) or rng.choice(others)
+            used.add(b.name)
+            return b
+
+        chosen = seat_newcomers(standings, count, rng, newcomers_opponent)
         by_need = sorted(bots, key=lambda b: -need[b.name])
         while len(chosen) < count:
             added = 0
@@ -67,7 +73,7 @@ class Active:
                     break
                 if a.name in used:
                     continue
-                b = best(a)
+                b = best(a, used)
                 if b is not None:
                     chosen.append(Pairing(a.name, b.name))
                     used.update((a.name, b.name))

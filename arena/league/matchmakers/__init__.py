@@ -7,8 +7,9 @@ time `count` slots free up. Each pairing is played as a seat-swapped pair of gam
 sharing a seed and an opening. A matchmaker only chooses: it never plays, stores or
 rates, so it is tested and simulated without a game (benchmarks/matchmaking.py).
 
-Every built-in seats newcomers first (bots with fewer games than standings.min_games,
-fewest first) and pairs a bot with itself never; with min_games 0 the reimplemented
+Every built-in seats newcomers first (bots with fewer games than standings.min_games: one
+in each pairing while there are any, fewest games first but in psyleague, which draws
+among them) and never pairs a bot with itself; with min_games 0 the reimplemented
 policies are the originals.
 """
 

@@ -46,6 +46,7 @@ DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
     ("builtin-dialects", "arena.protocol.plugin"),
     ("reference-bots", "bots.plugin"),
     ("builtin-executors", "arena.league.executors.plugin"),
+    ("builtin-matchmakers", "arena.league.matchmakers.plugin"),
 )
 
 class ArenaHookSpecs:
@@ -74,6 +75,10 @@ class ArenaHookSpecs:
     @hookspec
     def arena_register_output_formats(self, registry: Registry) -> None:
         """Declare leaderboard output formats with registry.add(name, renderer)."""
+
+    @hookspec
+    def arena_register_matchmakers(self, registry: Registry) -> None:
+        """Declare ladder matchmakers with registry.add(name, factory): factory() makes one."""
 
     @hookspec
     def arena_register_commands(self, registry: Registry) -> None:
@@ -136,6 +141,7 @@ class Plugins:
     rating_systems: Registry = field(default_factory=lambda: Registry("rating system"))
     output_formats: Registry = field(default_factory=lambda: Registry("output format"))
     commands: Registry = field(default_factory=lambda: Registry("command"))
+    matchmakers: Registry = field(default_factory=lambda: Registry("matchmaker"))
 
 
 def make_plugin_manager() -> pluggy.PluginManager:
@@ -201,7 +207,8 @@ def load_plugins(extra: tuple[object, ...] = (), entry_points: bool = True,
                            ("arena_register_executors", plugins.executors),
                            ("arena_register_rating_systems", plugins.rating_systems),
                            ("arena_register_output_formats", plugins.output_formats),
-                           ("arena_register_commands", plugins.commands)):
+                           ("arena_register_commands", plugins.commands),
+                           ("arena_register_matchmakers", plugins.matchmakers)):
         for impl in sorted(getattr(pm.hook, hook).get_hookimpls(), key=lambda i: order[i.plugin_name]):
             registry.current_plugin = impl.plugin_name
             _call_one(impl, hook, {"registry": registry}, errors, versions)

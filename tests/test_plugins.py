@@ -240,13 +240,15 @@ def test_built_in_games_bots_and_commands_are_default_plugins_needing_no_install
     assert plugins.games.names() == default_registry().names()
     assert {d.plugin for d in plugins.bots.all()} == {"reference-bots"} and len(plugins.bots.all()) == 15
     assert set(plugins.versions) == {"builtin-games", "builtin-league", "builtin-dialects",
-                                     "builtin-commands", "builtin-executors", "reference-bots"}
+                                     "builtin-commands", "builtin-executors", "builtin-matchmakers",
+                                     "reference-bots"}
     assert plugins.commands.plugin("match") == "builtin-commands"
     assert plugins.commands.plugin("train") == "reference-bots"   # the CLI never imports bots
     assert plugins.dialects.names() == ["arena", "codingame", "theaigames", "riddles"]
     assert {plugins.dialects.plugin(name) for name in plugins.dialects} == {"builtin-dialects"}
     assert plugins.executors.names() == ["local", "ray"]
     assert {plugins.executors.plugin(name) for name in plugins.executors} == {"builtin-executors"}
+    assert plugins.matchmakers.names() == ["active", "uniform", "psyleague", "halite", "neighbors"]
 
 
 def test_a_plugin_game_that_clashes_or_is_no_game_is_named_and_the_rest_load():

@@ -43,12 +43,13 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     ratings = Counter(plugins.rating_systems.plugin(name) for name in plugins.rating_systems)
     formats = Counter(plugins.output_formats.plugin(name) for name in plugins.output_formats)
     executors = Counter(plugins.executors.plugin(name) for name in plugins.executors)
+    matchmakers = Counter(plugins.matchmakers.plugin(name) for name in plugins.matchmakers)
     rows = []
     for name, version in sorted(plugins.versions.items()):
         declared = [_count(n, what) for n, what in (
             (games[name], "game"), (dialects[name], "dialect"), (commands[name], "command"),
             (ratings[name], "rating system"), (formats[name], "output format"),
-            (executors[name], "executor")) if n]
+            (executors[name], "executor"), (matchmakers[name], "matchmaker")) if n]
         rows.append((name, version, ", ".join([*declared, _count(counts.get(name, 0), "bot")])))
     width = max((len(name) for name, _, _ in rows), default=0)
     vwidth = max((len(version) for _, version, _ in rows), default=0)

@@ -1,0 +1,249 @@
+"""How well each matchmaker ranks a ladder for the games it spends, by simulation.
+
+Bots have a true strength (Bradley-Terry, Elo drawn with a spread of 300); every game is
+drawn from it with 10% draws; TrueSkill (the trueskill package's environment, with draws)
+rates the games one at a time, in the order played. Each matchmaker in the registry is
+asked for `--slots` pairings at a time, as a ladder asks when its slots free up, and each
+pairing is played as a seat-swapped pair. After every 5 games per bot the ranking (by mu,
+or by mu - 3 sigma with --rank-by exposed; the same for every matchmaker) is compared with
+the truth by Kendall's tau. Each (bots, seed) has one truth that every matchmaker faces.
+
+Prints, for each number of bots: the mean tau and its 95% interval (Student's t over the
+seeds) at each budget of --games, the games per bot each matchmaker needs to reach tau
+0.85 and 0.9 (and uniform pairing's tau at the largest budget), the mean time of a
+pairings() call, and the mean information of its games: p(1 - p), p the true chance
+that one bot beats the other, which is what a game tells of the two bots' difference
+(Fisher information, in units of (ln 10 / 400)^2 per Elo^2; a quarter at most, for an
+even game). Seeded: a run is reproducible. CPU only, no bots.
+
+Run: python benchmarks/matchmaking.py                      (64 and 256 bots, 10 seeds)
+     python benchmarks/matchmaking.py --bots 64 --seeds 3  (a quick check)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import random
+import statistics
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+import trueskill
+
+from arena.league.matchmakers import BotStanding, Standings, pair_key
+from arena.plugins import loaded_plugins
+from arena.registry import UnknownExtensionError
+
+DRAW_RATE = 0.1
+ELO_SPREAD = 300.0
+STEP = 5                   #: tau is read every STEP games per bot
+#: Student's t, two-sided 95%, by degrees of freedom (1.96 beyond the table)
+T95 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26,
+       10: 2.23, 11: 2.20, 12: 2.18, 13: 2.16, 14: 2.14, 15: 2.13, 16: 2.12, 17: 2.11,
+       18: 2.10, 19: 2.09, 20: 2.09, 25: 2.06, 30: 2.04, 40: 2.02, 60: 2.00}
+
+
+@dataclass(frozen=True)
+class Task:
+    """One simulated ladder: a matchmaker, a number of bots, a seed."""
+
+    matchmaker: str
+    bots: int
+    seed: int
+    budget: int          #: games per bot at the end
+    slots: int
+    rank_by: str
+    min_games: int
+
+
+class Rater:
+    """TrueSkill for one game between two bots, from the package's own v and w functions:
+    the closed form of env.rate_1vs1 (the same figures), at a fraction of its cost."""
+
+    def __init__(self, env: trueskill.TrueSkill) -> None:
+        self.env = env
+        self.margin = trueskill.calc_draw_margin(env.draw_probability, 2, env)
+        self.tau2 = env.tau ** 2
+        self.two_beta2 = 2 * env.beta ** 2
+
+    def rate(self, mu: list[float], var: list[float], a: int, b: int, points_a: float) -> None:
+        """Update a's and b's (mu, sigma^2) in place after a game where a scored points_a."""
+        va, vb = var[a] + self.tau2, var[b] + self.tau2
+        c2 = self.two_beta2 + va + vb
+        c = math.sqrt(c2)
+        winner, loser, vw, vl = (a, b, va, vb) if points_a >= 0.5 else (b, a, vb, va)
+        t, eps = (mu[winner] - mu[loser]) / c, self.margin / c
+        if points_a == 0.5:
+            v, w = self.env.v_draw(t, eps), self.env.w_draw(t, eps)
+        else:
+            v, w = self.env.v_win(t, eps), self.env.w_win(t, eps)
+        mu[winner] += vw / c * v
+        mu[loser] -= vl / c * v
+        var[winner] = vw * (1 - vw / c2 * w)
+        var[loser] = vl * (1 - vl / c2 * w)
+
+
+def game(rng: random.Random, elo_a: float, elo_b: float) -> float:
+    """a's points in one game: expected score by Bradley-Terry (Elo), DRAW_RATE draws."""
+    expected = 1 / (1 + 10 ** ((elo_b - elo_a) / 400))
+    e = min(max(expected, DRAW_RATE / 2), 1 - DRAW_RATE / 2)
+    roll = rng.random()
+    return 1.0 if roll < e - DRAW_RATE / 2 else 0.5 if roll < e + DRAW_RATE / 2 else 0.0
+
+
+def kendall_tau(truth: list[float], shown: list[float]) -> float:
+    """Kendall's tau-b between two scorings of the same bots."""
+    n = len(truth)
+    concordant = discordant = tied_shown = 0
+    for i in range(n):
+        ti, si = truth[i], shown[i]
+        for j in range(i + 1, n):
+            s = (ti - truth[j]) * (si - shown[j])
+            if s > 0:
+                concordant += 1
+            elif s < 0:
+                discordant += 1
+            elif si == shown[j]:
+                tied_shown += 1
+    pairs = n * (n - 1) // 2
+    return (concordant - discordant) / math.sqrt(pairs * (pairs - tied_shown))
+
+
+def simulate(task: Task) -> tuple[Task, list[float], float, int, float]:
+    """One ladder to task.budget games per bot: tau at every STEP games per bot, the
+    seconds spent in pairings(), the number of calls, and the mean information of a game
+    (p(1 - p), p the true chance that one bot beats the other, a quarter at most)."""
+    truth_rng = random.Random(f"truth {task.bots} {task.seed}")
+    truth = [truth_rng.gauss(0, ELO_SPREAD) for _ in range(task.bots)]
+    games_rng = random.Random(f"games {task.matchmaker} {task.bots} {task.seed}")
+    pick_rng = random.Random(f"pick {task.matchmaker} {task.bots} {task.seed}")
+    env = trueskill.TrueSkill(draw_probability=DRAW_RATE)
+    rater = Rater(env)
+    matchmaker = loaded_plugins().matchmakers.require(task.matchmaker)()
+    names = [f"b{i}" for i in range(task.bots)]
+    index = {name: i for i, name in enumerate(names)}
+    mu = [env.mu] * task.bots
+    var = [env.sigma ** 2] * task.bots
+    games = [0] * task.bots
+    pairs: Counter[tuple[str, str]] = Counter()
+    taus: list[float] = []
+    played, picking, calls, information = 0, 0.0, 0, 0.0
+    while len(taus) < task.budget // STEP:
+        standings = Standings(
+            bots=[BotStanding(names[i], mu[i], math.sqrt(var[i]), games[i]) for i in range(task.bots)],
+            pairs=pairs, min_games=task.min_games, beta=env.beta)
+        start = time.perf_counter()
+        chosen = matchmaker.pairings(standings, task.slots, pick_rng)
+        picking += time.perf_counter() - start
+        calls += 1
+        assert chosen, f"{task.matchmaker} chose no pairing"
+        for first, second in chosen:
+            a, b = index[first], index[second]
+            assert a != b, f"{task.matchmaker} paired {first} with itself"
+            pairs[pair_key(first, second)] += 1
+            p = 1 / (1 + 10 ** ((truth[b] - truth[a]) / 400))
+            information += 2 * p * (1 - p)
+            for x, y in ((a, b), (b, a)):            # the seat-swapped pair
+                rater.rate(mu, var, x, y, game(games_rng, truth[x], truth[y]))
+            games[a] += 2
+            games[b] += 2
+            played += 2
+            if played >= (len(taus) + 1) * STEP * task.bots / 2:
+                shown = mu if task.rank_by == "mu" else [m - 3 * math.sqrt(v) for m, v in zip(mu, var)]
+                taus.append(kendall_tau(truth, shown))
+                if len(taus) == task.budget // STEP:
+                    break
+    return task, taus, picking, calls, information / played
+
+
+def interval(values: list[float]) -> tuple[float, float]:
+    """The mean and the half-width of its 95% interval (Student's t)."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, math.nan
+    df = len(values) - 1
+    t = T95.get(df) or next((T95[k] for k in sorted(T95) if k >= df), 1.96)
+    return mean, t * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def games_to_reach(curve: list[float], target: float) -> float | None:
+    """Games per bot at which the mean tau first reaches target (linear between readings)."""
+    previous_games, previous_tau = 0.0, -1.0
+    for k, tau in enumerate(curve):
+        games = (k + 1) * STEP
+        if tau >= target:
+            if previous_tau < 0:
+                return games
+            return previous_games + (target - previous_tau) / (tau - previous_tau) * (games - previous_games)
+        previous_games, previous_tau = games, tau
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bots", default="64,256", help="numbers of bots, comma-separated")
+    parser.add_argument("--games", default="10,20,40,80", help="games per bot to report tau at")
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--matchmakers", default="", help="comma-separated (default: every registered one)")
+    parser.add_argument("--slots", type=int, default=8, help="pairings asked for at a time")
+    parser.add_argument("--rank-by", choices=("mu", "exposed"), default="mu")
+    parser.add_argument("--min-games", type=int, default=0, help="the ladder's newcomer threshold")
+    parser.add_argument("--jobs", type=int, default=2, help="processes")
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    registry = loaded_plugins().matchmakers
+    names = [m for m in args.matchmakers.split(",") if m] or registry.names()
+    try:
+        for name in names:
+            registry.require(name)
+    except UnknownExtensionError as exc:
+        parser.error(str(exc))
+    budgets = [int(g) for g in args.games.split(",")]
+    budget = -(-max(budgets) // STEP) * STEP
+    sizes = [int(n) for n in args.bots.split(",")]
+    tasks = [Task(m, n, s, budget, args.slots, args.rank_by, args.min_games)
+             for n in sizes for s in range(args.seeds) for m in names]
+    started = time.perf_counter()
+    with multiprocessing.Pool(args.jobs) as pool:
+        results = pool.map(simulate, tasks, chunksize=1)
+    print(f"{len(tasks)} ladders in {time.perf_counter() - started:.0f} s ({args.jobs} processes); "
+          f"Elo spread {ELO_SPREAD:.0f}, {DRAW_RATE:.0%} draws, {args.seeds} seeds, "
+          f"{args.slots} pairings a call, ranked by {args.rank_by}, min_games {args.min_games}")
+    figures: dict[str, dict] = {}
+    for n in sizes:
+        mine = {m: [r for r in results if r[0].bots == n and r[0].matchmaker == m] for m in names}
+        curves = {m: [r[1] for r in mine[m]] for m in names}
+        cost = {m: sum(r[2] for r in mine[m]) / max(1, sum(r[3] for r in mine[m])) for m in names}
+        information = {m: statistics.fmean(r[4] for r in mine[m]) for m in names}
+        means = {m: [statistics.fmean(c[k] for c in curves[m]) for k in range(budget // STEP)]
+                 for m in names}
+        reference = means["uniform"][-1] if "uniform" in means else math.nan
+        print(f"\n{n} bots: Kendall tau, mean ± 95% interval over {args.seeds} seeds")
+        print(f"{'matchmaker':<11}" + "".join(f"{g:>8} games" for g in budgets)
+              + "  to 0.85  to 0.90  to uniform@" + f"{budget} ({reference:.3f})  ms/call  p(1-p)")
+        figures[str(n)] = {}
+        for m in names:
+            cells = []
+            taus = {}
+            for g in budgets:
+                mean, half = interval([c[g // STEP - 1] for c in curves[m]])
+                cells.append(f"{mean:.3f}±{half:.3f}".rjust(14))
+                taus[str(g)] = {"mean": mean, "half_width": half}
+            reach = [games_to_reach(means[m], t) for t in (0.85, 0.9, reference)]
+            figures[str(n)][m] = {"tau": taus, "games_to_0.85": reach[0], "games_to_0.9": reach[1],
+                                  "games_to_uniform": reach[2], "ms_per_call": 1000 * cost[m],
+                                  "information_per_game": information[m]}
+            shown = [f"{r:.0f}" if r is not None else f">{budget}" for r in reach]
+            print(f"{m:<11}" + "".join(cells) + f"  {shown[0]:>7}  {shown[1]:>7}  {shown[2]:>17}"
+                  + f"  {1000 * cost[m]:>7.2f}  {information[m]:>6.3f}")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(figures, out, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -195,7 +195,8 @@ BOTS: tuple[BotDeclaration, ...] = (
         name="mcts",
         game="*",
         description=("beyond the papers: UCT Monte Carlo tree search with random playouts "
-                     "(the game's fast playout when it has one), any game"),
+                     "(the game's fast playout when it has one), any game; decoupled UCT where "
+                     "seats move at once"),
         target="bots.mcts:MCTS",
         options={
             "time_ms": BotOption(

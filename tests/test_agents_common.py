@@ -1,5 +1,6 @@
 """Every reference agent: registry facts, options, legal play in every game it supports, determinism, time."""
 
+import gc
 import json
 import random
 
@@ -46,11 +47,19 @@ def test_registry_facts():
 
 
 def play_game(game, agents, seed):
+    """Moves (a joint move's tuple each turn where seats move at once) and the final state."""
     state = game.initial_state()
     for agent in agents:
         agent.new_game()
     moves = []
     while not state.is_terminal():
+        if game.info.simultaneous:
+            joint = tuple(agents[seat].choose_for(state, seat, None) for seat in state.movers())
+            for seat, move in zip(state.movers(), joint):
+                assert move in state.moves_of(seat), (agents[seat].name, move, state.encode())
+            moves.append(joint)
+            state = state.play_joint(joint)
+            continue
         move = agents[state.to_move].choose(state, None)
         assert move in state.legal_moves(), (agents[state.to_move].name, move, state.encode())
         moves.append(move)
@@ -174,3 +183,19 @@ def test_mcts_finds_an_immediate_win_at_tictactoe():
         state = state.play(m)
     agent = agent_class("mcts")(game, random.Random(0), time_ms=0, iterations=400)
     assert agent.choose(state, None) == 2
+
+
+def test_a_discarded_search_tree_leaves_no_cyclic_garbage():
+    """Nodes link only to their children: once a tree is dropped reference counting frees
+    it, and the cycle collector (slow on big trees) finds nothing."""
+    for name, options in (("tron", {"width": 8, "height": 8}), ("ultimate", {})):
+        game = REGISTRY.create(name, **options)
+        gc.collect()
+        gc.disable()
+        try:
+            mcts = agent_class("mcts")(game, random.Random(1), time_ms=0, iterations=300)
+            mcts.choose_for(game.initial_state(), 0, None)
+            del mcts
+            assert gc.collect() == 0, name
+        finally:
+            gc.enable()

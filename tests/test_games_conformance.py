@@ -21,7 +21,9 @@ VARIANTS = [(name, {}) for name in REGISTRY.names()] + [("ultimate", {"tiebreak"
 IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in o.items())}" if o else n for n, o in VARIANTS]
 TURN_BASED = [name for name in REGISTRY.names() if not REGISTRY.get(name).info.simultaneous]
 #: every game through the joint-move API, the games of several seats in more shapes
-JOINT_VARIANTS = VARIANTS
+JOINT_VARIANTS = VARIANTS + [("tron", {"players": 3, "width": 7, "height": 5}),
+                             ("tron", {"players": 4, "width": 6, "height": 6}),
+                             ("tron", {"width": 3, "height": 3})]
 JOINT_IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in o.items())}" if o else n for n, o in JOINT_VARIANTS]
 
 

@@ -182,7 +182,9 @@ def test_third_party_plugin_installs_into_a_fresh_environment_and_plays(tmp_path
 
 def _cases():
     plugins = load_plugins()
-    games = default_registry().names()
+    # the referee plays games of turns; games whose seats move at once (tron) join this
+    # test once it asks them in one batch (issue 28's referee part)
+    games = [name for name in default_registry().names() if not default_registry().get(name).info.simultaneous]
     for decl in plugins.bots.all():
         for game in games:
             if decl.plays(game):
@@ -275,7 +277,8 @@ def test_a_plugin_game_that_clashes_or_is_no_game_is_named_and_the_rest_load():
     assert "'junk_plugin'" in errors and "not a Game class" in errors
     assert plugins.games.get("tictactoe") is TicTacToe
     assert plugins.games.plugin("tictactoe-again") == "fine_plugin"
-    assert plugins.games.names()[:4] == default_registry().names()
+    builtin = default_registry().names()
+    assert plugins.games.names()[:len(builtin)] == builtin
 
 
 def test_a_bot_of_a_plugin_game_loads_only_the_games_not_the_cli_league_or_reference_bots(tmp_path):

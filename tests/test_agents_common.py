@@ -36,7 +36,7 @@ def test_registry_facts():
     assert set(names) >= {"ttt-blind", "ttt-novice", "ttt-master", "ttt-negamax", "uttt-random",
                           "uttt-perceptron", "uttt-reflex", "uttt-minimax", "uttt-minimax-pruning",
                           "uttt-advanced-perceptron", "uttt-expectimax", "meta-minimax",
-                          "nineboard-negamax", "mcts", "random"}
+                          "nineboard-negamax", "mcts", "random", "tron-random", "tron-territory"}
     for cls in all_agents():
         assert issubclass(cls, Agent)
         assert cls.game == "*" or cls.game in REGISTRY.names()

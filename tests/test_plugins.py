@@ -141,7 +141,7 @@ def test_broken_plugins_are_named_and_the_others_still_load():
     assert "'wrong_game_plugin'" in errors and "unknown game 'chess'" in errors
     assert "'duplicate_plugin'" in errors and "already registered" in errors
     assert plugins.bots.get("random").plugin == "reference-bots"
-    assert len(plugins.bots.all()) == 15
+    assert len(plugins.bots.all()) == 17
 
 
 def test_a_plugin_that_fails_to_import_is_reported_by_name(tmp_path):
@@ -240,7 +240,7 @@ def test_built_in_games_bots_and_commands_are_default_plugins_needing_no_install
     plugins = load_plugins(entry_points=False)
     assert plugins.errors == []
     assert plugins.games.names() == default_registry().names()
-    assert {d.plugin for d in plugins.bots.all()} == {"reference-bots"} and len(plugins.bots.all()) == 15
+    assert {d.plugin for d in plugins.bots.all()} == {"reference-bots"} and len(plugins.bots.all()) == 17
     assert set(plugins.versions) == {"builtin-games", "builtin-league", "builtin-dialects",
                                      "builtin-commands", "builtin-executors", "reference-bots"}
     assert plugins.commands.plugin("match") == "builtin-commands"

@@ -69,3 +69,12 @@ def test_bad_arguments_give_one_clear_line():
     _one_line_error(arena("perft", "ultimate", "2", "--moves", "40,x"), "'x' is not a move")
     _one_line_error(arena("perft", "ultimate", "-1"), "depth")
     _one_line_error(arena("random-game", "ultimate", "--rule", "tiebreak=coin"), "tiebreak", "'boards'")
+
+
+def test_commands_that_play_by_turns_refuse_tron_in_one_line():
+    """The referee asks one seat at a time: before this refusal, `arena match random random
+    --game tron` started both bots and every game ended in an illegal move."""
+    for command in (("match", "random", "random", "--game", "tron", "--games", "2"),
+                    ("play", "tron", "--against", "random"),
+                    ("openings", "tron", "--plies", "2", "--count", "2", "--out", "unused.json")):
+        _one_line_error(arena(*command), "game 'tron': its seats move at once")

@@ -101,6 +101,8 @@ class MCTS(Agent):
         return deadline, self.config["iterations"] if self.config["iterations"] > 0 else math.inf
 
     def choose(self, state: State, time_left_ms: float | None) -> int:
+        if state.to_move == SIMULTANEOUS:
+            raise ValueError(f"agent {self.name!r}: several seats move here; ask choose_for(state, seat, ...)")
         moves = self.legal(state)
         start = time.perf_counter()
         deadline, cap = self._limits(time_left_ms)

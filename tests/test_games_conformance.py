@@ -55,7 +55,7 @@ def test_joint_moves_obey_the_contract(name, options):
             if state.is_terminal():
                 break
             joint = [rng.choice(state.moves_of(seat)) for seat in movers]
-            for wrong in (joint[:-1], joint + [joint[0]]):
+            for wrong in (joint[:-1], joint + [joint[0]], None, joint[0], "0" * len(joint)):
                 with pytest.raises(IllegalMoveError):
                     state.play_joint(wrong)
             for junk in junk_moves:

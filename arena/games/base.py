@@ -177,9 +177,9 @@ class State(abc.ABC):
         """The state after every mover's move at once: moves[i] is movers()[i]'s.
         Raises IllegalMoveError when one is not legal or the count is wrong."""
         movers = self.movers()
-        if len(moves) != len(movers) or len(movers) != 1:
-            raise IllegalMoveError(f"expected one move for each of the seats moving now {list(movers)}, "
-                                   f"got {len(moves)}")
+        if not isinstance(moves, (list, tuple)) or len(moves) != len(movers) or len(movers) != 1:
+            raise IllegalMoveError(f"expected a list of one move for each of the seats moving now "
+                                   f"{list(movers)}, got {moves!r}"[:200])
         return self.play(moves[0])
 
 

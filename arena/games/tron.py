@@ -55,7 +55,6 @@ class Board(NamedTuple):
     stride: int                     #: width + 2: a row of the bordered board
     steps: tuple[int, int, int, int]  #: index change of up, down, left, right
     border: int                     #: bits of the border cells
-    cells: tuple[int, ...]          #: bordered index of each cell, row-major
     starts: tuple[int, ...]         #: bordered index of each seat's first cell
 
     def cell(self, row: int, column: int) -> int:
@@ -86,9 +85,8 @@ def board_of(width: int, height: int, players: int) -> Board:
         for column in range(stride):
             if row in (0, height + 1) or column in (0, stride - 1):
                 border |= 1 << (row * stride + column)
-    cells = tuple((r + 1) * stride + c + 1 for r in range(height) for c in range(width))
     starts = tuple((r + 1) * stride + c + 1 for r, c in start_cells(width, height, players))
-    return Board(width, height, players, stride, (-stride, stride, -1, 1), border, cells, starts)
+    return Board(width, height, players, stride, (-stride, stride, -1, 1), border, starts)
 
 
 class TronState(State):
@@ -125,10 +123,11 @@ class TronState(State):
 
     def play_joint(self, moves: Sequence[int]) -> TronState:
         live = self._live
-        if len(moves) != len(live) or not all(type(m) is int and 0 <= m < 4 for m in moves):
+        if not isinstance(moves, (list, tuple)) or len(moves) != len(live) \
+                or not all(type(m) is int and 0 <= m < 4 for m in moves):
             raise IllegalMoveError(
-                f"joint move {list(moves)!r} is not legal here: expected one of 0..3 for each seat moving "
-                f"{list(live)}" if live else f"joint move {list(moves)!r}: the game is over")
+                f"joint move {moves!r} is not legal here: expected one of 0..3 for each seat moving "
+                f"{list(live)}"[:200] if live else f"joint move {moves!r}: the game is over"[:200])
         steps, taken = self.board.steps, self.taken
         targets = [self.heads[seat] + steps[move] for seat, move in zip(live, moves)]
         heads, trails, out = list(self.heads), list(self.trails), list(self.out)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from arena.errors import ArenaError
-from arena.games import Game, State
+from arena.games import SIMULTANEOUS, Game, State
 
 from .catalog import BY_TARGET
 
@@ -91,6 +91,15 @@ class Agent(ABC):
     @abstractmethod
     def choose(self, state: State, time_left_ms: float | None) -> int:
         """A legal move for state; time_left_ms is the referee's allowance for this move (None: no limit)."""
+
+    def choose_for(self, state: State, seat: int, time_left_ms: float | None) -> int:
+        """A legal move for seat, one of state.moves_of(seat). In a game of turns seat is the
+        one to move and this is choose(); an agent for games whose seats move at once
+        (state.to_move == SIMULTANEOUS) overrides it."""
+        if state.to_move == SIMULTANEOUS or seat != state.to_move:
+            raise AgentOptionError(f"agent {self.name!r} plays games of turns: it cannot choose a move for "
+                                   f"seat {seat} where seats {list(state.movers())} move")
+        return self.choose(state, time_left_ms)
 
     def new_game(self) -> None:
         """Forget anything kept from the previous game."""

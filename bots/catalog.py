@@ -192,10 +192,30 @@ BOTS: tuple[BotDeclaration, ...] = (
         },
     ),
     BotDeclaration(
+        name="tron-random",
+        game="tron",
+        description="beyond the papers: a uniformly random move into a free cell (any move when none is free)",
+        target="bots.tron_agents:TronRandom",
+        options={"seed": _SEED},
+    ),
+    BotDeclaration(
+        name="tron-territory",
+        game="tron",
+        description=("beyond the papers: the Voronoi territory of the 2010 Google AI Challenge's Tron bots "
+                     "(cells a cycle reaches first), under a paranoid search of joint moves"),
+        target="bots.tron_agents:TronTerritory",
+        options={
+            "depth": BotOption(1, "turns searched, each one joint move (the others' replies the worst "
+                                  "for this cycle)", kind="integer", low=1, high=4),
+            "seed": _SEED,
+        },
+    ),
+    BotDeclaration(
         name="mcts",
         game="*",
         description=("beyond the papers: UCT Monte Carlo tree search with random playouts "
-                     "(the game's fast playout when it has one), any game"),
+                     "(the game's fast playout when it has one), any game; decoupled UCT where "
+                     "seats move at once"),
         target="bots.mcts:MCTS",
         options={
             "time_ms": BotOption(

@@ -10,6 +10,13 @@ path. The move played is the root child with the most visits. The subtree under
 the move actually played is kept for the next decision when the opponent's reply
 is in it.
 
+Where the seats move at once (state.to_move == SIMULTANEOUS, as in tron) the search
+is decoupled UCT: a node keeps, for each seat moving there, visits and summed results
+per move of its own; each simulation picks every seat's move by that seat's UCB1 alone
+(an untried move of its first, at random), the joint move leads to the child, and
+each seat's statistics take its own result. The move played is the seat's most
+visited at the root.
+
 A node holds no reference back to its parent (a simulation keeps the path it walked
 down instead), so the tree has no cycles: a dropped subtree is freed at once by
 reference counting, and the garbage collector never has to find it. What a move
@@ -24,7 +31,7 @@ import random
 import time
 from typing import Any
 
-from arena.games import Game, State, random_playout
+from arena.games import SIMULTANEOUS, Game, State, random_playout
 
 from .base import Agent
 
@@ -44,6 +51,21 @@ class Node:
         self.mover = mover
 
 
+class JointNode:
+    """A node where seats move at once: per mover, its moves' visits and summed results."""
+
+    __slots__ = ("state", "movers", "moves", "counts", "scores", "visits", "children")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.movers = state.movers()
+        self.moves = [state.moves_of(seat) for seat in self.movers]
+        self.counts = [[0] * len(moves) for moves in self.moves]
+        self.scores = [[0.0] * len(moves) for moves in self.moves]
+        self.visits = 0
+        self.children: dict[tuple[int, ...], JointNode] = {}   # by each mover's move index
+
+
 class MCTS(Agent):
     """UCT with random playouts, for any game; a time budget per move and an optional iteration cap."""
 
@@ -58,9 +80,11 @@ class MCTS(Agent):
             self._playout = lambda state, rng: random_playout(game, state, rng)
         self._root: Node | None = None    #: the subtree kept for the next move
         self._spent: Node | None = None   #: the rest of the last move's tree, to free
+        self._joint_root: JointNode | None = None
 
     def new_game(self) -> None:
         self._root = self._spent = None
+        self._joint_root = None
 
     def _find_root(self, state: State) -> Node:
         old = self._root
@@ -72,13 +96,19 @@ class MCTS(Agent):
                     return child
         return Node(state, -1, 1 - state.to_move)
 
-    def choose(self, state: State, time_left_ms: float | None) -> int:
-        moves = self.legal(state)
-        start = time.perf_counter()
+    def _limits(self, time_left_ms: float | None) -> tuple[float, float]:
+        """(deadline on time.perf_counter, most simulations) for one decision."""
         wanted = self.config["time_ms"] if self.config["time_ms"] > 0 else None
         budget = self.budget_ms(wanted, time_left_ms)
-        deadline = math.inf if budget is None else start + budget / 1000
-        cap = self.config["iterations"] if self.config["iterations"] > 0 else math.inf
+        deadline = math.inf if budget is None else time.perf_counter() + budget / 1000
+        return deadline, self.config["iterations"] if self.config["iterations"] > 0 else math.inf
+
+    def choose(self, state: State, time_left_ms: float | None) -> int:
+        if state.to_move == SIMULTANEOUS:
+            raise ValueError(f"agent {self.name!r}: several seats move here; ask choose_for(state, seat, ...)")
+        moves = self.legal(state)
+        start = time.perf_counter()
+        deadline, cap = self._limits(time_left_ms)
         self._spent = None   # freed here, inside this move's time: its search stops at the same deadline
         root = self._find_root(state)
         self._root = None    # and the branches of the kept subtree that the game did not take
@@ -143,5 +173,83 @@ class MCTS(Agent):
             done += 1
         return done
 
+    def choose_for(self, state: State, seat: int, time_left_ms: float | None) -> int:
+        """choose() in a game of turns; where seats move at once, decoupled UCT for seat."""
+        if state.to_move != SIMULTANEOUS:
+            return super().choose_for(state, seat, time_left_ms)
+        if not state.moves_of(seat):
+            raise ValueError(f"seat {seat} has no move to choose here")
+        start = time.perf_counter()
+        deadline, cap = self._limits(time_left_ms)
+        root = self._find_joint_root(state)
+        reused = root.visits
+        i = root.movers.index(seat)
+        done = self._run_joint(root, cap, deadline) if len(root.moves[i]) > 1 else 0
+        counts, scores = root.counts[i], root.scores[i]
+        k = max(range(len(counts)), key=lambda k: (counts[k], scores[k]))
+        self._joint_root = root
+        self.last_stats = {
+            "simulations": done, "reused": reused,
+            "value": round(scores[k] / counts[k], 4) if counts[k] else None,
+            "time_ms": round((time.perf_counter() - start) * 1000, 3),
+        }
+        return root.moves[i][k]
 
-__all__ = ["MCTS", "Node"]
+    def _find_joint_root(self, state: State) -> JointNode:
+        old = self._joint_root
+        if old is not None and self.config["reuse"]:
+            # the root searched last time is now one turn back: its child holds the state reached
+            for child in old.children.values():
+                if child.state == state:
+                    return child
+        return JointNode(state)
+
+    def _run_joint(self, root: JointNode, cap: float, deadline: float) -> int:
+        """Decoupled-UCT simulations from root until cap or deadline; returns how many ran."""
+        rng, playout = self.rng, self._playout
+        c = self.config["c"]
+        sqrt, log, clock = math.sqrt, math.log, time.perf_counter
+        done = 0
+        while done < cap:
+            if not done & 15 and clock() >= deadline:
+                break
+            node = root
+            path: list[tuple[JointNode, tuple[int, ...]]] = []
+            while True:
+                # each mover picks by its own statistics: an untried move first, else UCB1
+                picks = []
+                logn = log(node.visits) if node.visits else 0.0
+                for counts, scores in zip(node.counts, node.scores):
+                    untried = [k for k, n in enumerate(counts) if n == 0]
+                    if untried:
+                        picks.append(untried[int(rng.random() * len(untried))])
+                        continue
+                    best, best_ucb = 0, -1.0
+                    for k, n in enumerate(counts):
+                        ucb = scores[k] / n + c * sqrt(logn / n)
+                        if ucb > best_ucb:
+                            best, best_ucb = k, ucb
+                    picks.append(best)
+                key = tuple(picks)
+                path.append((node, key))
+                child = node.children.get(key)
+                if child is None:
+                    joint = [moves[k] for moves, k in zip(node.moves, key)]
+                    child = node.children[key] = JointNode(node.state.play_joint(joint))
+                    node = child
+                    break
+                node = child
+                if not node.movers:
+                    break
+            final = node.state if node.state.is_terminal() else playout(node.state, rng)
+            result = final.returns()
+            for up, key in path:
+                up.visits += 1
+                for i, k in enumerate(key):
+                    up.counts[i][k] += 1
+                    up.scores[i][k] += result[up.movers[i]]
+            done += 1
+        return done
+
+
+__all__ = ["MCTS", "JointNode", "Node"]

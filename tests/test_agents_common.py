@@ -36,7 +36,7 @@ def test_registry_facts():
     assert set(names) >= {"ttt-blind", "ttt-novice", "ttt-master", "ttt-negamax", "uttt-random",
                           "uttt-perceptron", "uttt-reflex", "uttt-minimax", "uttt-minimax-pruning",
                           "uttt-advanced-perceptron", "uttt-expectimax", "meta-minimax",
-                          "nineboard-negamax", "mcts", "random"}
+                          "nineboard-negamax", "mcts", "random", "tron-random", "tron-territory"}
     for cls in all_agents():
         assert issubclass(cls, Agent)
         assert cls.game == "*" or cls.game in REGISTRY.names()
@@ -47,11 +47,19 @@ def test_registry_facts():
 
 
 def play_game(game, agents, seed):
+    """Moves (a joint move's tuple each turn where seats move at once) and the final state."""
     state = game.initial_state()
     for agent in agents:
         agent.new_game()
     moves = []
     while not state.is_terminal():
+        if game.info.simultaneous:
+            joint = tuple(agents[seat].choose_for(state, seat, None) for seat in state.movers())
+            for seat, move in zip(state.movers(), joint):
+                assert move in state.moves_of(seat), (agents[seat].name, move, state.encode())
+            moves.append(joint)
+            state = state.play_joint(joint)
+            continue
         move = agents[state.to_move].choose(state, None)
         assert move in state.legal_moves(), (agents[state.to_move].name, move, state.encode())
         moves.append(move)
@@ -195,3 +203,19 @@ def test_mcts_leaves_no_garbage_only_the_collector_can_free():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_a_discarded_search_tree_leaves_no_cyclic_garbage():
+    """Nodes link only to their children: once a tree is dropped reference counting frees
+    it, and the cycle collector (slow on big trees) finds nothing."""
+    for name, options in (("tron", {"width": 8, "height": 8}), ("ultimate", {})):
+        game = REGISTRY.create(name, **options)
+        gc.collect()
+        gc.disable()
+        try:
+            mcts = agent_class("mcts")(game, random.Random(1), time_ms=0, iterations=300)
+            mcts.choose_for(game.initial_state(), 0, None)
+            del mcts
+            assert gc.collect() == 0, name
+        finally:
+            gc.enable()

@@ -29,7 +29,23 @@ def test_games_lists_every_game_with_its_rules():
     out = arena("games")
     assert out.returncode == 0
     names = [line.split()[0] for line in out.stdout.splitlines()]
-    assert names == ["tictactoe", "ultimate", "meta", "nineboard"]
+    assert names == ["tictactoe", "ultimate", "meta", "nineboard", "tron"]
+
+
+def test_tron_is_listed_counted_and_played_from_the_command_line():
+    verbose = arena("games", "-v").stdout
+    assert "seats move at once" in verbose and "option width: 3..64 (default 16)" in verbose
+    assert "option players: 2 | 3 | 4 (default 2)" in verbose
+    rules = ("--rule", "width=4", "--rule", "height=3")
+    out = arena("perft", "tron", "2", "--divide", *rules)
+    lines = out.stdout.strip().splitlines()
+    assert out.returncode == 0 and len(lines) == 16 + 1 and lines[0] == "u+u: 16"
+    assert lines[-1] == str(sum(int(line.split(": ")[1]) for line in lines[:-1]))
+    assert arena("perft", "tron", "1", "--moves", "u+d,l+r", *rules).stdout.strip() == "16"
+    game = arena("random-game", "tron", "--seed", "5", "--rule", "players=3").stdout
+    assert game.splitlines()[-1].startswith("result: ranks ") and "turn 1: seat 0 plays" in game
+    _one_line_error(arena("perft", "tron", "1", "--moves", "u"), "expected one of 0..3 for each seat")
+    _one_line_error(arena("perft", "tron", "1", "--rule", "width=2"), "'width' cannot be '2' (allowed: 3..64)")
 
 
 def test_random_game_is_reproducible_by_seed():
@@ -53,3 +69,12 @@ def test_bad_arguments_give_one_clear_line():
     _one_line_error(arena("perft", "ultimate", "2", "--moves", "40,x"), "'x' is not a move")
     _one_line_error(arena("perft", "ultimate", "-1"), "depth")
     _one_line_error(arena("random-game", "ultimate", "--rule", "tiebreak=coin"), "tiebreak", "'boards'")
+
+
+def test_commands_that_play_by_turns_refuse_tron_in_one_line():
+    """The referee asks one seat at a time: before this refusal, `arena match random random
+    --game tron` started both bots and every game ended in an illegal move."""
+    for command in (("match", "random", "random", "--game", "tron", "--games", "2"),
+                    ("play", "tron", "--against", "random"),
+                    ("openings", "tron", "--plies", "2", "--count", "2", "--out", "unused.json")):
+        _one_line_error(arena(*command), "game 'tron': its seats move at once")

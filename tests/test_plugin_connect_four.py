@@ -54,7 +54,7 @@ def test_the_plugin_is_listed_with_its_game_and_bots(env):
     assert "tictactoe" in games                                   # the built-ins are still there
     plugins = arena(env, "plugins").stdout
     assert re.search(r"^connect-four +arena-connect-four 0\.1\.0 +1 game, 2 bots$", plugins, re.M), plugins
-    assert re.search(r"^builtin-games +bot-arena 0\.1\.0 \(built in\)  4 games, 0 bots$", plugins, re.M)
+    assert re.search(r"^builtin-games +bot-arena 0\.1\.0 \(built in\)  5 games, 0 bots$", plugins, re.M)
     bots = arena(env, "bots", "--game", "connect-four").stdout
     assert "c4-search" in bots and "c4-random" in bots and "[connect-four]" in bots
     assert "random" in bots                                      # reference bots playing any game

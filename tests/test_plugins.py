@@ -141,7 +141,7 @@ def test_broken_plugins_are_named_and_the_others_still_load():
     assert "'wrong_game_plugin'" in errors and "unknown game 'chess'" in errors
     assert "'duplicate_plugin'" in errors and "already registered" in errors
     assert plugins.bots.get("random").plugin == "reference-bots"
-    assert len(plugins.bots.all()) == 15
+    assert len(plugins.bots.all()) == 17
 
 
 def test_a_plugin_that_fails_to_import_is_reported_by_name(tmp_path):
@@ -182,7 +182,9 @@ def test_third_party_plugin_installs_into_a_fresh_environment_and_plays(tmp_path
 
 def _cases():
     plugins = load_plugins()
-    games = default_registry().names()
+    # the referee plays games of turns; games whose seats move at once (tron) join this
+    # test once it asks them in one batch (issue 28's referee part)
+    games = [name for name in default_registry().names() if not default_registry().get(name).info.simultaneous]
     for decl in plugins.bots.all():
         for game in games:
             if decl.plays(game):
@@ -238,7 +240,7 @@ def test_built_in_games_bots_and_commands_are_default_plugins_needing_no_install
     plugins = load_plugins(entry_points=False)
     assert plugins.errors == []
     assert plugins.games.names() == default_registry().names()
-    assert {d.plugin for d in plugins.bots.all()} == {"reference-bots"} and len(plugins.bots.all()) == 15
+    assert {d.plugin for d in plugins.bots.all()} == {"reference-bots"} and len(plugins.bots.all()) == 17
     assert set(plugins.versions) == {"builtin-games", "builtin-league", "builtin-dialects",
                                      "builtin-commands", "builtin-executors", "builtin-matchmakers",
                                      "reference-bots"}
@@ -277,7 +279,8 @@ def test_a_plugin_game_that_clashes_or_is_no_game_is_named_and_the_rest_load():
     assert "'junk_plugin'" in errors and "not a Game class" in errors
     assert plugins.games.get("tictactoe") is TicTacToe
     assert plugins.games.plugin("tictactoe-again") == "fine_plugin"
-    assert plugins.games.names()[:4] == default_registry().names()
+    builtin = default_registry().names()
+    assert plugins.games.names()[:len(builtin)] == builtin
 
 
 def test_a_bot_of_a_plugin_game_loads_only_the_games_not_the_cli_league_or_reference_bots(tmp_path):

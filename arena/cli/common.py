@@ -61,6 +61,16 @@ def make_game(name: str, rule_options: Sequence[str] = ()):
     return loaded().games.create(name, **options)
 
 
+def turn_game(name: str, rule_options: Sequence[str] = ()):
+    """make_game for a command that plays turn by turn (the referee, opening books): a game
+    whose seats move at once is refused in one line."""
+    game = make_game(name, rule_options)
+    if game.info.simultaneous:
+        raise UserError(f"game {name!r}: its seats move at once, which the referee and opening books "
+                        "do not play yet (arena perft and arena random-game do)")
+    return game
+
+
 def rule_options(items: Sequence[str]) -> dict[str, str]:
     """The --rule KEY=VALUE options as given."""
     return dict(item.partition("=")[::2] for item in items)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import random
 
-from arena.games import perft, random_game
+from arena.games import SIMULTANEOUS, joint_moves, perft, random_game, random_turns
 
 from .command import Command
 from .common import RULE_HELP, UserError, loaded, make_game, parse_moves
@@ -19,16 +19,37 @@ def cmd_games(args: argparse.Namespace) -> int:
         print(f"{name:<{width}}  {info.summary}")
         if args.verbose:
             print(f"{'':<{width}}  {info.rules}")
+            if info.simultaneous:
+                print(f"{'':<{width}}  seats move at once: a turn is one move from each seat still in")
             for opt in info.options:
-                print(f"{'':<{width}}  option {opt.name}: {' | '.join(map(str, opt.choices))} "
+                choices = opt.allowed() if isinstance(opt.choices, range) else " | ".join(map(str, opt.choices))
+                print(f"{'':<{width}}  option {opt.name}: {choices} "
                       f"(default {opt.default}) - {opt.help}")
     return 0
+
+
+def joint_text(game, moves) -> str:
+    """A turn's joint move as text: the movers' moves joined by '+', as u+l."""
+    return "+".join(game.move_text(m) for m in moves)
+
+
+def parse_turns(game, text: str | None) -> list[list[int]]:
+    """Turns written "u+l,d+r" (--moves of a simultaneous game): each the movers' moves."""
+    return [[game.parse_move(move) for move in turn.split("+")]
+            for turn in (text or "").replace(" ", "").split(",") if turn]
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
     game = make_game(args.game, args.rule)
     if args.depth < 0:
         raise UserError(f"depth must be 0 or more, not {args.depth}")
+    if game.info.simultaneous:
+        state = game.replay_joint(parse_turns(game, args.moves))
+        if args.divide and args.depth >= 1 and state.to_move == SIMULTANEOUS:
+            for moves in joint_moves(state):
+                print(f"{joint_text(game, moves)}: {perft(state.play_joint(moves), args.depth - 1)}")
+        print(perft(state, args.depth))
+        return 0
     state = game.replay(parse_moves(game, args.moves))
     if args.divide and args.depth >= 1:
         for move in state.legal_moves():
@@ -41,6 +62,8 @@ def cmd_random_game(args: argparse.Namespace) -> int:
     game = make_game(args.game, args.rule)
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     state = game.initial_state()
+    if game.info.simultaneous:
+        return _random_turns(game, seed, args.quiet)
     moves = random_game(game, random.Random(seed))
     print(f"{game.name}, seed {seed}")
     for ply, move in enumerate(moves, 1):
@@ -55,6 +78,24 @@ def cmd_random_game(args: argparse.Namespace) -> int:
     return 0
 
 
+def _random_turns(game, seed: int, quiet: bool) -> int:
+    """random-game for a game whose seats move at once: each turn's joint move, the ranking."""
+    state = game.initial_state()
+    turns = random_turns(game, random.Random(seed))
+    print(f"{game.name}, seed {seed}")
+    for number, moves in enumerate(turns, 1):
+        movers = state.movers()
+        state = state.play_joint(moves)
+        if not quiet:
+            print(f"\nturn {number}: " + ", ".join(f"seat {seat} plays {game.move_text(move)}"
+                                                   for seat, move in zip(movers, moves)))
+            print(state.render())
+    print(f"\nmoves: {','.join(joint_text(game, moves) for moves in turns)}")
+    print(f"result: ranks {' '.join(str(r + 1) for r in state.ranking())} (seat 0 first) "
+          f"after {len(turns)} turns")
+    return 0
+
+
 def _games_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-v", "--verbose", action="store_true", help="full rules and rule options")
 
@@ -62,7 +103,8 @@ def _games_arguments(p: argparse.ArgumentParser) -> None:
 def _perft_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game")
     p.add_argument("depth", type=int)
-    p.add_argument("--moves", help="comma-separated moves to play first, e.g. 40,36")
+    p.add_argument("--moves", help="comma-separated moves to play first, e.g. 40,36; where seats "
+                   "move at once, turns of the movers' moves joined by '+', e.g. u+d,l+r")
     p.add_argument("--divide", action="store_true", help="also print the count below each move")
     p.add_argument("--rule", action="append", default=[], help=RULE_HELP)
 

@@ -17,11 +17,11 @@ from .common import (
     add_referee_options,
     bot_for,
     loaded,
-    make_game,
     rule_options,
     sandbox_from,
     settings_from,
     stderr_tail,
+    turn_game,
     with_reads,
 )
 
@@ -54,7 +54,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     from arena.match import DEFAULT_SPRT_CAP, MatchTally, match_fixtures, match_identity
     from arena.sandbox import Limits
     from arena.stats import SprtSpec
-    game = make_game(args.game, args.rule)
+    game = turn_game(args.game, args.rule)
     a, b = with_reads(bot_for(args.a, game), args), with_reads(bot_for(args.b, game), args)
     a, b = _named(a, b, args.name)
     sprt = None
@@ -225,7 +225,7 @@ def cmd_openings(args: argparse.Namespace) -> int:
         return 0
     if not args.game or args.plies is None or args.count is None or not args.out:
         raise UserError("give GAME, --plies, --count and --out (or --list for the shipped books)")
-    game = make_game(args.game, args.rule)
+    game = turn_game(args.game, args.rule)
     if args.plies < 1 or args.count < 1 or args.simulations < 1 or not 0 <= args.band <= 0.5:
         raise UserError("--plies, --count and --simulations must be 1 or more, --band 0..0.5")
 

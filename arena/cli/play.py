@@ -16,10 +16,10 @@ from .common import (
     is_store,
     league_source,
     loaded,
-    make_game,
     print_stderr_tail,
     sandbox_from,
     settings_from,
+    turn_game,
     with_reads,
 )
 
@@ -205,7 +205,7 @@ def _move_words(game, move: int) -> str:
 
 def cmd_play(args: argparse.Namespace) -> int:
     from arena.referee import play_game
-    game = make_game(args.game, args.rule)
+    game = turn_game(args.game, args.rule)
     bot = with_reads(bot_for(args.against, game), args)
     from arena.referee import BotSpec
     you = BotSpec(name="you", argv=())

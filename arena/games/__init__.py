@@ -1,9 +1,10 @@
 """Pure game rules: no I/O, no clocks, no processes."""
 
-from .analysis import perft, random_game, random_playout, random_positions
+from .analysis import joint_moves, perft, random_game, random_playout, random_positions, random_turns
 from .base import (
     DRAW,
     LOSS,
+    SIMULTANEOUS,
     WIN,
     Game,
     GameError,
@@ -15,11 +16,14 @@ from .base import (
     InvalidStateError,
     RuleOption,
     State,
+    ranking_from_scores,
+    scores_from_ranking,
 )
 from .registry import BUILTIN_GAMES, GameRegistry, UnknownGameError, default_registry
 
 __all__ = [
-    "BUILTIN_GAMES", "DRAW", "LOSS", "WIN", "Game", "GameError", "GameInfo", "GameOptionError",
+    "BUILTIN_GAMES", "DRAW", "LOSS", "SIMULTANEOUS", "WIN", "Game", "GameError", "GameInfo", "GameOptionError",
     "GameRegistry", "Grid", "IllegalMoveError", "InvalidMoveError", "InvalidStateError", "RuleOption", "State",
-    "UnknownGameError", "default_registry", "perft", "random_game", "random_playout", "random_positions",
+    "UnknownGameError", "default_registry", "joint_moves", "perft", "random_game", "random_playout",
+    "random_positions", "random_turns", "ranking_from_scores", "scores_from_ranking",
 ]

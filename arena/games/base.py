@@ -1,8 +1,16 @@
-"""What every game offers: the Game and State interfaces and the errors of rules."""
+"""What every game offers: the Game and State interfaces and the errors of rules.
+
+A game of two seats taking turns implements to_move, legal_moves(), play() and winner;
+the rest of the API (movers, moves_of, play_joint, ranking, seats) follows from those
+by default. A game where several seats move at once, or of more than two seats,
+overrides those methods: its states have to_move == SIMULTANEOUS and take a joint move,
+one move per seat moving, in play_joint().
+"""
 
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from arena.errors import ArenaError
@@ -37,6 +45,23 @@ class GameOptionError(GameError):
 #: Scores per player at the end of a game: win, draw, loss.
 WIN, DRAW, LOSS = 1.0, 0.5, 0.0
 
+#: State.to_move of a position where several seats move at once (see State.movers())
+SIMULTANEOUS = -1
+
+
+def scores_from_ranking(ranking: Sequence[int]) -> tuple[float, ...]:
+    """Each seat's score from a ranking (0 is first): the share of the other seats it
+    finished ahead of, a tie counting half. Two seats: 1 win, 0.5 draw, 0 loss."""
+    others = len(ranking) - 1
+    return tuple((sum(mine < r for r in ranking) + 0.5 * (sum(mine == r for r in ranking) - 1)) / others
+                 for mine in ranking)
+
+
+def ranking_from_scores(scores: Sequence[float]) -> tuple[int, ...]:
+    """Each seat's rank from its score, higher first: the number of seats that scored
+    more (ties share a rank, as 0, 1, 1, 3)."""
+    return tuple(sum(other > mine for other in scores) for mine in scores)
+
 
 # NamedTuple, not dataclass: every bot process imports this, and dataclasses pulls in
 # inspect (about 15 ms of each bot's start-up)
@@ -44,9 +69,15 @@ class RuleOption(NamedTuple):
     """One rule option a game accepts: its allowed values and default."""
 
     name: str
-    choices: tuple[Any, ...]
+    choices: Sequence[Any]     #: a tuple, or a range for whole numbers
     default: Any
     help: str
+
+    def allowed(self) -> str:
+        """The choices in words: '3..64' for a range, else each one quoted: "'none', 'boards'"."""
+        if isinstance(self.choices, range) and self.choices.step == 1:
+            return f"{self.choices.start}..{self.choices.stop - 1}"
+        return ", ".join(repr(c) for c in self.choices)
 
 
 class GameInfo(NamedTuple):
@@ -58,6 +89,9 @@ class GameInfo(NamedTuple):
     max_length: int
     move_count: int
     options: tuple[RuleOption, ...] = ()
+    #: seats can move at once (states then have to_move == SIMULTANEOUS); max_length
+    #: then bounds the turns, each one joint move
+    simultaneous: bool = False
 
 
 class Grid(NamedTuple):
@@ -85,7 +119,10 @@ class State(abc.ABC):
 
     __slots__ = ()
 
-    to_move: int  #: seat to move, 0 (x, first) or 1 (o)
+    to_move: int  #: seat to move, 0 (x, first) or 1 (o); SIMULTANEOUS where several move at once
+    #: number of seats of the game; a game of more than two overrides it (a class or
+    #: instance attribute)
+    seats: int = 2
 
     @abc.abstractmethod
     def legal_moves(self) -> tuple[int, ...]:
@@ -117,14 +154,39 @@ class State(abc.ABC):
         replays then show the move list only."""
         return None
 
-    def returns(self) -> tuple[float, float]:
-        """Score per seat at the end: 1 win, 0.5 draw, 0 loss."""
+    def returns(self) -> tuple[float, ...]:
+        """Score per seat at the end: 1 win, 0.5 draw, 0 loss (for more than two seats,
+        as scores_from_ranking says)."""
         if not self.is_terminal():
             raise GameError("the game is not over: no result yet")
         w = self.winner
         if w is None:
             return (DRAW, DRAW)
         return (WIN, LOSS) if w == 0 else (LOSS, WIN)
+
+    def ranking(self) -> tuple[int, ...]:
+        """Rank per seat at the end, 0 first; seats that tie share a rank (0, 1, 1, 3).
+        By default read from returns(); a game that ranks its seats overrides this and
+        returns() (scores_from_ranking)."""
+        return ranking_from_scores(self.returns())
+
+    def movers(self) -> tuple[int, ...]:
+        """The seats that move now, ascending: (to_move,) in a game of turns, several in a
+        simultaneous one; () when the game is over."""
+        return () if self.is_terminal() else (self.to_move,)
+
+    def moves_of(self, seat: int) -> tuple[int, ...]:
+        """The moves legal for seat now, ascending; () when seat does not move now."""
+        return self.legal_moves() if seat == self.to_move and not self.is_terminal() else ()
+
+    def play_joint(self, moves: Sequence[int]) -> State:
+        """The state after every mover's move at once: moves[i] is movers()[i]'s.
+        Raises IllegalMoveError when one is not legal or the count is wrong."""
+        movers = self.movers()
+        if not isinstance(moves, (list, tuple)) or len(moves) != len(movers) or len(movers) != 1:
+            raise IllegalMoveError(f"expected a list of one move for each of the seats moving now "
+                                   f"{list(movers)}, got {moves!r}"[:200])
+        return self.play(moves[0])
 
 
 class Game(abc.ABC):
@@ -143,15 +205,24 @@ class Game(abc.ABC):
                 allowed = ", ".join(known) or "none"
                 raise GameOptionError(
                     f"game {cls.info.name!r} has no rule option {key!r} (options: {allowed})")
-            if value not in known[key].choices:
-                choices = ", ".join(repr(c) for c in known[key].choices)
-                raise GameOptionError(
-                    f"game {cls.info.name!r}: option {key!r} cannot be {value!r} (allowed: {choices})")
+            choices = known[key].choices
+            if value not in choices or isinstance(value, bool):
+                # given as text (--rule width=10, the bots' handshake): the choice written so
+                as_text = [c for c in choices if isinstance(value, str) and str(c) == value]
+                if not as_text:
+                    raise GameOptionError(f"game {cls.info.name!r}: option {key!r} cannot be {value!r} "
+                                          f"(allowed: {known[key].allowed()})")
+                given = {**given, key: as_text[0]}
         return {name: given.get(name, opt.default) for name, opt in known.items()}
 
     @property
     def name(self) -> str:
         return self.info.name
+
+    @property
+    def seats(self) -> int:
+        """Number of seats in a game with these rule options."""
+        return self.initial_state().seats
 
     @abc.abstractmethod
     def initial_state(self) -> State:
@@ -177,4 +248,11 @@ class Game(abc.ABC):
         state = self.initial_state()
         for move in moves:
             state = state.play(move)
+        return state
+
+    def replay_joint(self, turns: Sequence[Sequence[int]]) -> State:
+        """The state after playing joint moves (one per mover, each turn) from the start."""
+        state = self.initial_state()
+        for moves in turns:
+            state = state.play_joint(moves)
         return state

@@ -9,6 +9,6 @@ from .registry import BUILTIN_GAMES, GameRegistry
 
 @hookimpl
 def arena_register_games(registry: GameRegistry) -> None:
-    """Tic-tac-toe and the three nine-board games."""
+    """Tic-tac-toe, the three nine-board games and Tron."""
     for game in BUILTIN_GAMES:
         registry.add(game)

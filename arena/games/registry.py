@@ -9,8 +9,9 @@ from arena.errors import did_you_mean
 from .base import Game, GameError, GameInfo
 from .bigboard import Meta, NineBoard, Ultimate
 from .tictactoe import TicTacToe
+from .tron import Tron
 
-BUILTIN_GAMES: tuple[type[Game], ...] = (TicTacToe, Ultimate, Meta, NineBoard)
+BUILTIN_GAMES: tuple[type[Game], ...] = (TicTacToe, Ultimate, Meta, NineBoard, Tron)
 
 
 class UnknownGameError(GameError):

@@ -1,12 +1,14 @@
 """Leagues of many bots: a worker keeps the bots it started (within its memory and its
-descriptors). Processes are counted by the pool's counters (reused, missed, evicted),
-never timed. Real sandboxed bots, real workers, the real CLI."""
+descriptors), and a large round robin goes block by block of its crosstable. Processes
+are counted by the pool's counters (reused, missed, evicted), never timed. Real sandboxed
+bots, real workers, the real CLI."""
 
 from __future__ import annotations
 
 import dataclasses
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 from test_league_failures import assert_nothing_left, kill_ours, run_env
@@ -14,7 +16,8 @@ from test_league_run import write_config
 
 from arena.games import default_registry
 from arena.league.executors.worker import pool_caps
-from arena.league.schedule import Fixture
+from arena.league.schedule import Fixture, make_fixtures
+from arena.league.sources import chunks
 from arena.referee import BotPool, BotSpec, MatchSettings, TimeControl, play_game
 from arena.referee.botspec import ARENA_PACKAGE_DIR
 from arena.sandbox import Sandbox
@@ -67,6 +70,42 @@ def test_a_worker_pool_is_capped_by_its_share_of_memory_and_its_descriptors():
     assert caps.bytes == 2**30                  # half the memory, shared by 4 workers
     assert caps.bots == (1024 - 128) // 16      # 16 descriptors a kept bot, 128 spare
     assert pool_caps(1, available=8 * 2**30, open_files=10**6).bots == 512
+
+
+def test_a_large_round_robin_goes_block_by_block_and_starts_fewer_bots():
+    # 12 bots in blocks of 3: a worker keeping 6 bots plays each block with the bots it has
+    names = list(bots(12))
+    fixtures = make_fixtures(names, 2, seed=5)
+    by_seed = chunks(fixtures, 1, most_pairs=1, block_bots=100)   # one block: the seeds' order
+    by_block = chunks(fixtures, 1, most_pairs=1, block_bots=3)
+    assert sorted(f.key for p in by_block for f in p) == sorted(f.key for f in fixtures)
+    # 4 groups; block round r holds the blocks of groups i, j with i + j = r (mod 4), each
+    # group once: r = 0 is (0,0) (1,3) (2,2), 15 pairings; r = 1 (0,1) (2,3), 18; and so on.
+    # After each, every bot has as many pairings as any other, or one fewer
+    played: Counter[str] = Counter()
+    rounds = [by_block[:15], by_block[15:33], by_block[33:48], by_block[48:]]
+    assert len(by_block) == 66
+    for block_round in rounds:
+        assert len({p[0].seat0 for p in block_round} | {p[0].seat1 for p in block_round}) == 12
+        for piece in block_round:
+            played.update((piece[0].seat0, piece[0].seat1))
+        assert max(played.values()) - min(played.values()) <= 1, played
+    starts = {}
+    for name, order in (("seeds", by_seed), ("blocks", by_block)):
+        pool = BotPool(max_idle=6)
+        try:
+            play([f for piece in order for f in piece], bots(12), pool)
+        finally:
+            pool.close()
+        assert pool.reused + pool.missed == 2 * len(fixtures)
+        starts[name] = pool.missed
+    # a worker keeping 6 bots starts each bot once a block round at most: 4 x 12
+    assert starts["blocks"] <= 48 < starts["seeds"], starts
+
+
+def test_a_league_of_at_most_twice_a_block_keeps_the_order_of_its_seeds():
+    fixtures = make_fixtures(list(bots(32)), 4, seed=2)
+    assert chunks(fixtures, 2, most_pairs=1) == chunks(fixtures, 2, most_pairs=1, block_bots=10**6)
 
 
 def test_a_league_of_many_bots_leaves_no_process_once_it_has_run(tmp_path):

@@ -10,7 +10,7 @@ record), or finished.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
 from arena.errors import ArenaError
@@ -88,7 +88,14 @@ class FixtureList:
         return fixtures_of(self)
 
 
-def chunks(fixtures: list[Fixture], workers: int, most_pairs: int | None = None) -> list[Piece]:
+#: bots in a block of the crosstable's side: a league of more than twice this many plays
+#: its pairings block by block (chunks), so a worker needs 2 x this many bots started at
+#: a time (about 0.75 GB of sandboxed uttt-random), not every bot of the league
+BLOCK_BOTS = 16
+
+
+def chunks(fixtures: list[Fixture], workers: int, most_pairs: int | None = None,
+           block_bots: int = BLOCK_BOTS) -> list[Piece]:
     """Fixtures cut into pieces a worker plays in a row, handed out interleaved.
 
     A piece holds games of one pairing, at most most_pairs seat-swapped pairs of them;
@@ -96,7 +103,11 @@ def chunks(fixtures: list[Fixture], workers: int, most_pairs: int | None = None)
     when there are too few pairings to give every worker two pieces are pairings split,
     evenly. Pieces come round by round: every pairing's i-th piece before any pairing's
     (i+1)-th, so a run stopped early has played about as much of every pairing (with
-    most_pairs=1, pair k of every pairing before pair k+1 of any).
+    most_pairs=1, pair k of every pairing before pair k+1 of any). Within a round, a
+    league of more than 2 x block_bots bots goes block by block of its crosstable (the
+    bots, by name, in groups of at most block_bots; a block: the pairings of two groups,
+    or of one group among itself), so the bots a worker keeps started play on: each block
+    round (blocks of every group once) leaves every bot about as many games as the others.
     """
     by_pairing: dict[str, list[Fixture]] = {}
     for fixture in fixtures:
@@ -117,7 +128,25 @@ def chunks(fixtures: list[Fixture], workers: int, most_pairs: int | None = None)
             continue
         size = -(-len(games) // min(splits, len(games)))
         out.extend(enumerate(games[i:i + size] for i in range(0, len(games), size)))
-    return [piece for _n, piece in sorted(out, key=lambda p: (p[0], p[1][0].index))]
+    block = _crosstable_blocks(fixtures, block_bots)
+    return [piece for _n, piece in sorted(out, key=lambda p: (p[0], block(p[1][0]), p[1][0].index))]
+
+
+def _crosstable_blocks(fixtures: list[Fixture], block_bots: int) -> Callable[[Fixture], tuple[int, ...]]:
+    """The block of a fixture's pairing as a sort key: (block round, lower group), where
+    block round (i + j) mod groups holds each group once; () for all when there are at
+    most 2 x block_bots bots (one block: the order stays the seeds')."""
+    names = sorted({name for f in fixtures for name in (f.seat0, f.seat1)})
+    if len(names) <= 2 * block_bots:
+        return lambda fixture: ()
+    groups = -(-len(names) // block_bots)
+    size = -(-len(names) // groups)      # groups as even as they go
+    group = {name: i // size for i, name in enumerate(names)}
+
+    def block(fixture: Fixture) -> tuple[int, ...]:
+        a, b = group[fixture.seat0], group[fixture.seat1]
+        return ((a + b) % groups, min(a, b))
+    return block
 
 
 def as_source(fixtures: list[Fixture] | FixtureSource) -> FixtureSource:

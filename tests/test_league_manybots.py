@@ -1,7 +1,7 @@
 """Leagues of many bots: a worker keeps the bots it started (within its memory and its
-descriptors), and a large round robin goes block by block of its crosstable. Processes
-are counted by the pool's counters (reused, missed, evicted), never timed. Real sandboxed
-bots, real workers, the real CLI."""
+descriptors), a large round robin goes block by block of its crosstable, and a source is
+told which bots the asking worker runs. Processes are counted by the pool's counters
+(reused, missed, evicted), never timed. Real sandboxed bots, real workers, the real CLI."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from test_league_run import write_config
 from arena.games import default_registry
 from arena.league.executors.worker import pool_caps
 from arena.league.schedule import Fixture, make_fixtures
-from arena.league.sources import chunks
+from arena.league.sources import chunks, fixtures_of, take_from
 from arena.referee import BotPool, BotSpec, MatchSettings, TimeControl, play_game
 from arena.referee.botspec import ARENA_PACKAGE_DIR
 from arena.sandbox import Sandbox
@@ -106,6 +106,94 @@ def test_a_large_round_robin_goes_block_by_block_and_starts_fewer_bots():
 def test_a_league_of_at_most_twice_a_block_keeps_the_order_of_its_seeds():
     fixtures = make_fixtures(list(bots(32)), 4, seed=2)
     assert chunks(fixtures, 2, most_pairs=1) == chunks(fixtures, 2, most_pairs=1, block_bots=10**6)
+
+
+class Nearby:
+    """A source of one-pair pieces that hands out, when told the bots the worker runs, a
+    piece both of whose bots run there if it has one (as a ladder prefers among near-equal
+    pairings); `heard` is what it was told."""
+
+    def __init__(self, fixtures: list[Fixture], prefer: bool = True) -> None:
+        self.pieces = chunks(fixtures, 1, most_pairs=1)
+        self.prefer = prefer
+        self.heard: list[frozenset[str]] = []
+
+    def take(self, slots, most_pairs=None, running=frozenset()):
+        self.heard.append(running)
+        if not self.pieces:
+            return None
+        best = 0
+        if self.prefer:
+            near = [i for i, piece in enumerate(self.pieces)
+                    if {piece[0].seat0, piece[0].seat1} <= running]
+            best = near[0] if near else 0
+        return self.pieces.pop(best)
+
+    def done(self, fixture, record):
+        return None
+
+    def __iter__(self):
+        return fixtures_of(self)
+
+
+class Deaf(Nearby):
+    """The same source, written before `running` existed."""
+
+    def take(self, slots, most_pairs=None):
+        return super().take(slots, most_pairs)
+
+
+def test_a_source_told_the_bots_a_worker_runs_hands_it_pieces_that_start_fewer():
+    specs = bots(8)
+    fixtures = make_fixtures(list(specs), 2, seed=9)
+    starts = {}
+    for prefer in (True, False):
+        source = Nearby(fixtures, prefer)
+        pool = BotPool(max_idle=4)
+        try:
+            play(fixtures_of(source, pool.running), specs, pool)
+        finally:
+            pool.close()
+        assert len(source.heard) == len(fixtures) // 2 + 1      # every piece, then the end
+        assert source.heard[0] == frozenset() and source.heard[-1] == pool.running() | source.heard[-1]
+        assert all(len(heard) <= 4 for heard in source.heard)
+        starts[prefer] = pool.missed
+    assert starts[True] < starts[False], starts
+
+
+def test_a_source_written_without_running_is_asked_as_before():
+    fixtures = make_fixtures(list(bots(4)), 2, seed=9)
+    deaf = Deaf(fixtures)
+    assert take_from(deaf, 2, 1, frozenset({"b00"})) == chunks(fixtures, 1, most_pairs=1)[0]
+    assert deaf.heard == [frozenset()]
+    nearby = Nearby(fixtures)
+    take_from(nearby, 2, 1, {"b00", "b01"})
+    assert nearby.heard == [frozenset({"b00", "b01"})]
+
+
+def test_the_local_workers_tell_the_source_which_bots_they_run(tmp_path):
+    from arena.league import config_from_dict, runner
+    from arena.league.executors.local import start_playing
+    from arena.league.runner import make_job
+    from arena.league.schedule import schedule
+    from arena.plugins import load_plugins
+    plugins = load_plugins()
+    data = {"name": "near", "game": "ultimate", "games_per_pairing": 2, "workers": 2, "seed": 3,
+            "bots": [{"name": f"r{i}", "bot": "uttt-random"} for i in range(6)],
+            "store": str(tmp_path / "near.sqlite"), "time_control": {"move_ms": 2000}}
+    config = config_from_dict(data, base_dir=tmp_path, known_bots=runner.known_bots_check(plugins),
+                              games=plugins.games)
+    source = Nearby(schedule(config))
+    games = start_playing(make_job(config, plugins), source, 2)
+    try:
+        keys = [fixture.key for fixture, _record in games]
+    finally:
+        games.close()
+    assert sorted(keys) == sorted(f.key for f in schedule(config))
+    # each worker asks with nothing started, then names the bots it keeps: never another's
+    told = [heard for heard in source.heard if heard]
+    assert told and all(heard <= {f"r{i}" for i in range(6)} for heard in told)
+    assert max(map(len, told)) >= 2
 
 
 def test_a_league_of_many_bots_leaves_no_process_once_it_has_run(tmp_path):

@@ -9,9 +9,11 @@ record), or finished.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from typing import Protocol
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import Any, Protocol
 
 from arena.errors import ArenaError
 from arena.record import GameRecord
@@ -32,7 +34,13 @@ class SourceStalled(ArenaError, RuntimeError):
 
 
 class FixtureSource(Protocol):
-    """Where an executor takes its games from (`arena.league.sources`)."""
+    """Where an executor takes its games from (`arena.league.sources`).
+
+    A source may also accept `running` in its take, take(slots, most_pairs, running=...):
+    the names of the bots whose processes the asking worker keeps started, so that among
+    near-equal pieces it can hand out one those bots play (a start costs more than most
+    games). Executors ask through take_from, which passes it only to a take that has such
+    a parameter: a source written without it works unchanged."""
 
     def take(self, slots: int, most_pairs: int | None = None) -> Piece | None:
         """The next piece to play; [] when there is nothing now (ask again once the next
@@ -51,11 +59,35 @@ class FixtureSource(Protocol):
         ...
 
 
-def fixtures_of(source: FixtureSource) -> Iterator[Fixture]:
+def takes_running(source: FixtureSource) -> bool:
+    """True if the source's take accepts `running` (the bots the asking worker runs)."""
+    return _take_has_running(type(source))
+
+
+@functools.cache
+def _take_has_running(kind: Any) -> bool:
+    try:
+        return "running" in inspect.signature(kind.take).parameters
+    except (TypeError, ValueError, AttributeError):
+        return False
+
+
+def take_from(source: FixtureSource, slots: int, most_pairs: int | None = None,
+              running: Collection[str] = frozenset()) -> Piece | None:
+    """source.take(slots, most_pairs), telling it the bots the asking worker runs when its
+    take accepts them (FixtureSource)."""
+    if takes_running(source):
+        return source.take(slots, most_pairs, running=frozenset(running))  # type: ignore[call-arg]
+    return source.take(slots, most_pairs)
+
+
+def fixtures_of(source: FixtureSource,
+                running: Callable[[], Collection[str]] | None = None) -> Iterator[Fixture]:
     """The fixtures of a source one at a time (pieces of one pair, taken as each is
-    needed); SourceStalled if it has nothing now, since nothing else is in flight."""
+    needed, telling it the bots running() names); SourceStalled if it has nothing now,
+    since nothing else is in flight."""
     while True:
-        piece = source.take(1, 1)
+        piece = take_from(source, 1, 1, running() if running is not None else frozenset())
         if piece is None:
             return
         if not piece:

@@ -18,7 +18,7 @@ from arena.record import GameRecord
 
 from ..config import LeagueConfig
 from ..schedule import Fixture
-from ..sources import FixtureList, FixtureSource, Piece, SourceStalled, as_source, fixtures_of
+from ..sources import FixtureList, FixtureSource, Piece, SourceStalled, as_source, fixtures_of, take_from
 from .base import Executor, GameJob, RunError, cause
 from .worker import PoolCaps, bot_pool, play_piece, pool_caps, set_table
 
@@ -117,9 +117,10 @@ def _worker_main(job: GameJob, pieces: _Pieces, results, parent: int, cpus: froz
     is not a bot's fault is sent back as ("error", cause) and ends the worker. Its bots'
     processes outlive a piece: pieces come interleaved, and the next piece of a pairing
     usually comes soon, and it keeps as many as caps allow (pool_caps). Once the pieces
-    known at the start are taken, it asks the coordinator for more ("more"), which
-    answers with a piece from the run's source (at once, or after a later record if the
-    source has nothing now) or "end"."""
+    known at the start are taken, it asks the coordinator for more ("more", naming the
+    bots it keeps running, which the source may prefer), which answers with a piece from
+    the run's source (at once, or after a later record if the source has nothing now) or
+    "end"."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     # SIGTERM, from the coordinator or from the kernel when the coordinator dies, closes
     # this worker's bots (and their scratch dirs) on the way out
@@ -138,7 +139,7 @@ def _worker_main(job: GameJob, pieces: _Pieces, results, parent: int, cpus: froz
         while True:
             chunk = pieces.take()
             if chunk is None:
-                results.send_bytes(pickle.dumps(("more", None), pickle.HIGHEST_PROTOCOL))
+                results.send_bytes(pickle.dumps(("more", pool.running()), pickle.HIGHEST_PROTOCOL))
                 if unstored:     # the answer comes after the last game's "stored"
                     results.recv_bytes()
                     unstored = False
@@ -175,7 +176,7 @@ def play_fixtures(job: GameJob, fixtures: FixtureSource | list[Fixture], workers
         pool = bot_pool(job, pool_caps(1))
         try:
             table = set_table(job)
-            yield from play_piece(table, fixtures_of(source), pool)
+            yield from play_piece(table, fixtures_of(source, pool.running), pool)
         except Exception as exc:
             raise RunError(cause(exc)) from exc
         finally:
@@ -268,10 +269,11 @@ def _play_in_processes(job: GameJob, source: FixtureSource, workers: int,
             readers.append(reader)
         yield None     # started: the workers play while the caller goes on
         hungry: list[Any] = []    # workers waiting for a piece the source had not yet
+        running: dict[Any, frozenset[str]] = {}   # reader -> the bots its worker keeps
 
         def answer(reader: Any) -> bool:
             """Send the worker the source's next piece, or the end; False if nothing now."""
-            piece = source.take(workers, 1)
+            piece = take_from(source, workers, 1, running.get(reader, frozenset()))
             if piece == []:
                 return False
             try:
@@ -297,6 +299,7 @@ def _play_in_processes(job: GameJob, source: FixtureSource, workers: int,
                 if kind == "error":
                     raise RunError(item)
                 if kind == "more":
+                    running[reader] = item
                     if not answer(reader):
                         hungry.append(reader)
                     continue

@@ -99,6 +99,9 @@ class LadderSource:
         self.suspended = store.suspended()
         self.stored = 0          # the ladder's games stored, all runs (this season)
         self.in_flight = 0       # fixtures handed out whose record has not come back
+        #: games in play by bot version: counted as games, so a bot whose game is slow is
+        #: not seated again and again meanwhile as the newcomer with fewest games
+        self.busy: Counter[tuple[str, int]] = Counter()
         self.played = 0          # games stored by this run
         self.stop: str | None = None   # why the ladder stopped, once it has
         self.queue: deque[Pairing] = deque()
@@ -135,14 +138,17 @@ class LadderSource:
             return None
         piece = self._mint(pairing)[:left]
         self.in_flight += len(piece)
+        for fixture in piece:
+            self.busy.update(zip(fixture.seats, fixture.versions or (0, 0)))
         return piece
 
     def done(self, fixture: Fixture, record: GameRecord) -> None:
         """A game came back: rate it, count it, suspend a version faulting too often."""
+        versions = fixture.versions or self.store.versions_of(fixture.seats)
         self.in_flight -= 1
+        self.busy.subtract(zip(fixture.seats, versions))
         if record.termination is Termination.ABORTED:
             return
-        versions = fixture.versions or self.store.versions_of(fixture.seats)
         self.played += 1
         for seat in self._learn(fixture.key, record, versions):
             self._suspend_if_faulty(seat)
@@ -154,14 +160,16 @@ class LadderSource:
     # --- standings ---
 
     def standings(self) -> Standings:
-        """The playing bots as the matchmaker sees them: current versions, not retired."""
+        """The playing bots as the matchmaker sees them: current versions, not retired; their
+        games are those stored and those in play."""
         ratings = self.rater.current()
         prior = (self.config.rating.mu, self.config.rating.sigma)
         bots = []
         for name, version in self.versions.items():
             rating = ratings.get(f"{name}@{version}")
             mu, sigma = (rating.figures[0], rating.figures[1]) if rating is not None else prior
-            bots.append(BotStanding(name, mu, sigma, self._version(name, version).games,
+            games = self._version(name, version).games + self.busy[(name, version)]
+            bots.append(BotStanding(name, mu, sigma, games,
                                     suspended=(name, version) in self.suspended))
         met = {pair_key(a.split("@")[0], b.split("@")[0]): n for (a, b), n in self.met.items()
                if self._current(a) and self._current(b)}

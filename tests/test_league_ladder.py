@@ -248,3 +248,27 @@ def test_los_and_separation_read_the_posteriors():
     bots = [BotStanding("a", 40, 1), BotStanding("b", 30, 1), BotStanding("c", 29.9, 1)]
     assert separated(bots, 2, 0.95) and not separated(bots, 3, 0.95)
     assert not separated(bots[:1], None, 0.95)
+
+
+def test_a_bot_in_play_counts_its_games_in_play_for_the_matchmaker(tmp_path):
+    # the newcomer with fewest games is seated first: a bot whose only game is still in
+    # play (slow, or waiting) must not look like one with none, or every free worker is
+    # handed a game of it while the first has not ended
+    from arena.games.registry import default_registry
+    from arena.league import Store, config_from_dict
+    from arena.league.ladder import LadderSource
+    from arena.league.matchmakers.active import Active
+    from arena.openings import NONE
+    from arena.referee import BotSpec
+    config = config_from_dict({"name": "busy", "game": "ultimate", "schedule": "ladder",
+                               "bots": [{"name": n, "bot": "random"} for n in "abcde"],
+                               "store": str(tmp_path / "busy.sqlite")})
+    with Store(config.store) as store:
+        source = LadderSource(config, store, Active(), dict.fromkeys("abcde", 1),
+                              {n: BotSpec(name=n, argv=("x",)) for n in "abcde"},
+                              default_registry().create("ultimate"), NONE)
+        piece = source.take(2, 1)
+        assert piece and len(piece) == 2 and source.in_flight == 2
+        games = {bot.name: bot.games for bot in source.standings().bots}
+        assert sorted(games.values()) == [0, 0, 0, 2, 2]
+        assert games[piece[0].seat0] == games[piece[0].seat1] == 2

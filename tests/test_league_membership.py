@@ -252,3 +252,52 @@ def test_a_new_bot_whose_build_fails_does_not_join(ladder):
     update = membership.poll()
     assert update is not None and update.added == ["built"] and update.refused is None
     assert versions(store)["built"] == [1]
+
+
+def test_an_option_changed_in_the_config_is_a_new_version(ladder):
+    tmp, config, store, membership = ladder
+    config.write_text(config.read_text().replace("optimal_percent: 40", "optimal_percent: 80"))
+    update = membership.poll()
+    assert update is not None and [note.why for note in update.changed] == \
+        [["options changed (optimal_percent 40 -> 80)"]]
+    assert dict(update.config.bots[2].options) == {"optimal_percent": 80}
+    assert versions(store)["novice"] == [1, 2]
+
+
+def test_a_deleted_script_is_refused_and_its_version_stays(ladder):
+    tmp, config, store, membership = ladder
+    (tmp / "beta" / "bot.py").unlink()
+    update = membership.poll()
+    assert update is not None and update.changed == [] and update.removed == []
+    assert update.refused is not None and "bots[1].command" in update.refused
+    assert membership.poll() is None
+    assert versions(store)["beta"] == [1]
+    write_bot(tmp, "beta")   # put back as it was: the same version
+    assert membership.poll() is None
+    assert versions(store)["beta"] == [1]
+
+
+def test_a_config_moved_away_and_back_changes_nothing(ladder):
+    tmp, config, store, membership = ladder
+    aside = tmp / "aside.yaml"
+    config.rename(aside)
+    update = membership.poll()
+    assert update is not None and update.refused is not None and "ladder.yaml" in update.refused
+    aside.rename(config)
+    assert membership.poll() is None
+
+
+def test_games_stored_in_a_bots_own_directory_are_no_change(tmp_path):
+    for name in ("alpha", "beta"):
+        write_bot(tmp_path, name)
+    bots = BOTS.replace('"python3 alpha/bot.py"}', '"python3 alpha/bot.py", dir: ., allow_shared_dir: true}')
+    config = write_config(tmp_path, bots)
+    age(tmp_path)
+    store, membership = start(tmp_path, config)
+    try:
+        assert membership.poll() is None
+        store.bind(load_league(str(config)))   # the store's files change, as each game changes them
+        assert store.path.parent.parent == tmp_path
+        assert membership.poll() is None
+    finally:
+        store.close()

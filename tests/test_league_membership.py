@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league import Store
+from arena.league import LeagueConfig, Store
 from arena.league.builds import build_bots
 from arena.league.membership import Membership
 from arena.league.runner import bot_manifests, load_league
@@ -299,5 +299,30 @@ def test_games_stored_in_a_bots_own_directory_are_no_change(tmp_path):
         store.bind(load_league(str(config)))   # the store's files change, as each game changes them
         assert store.path.parent.parent == tmp_path
         assert membership.poll() is None
+    finally:
+        store.close()
+
+
+LADDER = "schedule: ladder\nladder: {matchmaker: active, games: 40}\n"
+
+
+@pytest.mark.skipif("ladder" not in LeagueConfig.__dataclass_fields__, reason="needs schedule: ladder")
+def test_a_ladders_stop_condition_is_taken_and_its_matchmaker_refused(tmp_path):
+    for name in ("alpha", "beta"):
+        write_bot(tmp_path, name)
+    config = write_config(tmp_path, extra=LADDER)
+    age(tmp_path)
+    store, membership = start(tmp_path, config)
+    try:
+        config.write_text(config.read_text().replace("games: 40", "games: 60"))
+        update = membership.poll()
+        assert update is not None and update.refused is None and update.lines() == []
+        assert update.config.to_dict()["ladder"]["games"] == 60
+        config.write_text(config.read_text().replace("matchmaker: active", "matchmaker: uniform"))
+        update = membership.poll()
+        assert update is not None and update.refused is not None
+        assert "ladder.matchmaker active, the config says uniform" in update.refused
+        assert "a running ladder keeps its ladder.matchmaker" in update.refused
+        assert membership.config.to_dict()["ladder"]["matchmaker"] == "active"
     finally:
         store.close()

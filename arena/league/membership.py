@@ -46,8 +46,10 @@ from .versions import (
 #: settings that make the ladder the league it is: its games are all played under them
 IDENTITY_KEYS = ("game", "rules", "seed", "openings", "openings_order", "time_control",
                  "timeout_policy")
-#: settings a running ladder was started with and keeps until it is run again
-RUN_KEYS = ("store", "sandbox", "schedule", "executor", "ray", "workers", "pin_workers", "rating")
+#: settings a running ladder was started with and keeps until it is run again (its
+#: matchmaker is made once for a run, and may keep state between calls)
+RUN_KEYS = ("store", "sandbox", "schedule", "executor", "ray", "workers", "pin_workers", "rating",
+            "ladder.matchmaker")
 
 #: (mtime_ns, size, inode) of a file; None when there is none
 FileStat = tuple[int, int, int] | None
@@ -168,14 +170,14 @@ class Membership:
     def _fixed_change(self, read: LeagueConfig) -> str | None:
         """The refusal of a config that changes what a running ladder keeps, else None."""
         old, new = self.config.to_dict(), read.to_dict()
-        keys = [key for key in IDENTITY_KEYS + RUN_KEYS if old.get(key) != new.get(key)]
+        keys = [key for key in IDENTITY_KEYS + RUN_KEYS if _at(old, key) != _at(new, key)]
         if not keys:
             return None
         key = keys[0]
         more = f" (and {', '.join(keys[1:])})" if keys[1:] else ""
         again = (" (with another store, or --new-season: the ladder's games are all played "
                  "under one " + key + ")") if key in IDENTITY_KEYS else ""
-        return (f"{self.path}: {differs(key, _text(old.get(key)), _text(new.get(key)))}{more}: "
+        return (f"{self.path}: {differs(key, _text(_at(old, key)), _text(_at(new, key)))}{more}: "
                 f"a running ladder keeps its {key}; nothing of this edit is taken until it is "
                 f"put back, or the ladder is stopped and run again{again}")
 
@@ -362,6 +364,14 @@ def _file_stat(path: Path) -> FileStat:
 def _settled_stat(stat: FileStat) -> bool:
     """Whether a file's mtime is old enough that an edit would change it (see RACY_SECONDS)."""
     return stat is None or time.time() - stat[0] / 1e9 > RACY_SECONDS
+
+
+def _at(snapshot: Mapping[str, Any], key: str) -> Any:
+    """A config snapshot's value at a dotted key (ladder.matchmaker); None where it has none."""
+    value: Any = snapshot
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value
 
 
 def _text(value: Any) -> str:

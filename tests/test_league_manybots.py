@@ -208,3 +208,28 @@ def test_a_league_of_many_bots_leaves_no_process_once_it_has_run(tmp_path):
         assert_nothing_left(tmp_path)
     finally:
         kill_ours(tmp_path)
+
+
+def test_a_worker_holding_descriptors_past_1024_still_starts_bots():
+    # a worker keeping 100 bots holds about 1,300 descriptors: bwrap's info pipe then had a
+    # number select() refuses ("filedescriptor out of range in select()", the run stopped)
+    import os
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        import pytest
+        pytest.skip(f"the descriptor limit ({hard}) is below 1,200")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = []
+    try:
+        while not held or held[-1] < 1100:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        pool = BotPool()
+        try:
+            play([Fixture(0, "k", "b00|b01", "b00", "b01", 1, 0)], bots(2), pool)
+        finally:
+            pool.close()
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -210,6 +210,38 @@ def test_a_league_of_many_bots_leaves_no_process_once_it_has_run(tmp_path):
         kill_ours(tmp_path)
 
 
+class Fixed:
+    """A matchmaker that always answers a|b then c|d, noting the standings it was given."""
+
+    def __init__(self) -> None:
+        self.seen: list = []
+
+    def pairings(self, standings, count, rng):
+        from arena.league.matchmakers import Pairing
+        self.seen.append(standings)
+        return [Pairing("a", "b"), Pairing("c", "d")]
+
+
+def test_a_ladder_tells_its_matchmaker_and_prefers_the_bots_the_asking_worker_runs(tmp_path):
+    from arena.league import Store, config_from_dict
+    from arena.league.ladder import LadderSource
+    from arena.openings import NONE
+    config = config_from_dict({"name": "near", "game": "tictactoe", "schedule": "ladder",
+                               "bots": [{"name": n, "bot": "random"} for n in "abcd"],
+                               "store": str(tmp_path / "near.sqlite")})
+    matchmaker = Fixed()
+    with Store(config.store) as store:
+        source = LadderSource(config, store, matchmaker, dict.fromkeys("abcd", 1),
+                              {n: BotSpec(name=n, argv=("x",)) for n in "abcd"},
+                              default_registry().create("tictactoe"), NONE)
+        first = take_from(source, 4, 1, {"c", "d"})
+        assert first is not None and first[0].pairing == "c|d"    # not the matchmaker's first
+        assert {b.name for b in matchmaker.seen[0].bots if b.running} == {"c", "d"}
+        second = take_from(source, 4, 1, {"x"})
+        assert second is not None and second[0].pairing == "a|b"  # the queue's rest
+        assert len(matchmaker.seen) == 1
+
+
 def test_a_worker_holding_descriptors_past_1024_still_starts_bots():
     # a worker keeping 100 bots holds about 1,300 descriptors: bwrap's info pipe then had a
     # number select() refuses ("filedescriptor out of range in select()", the run stopped)

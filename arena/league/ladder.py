@@ -120,9 +120,13 @@ class LadderSource:
 
     # --- the FixtureSource ---
 
-    def take(self, slots: int, most_pairs: int | None = None) -> list[Fixture] | None:
+    def take(self, slots: int, most_pairs: int | None = None,
+             running: frozenset[str] = frozenset()) -> list[Fixture] | None:
         """One pair of the next pairing; [] while games in flight may change what comes
-        next (the `games` limit is reached unless one is aborted); None once stopped."""
+        next (the `games` limit is reached unless one is aborted); None once stopped.
+        running: the bots the asking worker keeps started (the matchmaker's
+        BotStanding.running), whose pairings are preferred among the matchmaker's last
+        answer."""
         self._check_stops()
         if self.stop is not None:
             return None
@@ -130,7 +134,7 @@ class LadderSource:
         left = None if limit is None else limit - self.stored - self.in_flight
         if left is not None and left <= 0:
             return []    # the games in flight make the count, unless one is aborted
-        pairing = self._next_pairing(slots)
+        pairing = self._next_pairing(slots, running)
         if pairing is None:
             if self.in_flight:
                 return []
@@ -159,9 +163,9 @@ class LadderSource:
 
     # --- standings ---
 
-    def standings(self) -> Standings:
+    def standings(self, running: frozenset[str] = frozenset()) -> Standings:
         """The playing bots as the matchmaker sees them: current versions, not retired; their
-        games are those stored and those in play."""
+        games are those stored and those in play; running: the bots a worker keeps started."""
         ratings = self.rater.current()
         prior = (self.config.rating.mu, self.config.rating.sigma)
         bots = []
@@ -170,7 +174,8 @@ class LadderSource:
             mu, sigma = (rating.figures[0], rating.figures[1]) if rating is not None else prior
             games = self._version(name, version).games + self.busy[(name, version)]
             bots.append(BotStanding(name, mu, sigma, games,
-                                    suspended=(name, version) in self.suspended))
+                                    suspended=(name, version) in self.suspended,
+                                    running=name in running))
         met = {pair_key(a.split("@")[0], b.split("@")[0]): n for (a, b), n in self.met.items()
                if self._current(a) and self._current(b)}
         return Standings(bots, met, self.ladder.min_games, self.config.rating.beta)
@@ -227,21 +232,24 @@ class LadderSource:
         self.say(f"{seat[0]} v{seat[1]}: suspended, {reason}; it plays no more until a new "
                  "version")
 
-    def _next_pairing(self, slots: int) -> Pairing | None:
+    def _next_pairing(self, slots: int, running: frozenset[str] = frozenset()) -> Pairing | None:
         """The next pairing of two playing bots: from the queue of the matchmaker's last
-        answer, else asked again for the free slots (a pairing naming a bot that cannot
-        play is passed over)."""
+        answer (the first with the most bots in running), else asked again for the free
+        slots (a pairing naming a bot that cannot play is passed over)."""
         for ask in (False, True):
             if ask:
-                standings = self.standings()
+                standings = self.standings(running)
                 if len(standings.playable()) < 2:
                     return None
                 free = max(1, slots - self.in_flight // 2)
                 self.queue.extend(self.matchmaker.pairings(standings, free, self.rng))
-            while self.queue:
-                pairing = self.queue.popleft()
-                if self._playable(pairing):
-                    return pairing
+            playable = [pairing for pairing in self.queue if self._playable(pairing)]
+            self.queue.clear()
+            if playable:
+                pick = max(playable, key=lambda p: (p.first in running) + (p.second in running))
+                playable.remove(pick)
+                self.queue.extend(playable)
+                return pick
         return None
 
     def _playable(self, pairing: Pairing) -> bool:

@@ -265,3 +265,20 @@ def test_a_worker_holding_descriptors_past_1024_still_starts_bots():
         for fd in held:
             os.close(fd)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_run_raises_a_soft_descriptor_limit_of_1024_for_its_workers_kept_bots():
+    # with the soft limit many shells give (1,024) a worker kept 56 bots at most, below a
+    # 100-bot ladder's; the run raises it toward the hard limit for itself and its workers
+    import resource
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard != resource.RLIM_INFINITY and hard < 16 * 512 + 128:
+        import pytest
+        pytest.skip(f"the hard descriptor limit ({hard}) is below what 512 bots need")
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_NOFILE, (1024, "
+            "resource.getrlimit(resource.RLIMIT_NOFILE)[1]));"
+            "from arena.league.executors.worker import pool_caps; print(pool_caps(2).bots, "
+            "resource.getrlimit(resource.RLIMIT_NOFILE)[0])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["512", str(16 * 512 + 128)]

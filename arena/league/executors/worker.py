@@ -73,17 +73,34 @@ class PoolCaps:
 
 def pool_caps(workers: int, available: int | None = None, open_files: int | None = None) -> PoolCaps:
     """A worker's caps when `workers` play on this machine: its share of POOL_MEMORY_SHARE
-    of the memory available now, and as many bots as its descriptor limit leaves room for
-    (available, open_files: those figures, instead of this machine's)."""
+    of the memory available now, and as many bots as its descriptor limit leaves room for,
+    once raised as far as allowed (allow_open_files; available, open_files: those
+    figures, instead of this machine's and this process's)."""
     if available is None:
         available = memory_available()
     if open_files is None:
-        open_files = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        open_files = allow_open_files()
         if open_files == resource.RLIM_INFINITY:
             open_files = FDS_PER_KEPT_BOT * MAX_IDLE_BOTS + FDS_SPARE
     by_fds = max(2, (open_files - FDS_SPARE) // FDS_PER_KEPT_BOT)
     return PoolCaps(bots=min(MAX_IDLE_BOTS, by_fds),
                     bytes=int(available * POOL_MEMORY_SHARE / max(1, workers)))
+
+
+def allow_open_files() -> int:
+    """Raise this process's soft descriptor limit toward its hard one, as far as
+    MAX_IDLE_BOTS kept bots need (a soft limit of 1,024, common, holds 56); the workers it
+    starts inherit it, the bots have their own (Limits.open_files). The soft limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = FDS_PER_KEPT_BOT * MAX_IDLE_BOTS + FDS_SPARE
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
+        except (ValueError, OSError):
+            pass     # kept as it is: the caps follow what there is
+    return soft
 
 
 def memory_available() -> int:

@@ -1,0 +1,100 @@
+"""The referee where seats move at once (tron): real bot processes asked in one batch, each
+on its own clock; a seat that faults is out while the others play on (more than two seats),
+and no bot hears another's move of a turn before its own is in."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.games import default_registry
+from arena.record import GameRecord, Termination
+from arena.referee import MatchSettings, TimeControl, play_game
+from arena.referee.botspec import command_spec
+from arena.sandbox import Limits, Sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+LOG_BOT = ROOT / "tests" / "fixture_bots" / "tron_log_bot.py"
+# generous: the held bot waits at a gate within its move; only the sleeper is ever late
+SETTINGS = MatchSettings(time=TimeControl(move_ms=3000, startup_ms=10000))
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    return Sandbox(limits=Limits(memory_mb=256, cpu_seconds=60))
+
+
+def log_bots(folder: Path, *roles: str):
+    """Bots of tron_log_bot.py in these roles; with a held one, it and the first meet at a
+    FIFO in folder."""
+    gate = ""
+    if "held" in roles:
+        fifo = folder / "gate"
+        os.mkfifo(fifo, 0o666)
+        fifo.chmod(0o666)       # a bot runs as a uid of its own
+        folder.chmod(0o755)
+        gate = str(fifo)
+    return tuple(command_spec(f"{role.replace(':', '')}{seat}", "arena",
+                              f"{sys.executable} {LOG_BOT} {role} {gate}",
+                              readable=(str(folder),) if gate else ())
+                 for seat, role in enumerate(roles))
+
+
+def read_log(record: GameRecord, seat: int) -> list[str]:
+    return record.stderr_tails[seat].splitlines()
+
+
+def test_a_bot_past_its_deadline_times_out_alone_and_no_bot_hears_a_move_of_its_turn_early(sandbox, tmp_path):
+    tron = default_registry().create("tron", width=8, height=8, players=3)
+    record = play_game(tron, log_bots(tmp_path, "first", "held", "sleep:1"), 5, sandbox, SETTINGS)
+
+    # seat 2 slept through turn 2 (index 1): it alone is out, there, for a timeout
+    assert [(o.seat, o.turn, o.termination) for o in record.out] == [(2, 1, Termination.TIMEOUT)]
+    assert record.termination is Termination.NORMAL and record.faulted is None
+    turns = record.turns()
+    assert [m.seat for m in turns[0]] == [0, 1, 2]
+    assert [m.seat for m in turns[1]] == [0, 1]          # the others' moves of that turn stand
+    assert len(turns) > 2 and all([m.seat for m in t] == [0, 1] for t in turns[2:])
+    assert record.ranking is not None and record.ranking[2] == 2   # below both still in then
+    assert sorted(record.ranking[:2]) in ([0, 1], [0, 0])
+
+    # every turn's request carried the last turn's moves, seat 2 '-' once out; and the held
+    # bot, waiting at each turn until seat 0's reply was written, found nothing more to read
+    held = read_log(record, 1)
+    assert not [line for line in held if line.startswith(("early", "gate"))]
+    requests = [line.split()[1] for line in held if line.startswith("<")]
+    expected = ["-"] + ["+".join(m.move for m in t) + ("+-" if len(t) == 2 else "") for t in turns[:-1]]
+    assert requests == expected
+    for seat in (0, 1):     # a request, its reply, the next request: never two requests in a row
+        kinds = [line[0] for line in read_log(record, seat)]
+        assert kinds == ["<", ">"] * len(turns)
+
+
+def test_in_a_game_of_two_a_bot_past_its_deadline_loses(sandbox, tmp_path):
+    tron = default_registry().create("tron", width=8, height=8)
+    record = play_game(tron, log_bots(tmp_path, "first", "sleep:2"), 5, sandbox, SETTINGS)
+    assert (record.termination, record.faulted, record.winner) == (Termination.TIMEOUT, 1, 0), record.reason
+    assert record.ranking == [0, 1] and record.out == []
+    assert [len(t) for t in record.turns()] == [2, 2]     # the late turn's other move is not played
+    assert "no reply to move on turn 3 within 3000 ms" in record.reason
+
+
+def test_a_record_of_a_game_of_three_reads_back_and_an_older_record_reads_as_before(sandbox, tmp_path):
+    tron = default_registry().create("tron", width=6, height=6, players=3)
+    record = play_game(tron, log_bots(tmp_path, "first", "first", "sleep:0"), 3, sandbox, SETTINGS)
+    back = GameRecord.from_json(record.to_json())
+    assert back == record and back.version == 3
+    assert back.to_dict()["out"][0]["termination"] == "timeout"
+    assert back.scores[2] == 0.0 and sum(back.scores) == 1.5     # last of three; the share of others beaten
+    assert "sleep02 3rd, normal (sleep02 out on turn 1 (timeout))" in back.summary()
+
+    old = {"game": "tictactoe", "rule_options": {}, "seed": 1, "version": 2, "opening": 0,
+           "bots": [{"name": "a", "spec": "", "options": {}}, {"name": "b", "spec": "", "options": {}}],
+           "moves": [{"seat": 0, "move": "4", "wall_ms": 1.0, "cpu_ms": None, "substituted": None,
+                      "wait_ms": None}],
+           "winner": None, "termination": "crash", "faulted": 1, "reason": "b crashed", "scores": [1.0, 0.0],
+           "stderr_tails": ["", ""], "started_at": "", "duration_ms": 0.0, "startup_ms": 0.0, "play_ms": 0.0}
+    read = GameRecord.from_dict(old)
+    assert read.to_dict() == old           # written again as it was: nothing version 3 added
+    assert read.ranking is None and read.rank_of() == [0, 1] and read.turns() == [read.moves]

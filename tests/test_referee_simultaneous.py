@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.games import default_registry
+from arena.games import InvalidMoveError, default_registry
 from arena.record import GameRecord, Termination
 from arena.referee import MatchSettings, TimeControl, play_game
 from arena.referee.botspec import command_spec
@@ -98,3 +98,44 @@ def test_a_record_of_a_game_of_three_reads_back_and_an_older_record_reads_as_bef
     read = GameRecord.from_dict(old)
     assert read.to_dict() == old           # written again as it was: nothing version 3 added
     assert read.ranking is None and read.rank_of() == [0, 1] and read.turns() == [read.moves]
+
+
+def test_a_codingame_bot_plays_tron_as_on_codingame(sandbox, tmp_path):
+    # every turn each player still in reads "N P" and a line per player, and prints a word
+    tron = default_registry().create("tron", width=10, height=8, players=3)
+    codingame = command_spec("cg", "codingame", f"{sys.executable} {ROOT / 'tests' / 'fixture_bots'}"
+                                                "/tron_codingame_bot.py 10 8")
+    bots = (*log_bots(tmp_path, "first", "first"), codingame)[::-1]     # the CodinGame bot in seat 0
+    record = play_game(tron, bots, 9, sandbox, SETTINGS)
+    assert record.termination is Termination.NORMAL and record.out == [], record.reason
+    mine = [m for m in record.moves if m.seat == 0]
+    assert mine and all(m.move in "udlr" for m in mine)
+    assert record.stderr_tails[0].splitlines() == ["3 0"] * len(mine)   # one turn's input per move
+
+
+def test_the_codingame_tron_turn_gives_first_cells_and_heads_and_reads_words():
+    from arena.protocol.dialects import CodinGameDialect, TurnInfo
+    tron = default_registry().create("tron", width=8, height=6, players=3)
+    state = tron.initial_state().play_without([0, 3, 0], [1])    # A up, B out, C up
+    turn = TurnInfo(state=state, last_move=None, legal=state.moves_of(2), move_ms=100, bank_ms=0, ply=1, seat=2)
+    dialect = CodinGameDialect()
+    # starts (row, col): A (1, 2), B (1, 5), C (4, 4); x is the column, y the row
+    assert dialect.turn_lines(tron, turn) == ["3 2", "2 1 2 0", "-1 -1 -1 -1", "4 4 4 3"]
+    assert [dialect.parse_move(tron, turn, word) for word in ("UP", "down", "LEFT hi", "Right")] == [0, 1, 2, 3]
+    with pytest.raises(InvalidMoveError, match="expected UP, DOWN, LEFT or RIGHT"):
+        dialect.parse_move(tron, turn, "u")
+
+
+def test_the_protocol_pages_three_player_game_is_what_the_referee_sends(sandbox):
+    # docs/protocol.md's whole 3-player game, played by bots replying its moves
+    page = (ROOT / "docs" / "protocol.md").read_text()
+    block = page.split("#### A whole 3-player game")[1].split("```")[1].strip().splitlines()
+    sent = {seat: [line[3:] for line in block if line.startswith(f"{seat}> ")] for seat in range(3)}
+    replies = {seat: [line[3:] for line in block if line.startswith(f"{seat}< ")][1:] for seat in range(3)}
+    bots = tuple(command_spec(name, "arena", f"{sys.executable} {ROOT / 'tests' / 'fixture_bots'}/script_bot.py "
+                                             f"{','.join(replies[seat])}")
+                 for seat, name in enumerate("abc"))
+    tron = default_registry().create("tron", width=5, height=5, players=3)
+    record = play_game(tron, bots, 7, sandbox, MatchSettings(time=TimeControl(move_ms=100, startup_ms=10000)))
+    assert [record.stderr_tails[seat].splitlines() for seat in range(3)] == [sent[0], sent[1], sent[2]]
+    assert record.ranking == [2, 1, 0] and record.winner == 2

@@ -139,3 +139,19 @@ def test_the_protocol_pages_three_player_game_is_what_the_referee_sends(sandbox)
     record = play_game(tron, bots, 7, sandbox, MatchSettings(time=TimeControl(move_ms=100, startup_ms=10000)))
     assert [record.stderr_tails[seat].splitlines() for seat in range(3)] == [sent[0], sent[1], sent[2]]
     assert record.ranking == [2, 1, 0] and record.winner == 2
+
+
+def test_seats_out_for_faults_rank_by_when_they_went_out(sandbox, tmp_path):
+    # seat 3 sleeps through turn 2, seat 2 writes a line nobody asked for with its reply on
+    # turn 1: that reply stands, the line puts it out before turn 2 is asked, so both go out
+    # on turn 2; seat 1 sleeps through turn 4. The two left play on.
+    tron = default_registry().create("tron", width=10, height=10, players=4)
+    bots = log_bots(tmp_path, "first", "sleep:3", "chatty:0", "sleep:1")
+    record = play_game(tron, bots, 11, sandbox, SETTINGS)
+    assert [(o.seat, o.turn, o.termination) for o in record.out] == [
+        (2, 1, Termination.MALFORMED), (3, 1, Termination.TIMEOUT), (1, 3, Termination.TIMEOUT)]
+    assert "printed 'hello' when nothing was asked" in record.out[0].reason
+    assert [m.seat for m in record.turns()[0]] == [0, 1, 2, 3]     # seat 2's reply of turn 1 was played
+    assert [m.seat for m in record.turns()[1]] == [0, 1]
+    assert record.ranking == [0, 1, 2, 2] and record.winner == 0     # going out together: a tie
+    assert record.termination is Termination.NORMAL

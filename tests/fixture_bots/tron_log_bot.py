@@ -8,6 +8,7 @@ into the first free cell next to its head (u, d, l, r). ROLE says how it replies
              whatever stdin already holds ('early: ...': a referee that told it another's
              move of this turn would show here), then replies
   sleep:K    at once, except on turn K, where it sleeps past any deadline
+  chatty:K   at once, and on turn K writes a second line with its reply
 
     python3 tron_log_bot.py ROLE [FIFO]
 
@@ -85,7 +86,7 @@ while True:
                 early = read_line(block=False)
         if role.startswith("sleep:") and int(role[6:]) == turn:
             time.sleep(3600)
-        reply(move)
+        reply(move + ("\nhello" if role == f"chatty:{turn}" else ""))
         if role == "first" and fifo:
             if gate is None:
                 gate = open(fifo, "w")

@@ -186,7 +186,7 @@ def test_a_broken_edit_is_refused_once_and_the_config_in_force_stays(ladder):
     config.write_text(config.read_text().replace("bots:\n", "bots:\n  - {name: gamma, command: [\n"))
     settle(tmp)
     update = membership.poll()
-    assert update is not None and update.config is in_force
+    assert update is not None and update.config == in_force
     assert update.refused is not None and update.refused.startswith(f"{config}:")
     assert "malformed YAML" in update.refused and "\n" not in update.refused
     assert membership.poll() is None   # said once
@@ -306,6 +306,10 @@ def test_a_deleted_script_is_refused_and_its_version_stays(ladder):
     assert update.refused is not None and "bots[1].command" in update.refused
     assert membership.poll() is None
     assert versions(store)["beta"] == [1]
+    done = arena("retire", "results/ladder.sqlite", "alpha", cwd=tmp)   # said meanwhile
+    assert done.returncode == 0, done.stderr
+    update = membership.poll()
+    assert update is not None and update.removed == ["alpha"] and update.refused is None
     write_bot(tmp, "beta")   # put back as it was: the same version
     settle(tmp)
     assert membership.poll() is None

@@ -138,15 +138,16 @@ class Membership:
         if reread or dirty:
             try:
                 read = load_league(str(self.path), self.plugins, self.publish_check)
-            except ConfigError as exc:   # the config in force stays, bots as they play now
-                # (a changed bot stays changed: it is taken once the config reads again)
-                return self._refused(str(exc))
-            fixed = self._fixed_change(read)
-            if fixed is not None:
-                refusals.append(fixed)
+            except ConfigError as exc:   # the config in force stays, bots as they play now:
+                refusals.append(str(exc))
+                dirty = []   # a changed bot stays changed, taken once the config reads again
             else:
-                self._file_config = read
-                dirty = self._dirty(read.bots, retired, scan)
+                fixed = self._fixed_change(read)
+                if fixed is not None:
+                    refusals.append(fixed)
+                else:
+                    self._file_config = read
+                    dirty = self._dirty(read.bots, retired, scan)
         if not refusals:
             self._last_refusal = None
 
@@ -164,7 +165,7 @@ class Membership:
         if dirty and dict(self._cache) != self._saved_cache:
             self.store.save_hash_cache(self._cache)
             self._saved_cache = dict(self._cache)
-        return self._update(retired, notes, manifests, refusals)
+        return self._update(retired, notes, refusals)
 
     # --- the config ---
 
@@ -181,13 +182,6 @@ class Membership:
         return (f"{self.path}: {differs(key, _text(_at(old, key)), _text(_at(new, key)))}{more}: "
                 f"a running ladder keeps its {key}; nothing of this edit is taken until it is "
                 f"put back, or the ladder is stopped and run again{again}")
-
-    def _refused(self, text: str) -> MembershipUpdate | None:
-        """An update that only refuses, once for the same text."""
-        if text == self._last_refusal:
-            return None
-        self._last_refusal = text
-        return MembershipUpdate(config=self.config, refused=text)
 
     # --- the bots ---
 
@@ -272,7 +266,7 @@ class Membership:
 
     # --- the update ---
 
-    def _update(self, retired: set[str], notes: list[VersionNote], taken: Mapping[str, Manifest],
+    def _update(self, retired: set[str], notes: list[VersionNote],
                 refusals: list[str]) -> MembershipUpdate | None:
         """The config now in force (each bot at the entry whose version plays) and what
         changed in it; None when nothing did."""
@@ -288,7 +282,7 @@ class Membership:
         changed = [note for note in notes if note.bot in before and note.bot in now]
         refused = "\n".join(refusals) if refusals else None
         if refused is not None and refused == self._last_refusal:
-            refused = None   # said already
+            refused = None   # said already (a broken config is read again while a bot waits)
         elif refused is not None:
             self._last_refusal = refused
         unchanged = config == self.config and not (added or changed or gone or refused)

@@ -120,6 +120,8 @@ def test_a_bot_added_to_the_config_joins_with_its_first_version(ladder):
     assert update.config.bot_names == ["alpha", "beta", "novice", "gamma"]
     assert versions(store)["gamma"] == [1]
     assert update.lines() == ["gamma: joins the ladder"]
+    current = {v.bot: v.fingerprint for v in store.versions() if v.current}
+    assert membership.fingerprints() == current
     assert membership.poll() is None
 
 
@@ -134,6 +136,7 @@ def test_an_edited_script_is_a_new_version_and_the_old_one_stays(ladder):
     assert update.changed[0].version == 2
     assert versions(store)["alpha"] == [1, 2] and versions(store)["beta"] == [1]
     assert store.current_versions()["alpha"] == 2
+    assert membership.fingerprints()["alpha"] == update.changed[0].fingerprint
     assert membership.poll() is None   # taken once
 
 

@@ -167,6 +167,12 @@ class Membership:
             self._saved_cache = dict(self._cache)
         return self._update(retired, notes, refusals)
 
+    def fingerprints(self) -> dict[str, str]:
+        """Each bot's fingerprint of the version in force, as its BotSpec is to carry it (a
+        worker keys its bot processes by it), without reading the store."""
+        return {bot.name: seen.print_ for bot in self.config.bots
+                if (seen := self._seen.get(bot.name)) is not None and seen.print_ is not None}
+
     # --- the config ---
 
     def _fixed_change(self, read: LeagueConfig) -> str | None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.league import LeagueConfig, Store
+from arena.league import membership as membership_module
 from arena.league.builds import build_bots
 from arena.league.membership import Membership
 from arena.league.runner import bot_manifests, load_league
@@ -300,14 +301,19 @@ def test_an_option_changed_in_the_config_is_a_new_version(ladder):
     assert versions(store)["novice"] == [1, 2]
 
 
-def test_a_deleted_script_is_refused_and_its_version_stays(ladder):
+def test_a_deleted_script_is_refused_and_its_version_stays(ladder, monkeypatch):
     tmp, config, store, membership = ladder
+    reads = []
+    monkeypatch.setattr(membership_module, "load_league",
+                        lambda *args: reads.append(args) or load_league(*args))
     (tmp / "beta" / "bot.py").unlink()
     settle(tmp)
     update = membership.poll()
     assert update is not None and update.changed == [] and update.removed == []
     assert update.refused is not None and "bots[1].command" in update.refused
-    assert membership.poll() is None
+    assert len(reads) == 1
+    assert membership.poll() is None and membership.poll() is None
+    assert len(reads) == 1   # not read again (and refused again) while nothing changes
     assert versions(store)["beta"] == [1]
     done = arena("retire", "results/ladder.sqlite", "alpha", cwd=tmp)   # said meanwhile
     assert done.returncode == 0, done.stderr

@@ -108,6 +108,8 @@ class Membership:
         self._file_config = config          # the file as last taken (a failed build aside)
         self._file_stat = _file_stat(self.path)   # as it was read
         self._last_refusal: str | None = None
+        #: the changed bots' files (name, signature) when the config last failed to read
+        self._blocked: tuple[tuple[str, Signature], ...] | None = None
         self._skip = store_files(config.store)
         self._builds = store.build_records()
         self._cache = RunCache(store.hash_cache())
@@ -135,21 +137,25 @@ class Membership:
         retired = self.store.retired()
         scan = _Scan(self._skip)
         dirty = self._dirty(self._file_config.bots, retired, scan)
-        if reread or dirty:
+        waiting = tuple((name, scan.signature(self._roots(self._bot(name)))[0]) for name in dirty)
+        if not reread and dirty and waiting == self._blocked:
+            dirty = []   # the config failed with these bots as they are: it would again
+        elif reread or dirty:
             try:
                 read = load_league(str(self.path), self.plugins, self.publish_check)
             except ConfigError as exc:   # the config in force stays, bots as they play now:
                 refusals.append(str(exc))
                 dirty = []   # a changed bot stays changed, taken once the config reads again
+                self._blocked = waiting
             else:
+                self._blocked = None
                 fixed = self._fixed_change(read)
                 if fixed is not None:
                     refusals.append(fixed)
                 else:
                     self._file_config = read
+                    self._last_refusal = None   # taken: a refusal met again is said again
                     dirty = self._dirty(read.bots, retired, scan)
-        if not refusals:
-            self._last_refusal = None
 
         manifests: dict[str, Manifest] = {}
         for name in dirty:

@@ -224,6 +224,9 @@ def test_an_unknown_bot_is_refused_with_the_config_error(ladder):
      "time_control move_ms 1000, the config says move_ms 200"),
     (lambda text: text + "seed: 7\n", "seed", "seed 0, the config says 7"),
     (lambda text: text.replace("workers: 1", "workers: 2"), "workers", "workers 1, the config says 2"),
+    (lambda text: text + "sandbox: {mode: none}\n", "sandbox", "sandbox mode auto, the config says mode none"),
+    (lambda text: text + "openings: random:2\n", "openings", "openings none, the config says random:2"),
+    (lambda text: text.replace("ladder.sqlite", "other.sqlite"), "store", "other.sqlite"),
 ])
 def test_a_change_the_ladder_cannot_take_is_refused_naming_the_key(ladder, edit, key, words):
     tmp, config, store, membership = ladder

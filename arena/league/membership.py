@@ -3,12 +3,13 @@ added joins, a bot edited becomes a new version and a bot removed or retired sto
 no restart.
 
 Membership.poll() is cheap when nothing changed: it stats the config and the bots' files
-and reads the retired bots (0.69 ms for 32 bots of 5 files, each in its own directory,
-on 2 busy cores: benchmarks/membership.py). Only what changed is read again: the config is validated
-whole (as `arena run` reads it), a changed bot is rebuilt (`build:`) and fingerprinted
-again (the store's hash cache spares its unchanged files), and a new version is recorded
-in the store. A change the ladder cannot take (a broken edit, another game, a build that
-fails) is refused in one message and the ladder goes on as it was.
+and reads the retired bots (0.69 ms for 32 bots of 5 files, each in its own directory, on
+2 busy cores: benchmarks/membership.py). Only what changed, once its files have been still
+for RACY_SECONDS, is read again: the config is validated whole (as `arena run` reads it),
+a changed bot is rebuilt (`build:`) and fingerprinted again (the hash cache spares its
+unchanged files), and a new version is recorded in the store. A change the ladder cannot
+take (a broken edit, another game, a build that fails) is refused in one message, once,
+and the ladder goes on as it was.
 """
 
 from __future__ import annotations

@@ -155,3 +155,16 @@ def test_seats_out_for_faults_rank_by_when_they_went_out(sandbox, tmp_path):
     assert [m.seat for m in record.turns()[1]] == [0, 1]
     assert record.ranking == [0, 1, 2, 2] and record.winner == 0     # going out together: a tie
     assert record.termination is Termination.NORMAL
+
+
+def test_with_strikes_a_late_seat_is_played_for_until_its_strikes_are_spent(sandbox, tmp_path):
+    from arena.referee import TimeoutPolicy
+    settings = MatchSettings(time=TimeControl(move_ms=1000, startup_ms=10000),
+                             timeout_policy=TimeoutPolicy(mode="strikes", strikes=2))
+    tron = default_registry().create("tron", width=12, height=12, players=3)
+    record = play_game(tron, log_bots(tmp_path, "first", "first", "sleep:1"), 4, sandbox, settings)
+    # turns 2 and 3 are played for it (a move of its own, drawn by the game's seed), turn 4 puts it out
+    late = [(m.turn, m.substituted) for m in record.moves if m.seat == 2][1:]
+    assert late == [(1, "timeout strike 1 of 2"), (2, "timeout strike 2 of 2")]
+    assert [(o.seat, o.turn, o.termination) for o in record.out] == [(2, 3, Termination.TIMEOUT)]
+    assert record.ranking is not None and record.ranking[2] == 2 and record.termination is Termination.NORMAL

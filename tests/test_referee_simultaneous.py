@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.games import InvalidMoveError, default_registry
+from arena.games import GameError, InvalidMoveError, default_registry
 from arena.record import GameRecord, Termination
 from arena.referee import MatchSettings, TimeControl, play_game
 from arena.referee.botspec import command_spec
@@ -168,3 +168,9 @@ def test_with_strikes_a_late_seat_is_played_for_until_its_strikes_are_spent(sand
     assert late == [(1, "timeout strike 1 of 2"), (2, "timeout strike 2 of 2")]
     assert [(o.seat, o.turn, o.termination) for o in record.out] == [(2, 3, Termination.TIMEOUT)]
     assert record.ranking is not None and record.ranking[2] == 2 and record.termination is Termination.NORMAL
+
+
+def test_bots_that_do_not_fill_the_seats_are_refused_before_any_starts(sandbox, tmp_path):
+    tron = default_registry().create("tron", width=8, height=8, players=3)
+    with pytest.raises(GameError, match=r"game 'tron' with rules .* has 3 seats, not the 2 of the bots given"):
+        play_game(tron, log_bots(tmp_path, "first", "first"), 1, sandbox, SETTINGS)

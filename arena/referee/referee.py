@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from arena.games import SIMULTANEOUS, Game, IllegalMoveError, InvalidMoveError, State
+from arena.games import SIMULTANEOUS, Game, GameError, IllegalMoveError, InvalidMoveError, State
 from arena.plugins import loaded_plugins
 from arena.protocol import Dialect, ProtocolError, TurnInfo
 from arena.record import BotEntry, GameRecord, MoveRecord, Result, SeatOut, Termination
@@ -180,6 +180,10 @@ def play_game(game: Game, bots: Sequence[BotSpec], seed: int, sandbox: Sandbox,
     opening's moves are played first, by the referee, and recorded as the opening;
     it must be legal and leave the game open (arena.openings checks both)."""
     local = local or {}
+    seats_of_game = game.initial_state().seats
+    if len(bots) != seats_of_game:
+        raise GameError(f"game {game.name!r} with rules {dict(game.options)} has {seats_of_game} seats, "
+                        f"not the {len(bots)} of the bots given")
     started = time.monotonic()
     record = GameRecord(
         game=game.name, rule_options=dict(game.options), seed=seed,

@@ -174,3 +174,16 @@ def test_bots_that_do_not_fill_the_seats_are_refused_before_any_starts(sandbox, 
     tron = default_registry().create("tron", width=8, height=8, players=3)
     with pytest.raises(GameError, match=r"game 'tron' with rules .* has 3 seats, not the 2 of the bots given"):
         play_game(tron, log_bots(tmp_path, "first", "first"), 1, sandbox, SETTINGS)
+
+
+def test_where_the_rules_cannot_go_on_without_a_seat_its_fault_ends_the_game(sandbox, tmp_path, monkeypatch):
+    # a game whose rules cannot put a seat out (play_without's default): tron's, as if so
+    from arena.games.tron import TronState
+    monkeypatch.setattr(TronState, "play_without", lambda self, moves, out: None)
+    tron = default_registry().create("tron", width=8, height=8, players=4)
+    record = play_game(tron, log_bots(tmp_path, "first", "first", "sleep:4", "down"), 2, sandbox, SETTINGS)
+    # seat 3 ran into the border on turn 3; seat 2 slept through turn 5 and ends the game:
+    # below the two still in, which tie, above the one out before
+    assert (record.termination, record.faulted, record.winner, record.out) == (Termination.TIMEOUT, 2, None, [])
+    assert record.ranking == [0, 0, 2, 3]
+    assert len(record.turns()) == 4 and [m.seat for m in record.turns()[3]] == [0, 1, 2]

@@ -159,7 +159,7 @@ class _Seat:
         self.strikes = 0
         self.first_turn = True
         self.mark: Callable[[], CpuMark | None] | None = None   #: see MoveMeter
-        #: put out for a fault while the others play on: the seats still in then (_ranking)
+        #: put out for a fault: the seats still in then (see _rank)
         self.out_among: frozenset[int] | None = None
 
 
@@ -262,9 +262,11 @@ def play_game(game: Game, bots: Sequence[BotSpec], seed: int, sandbox: Sandbox,
         if len(seats) == 2:
             record.winner = 1 - faulted.seat
             record.ranking = record.rank_of()
-        else:   # the rules could not go on without it: below every seat still in
-            seats[faulted.seat].out_among = frozenset(s.seat for s in seats if s.out_among is None)
-            _rank(record, seats, state.ranking() if state.is_terminal() else None)
+        else:   # the rules could not go on without it: below every seat still in (after the
+            # end, a fault found at the last look: below every seat)
+            over = state.is_terminal()
+            seats[faulted.seat].out_among = frozenset(range(len(seats)) if over else state.movers())
+            _rank(record, seats, state.ranking() if over else _in_first(state, len(seats)))
     except KeyboardInterrupt:
         record.termination = Termination.ABORTED
         record.reason = "interrupted"
@@ -463,6 +465,15 @@ def _result(record: GameRecord, seat: int) -> Result:
     if record.ranking[seat] != 0:
         return Result.LOSS
     return Result.WIN if record.ranking.count(0) == 1 else Result.DRAW
+
+
+def _in_first(state: State, seats: int) -> list[int] | None:
+    """A ranking of a game not over: where seats move at once, those still in (moving) tie
+    first and those the rules put out tie below; in a game of turns, None (all tie)."""
+    if state.to_move != SIMULTANEOUS:
+        return None
+    movers = state.movers()
+    return [0 if seat in movers else len(movers) for seat in range(seats)]
 
 
 def _rank(record: GameRecord, seats: list[_Seat], rules: Sequence[int] | None) -> None:

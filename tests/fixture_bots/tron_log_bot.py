@@ -9,6 +9,7 @@ into the first free cell next to its head (u, d, l, r). ROLE says how it replies
              move of this turn would show here), then replies
   sleep:K    at once, except on turn K, where it sleeps past any deadline
   chatty:K   at once, and on turn K writes a second line with its reply
+  down       at once, always 'd' (into the border, soon)
 
     python3 tron_log_bot.py ROLE [FIFO]
 
@@ -74,7 +75,7 @@ while True:
         print("ready", flush=True)
     elif words[0] == "turn":
         note(f"< {words[3]}")
-        move = free_move(line.split(" ", 5)[5])
+        move = "d" if role == "down" else free_move(line.split(" ", 5)[5])
         if role == "held":
             if gate is None:
                 gate = open(fifo)   # blocks until the first bot opens it to write

@@ -272,3 +272,66 @@ def test_a_bot_in_play_counts_its_games_in_play_for_the_matchmaker(tmp_path):
         games = {bot.name: bot.games for bot in source.standings().bots}
         assert sorted(games.values()) == [0, 0, 0, 2, 2]
         assert games[piece[0].seat0] == games[piece[0].seat1] == 2
+
+
+def games_of(db: Path, bot: str, version: int | None = None) -> int:
+    """Stored games of a bot (of one version)."""
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            "SELECT count(*) FROM games WHERE (seat0 = ?1 AND (?2 IS NULL OR v0 = ?2))"
+            " OR (seat1 = ?1 AND (?2 IS NULL OR v1 = ?2))", (bot, version)).fetchone()[0]
+
+
+def said(tmp_path: Path, text: str) -> bool:
+    return text in (tmp_path / "stderr").read_text()
+
+
+#: games a worker may have in play when a change is taken (a pair each, 2 workers)
+IN_PLAY = 4
+
+
+def test_bots_join_change_and_leave_a_running_ladder(tmp_path):
+    from test_league_failures import wait_until
+    mine = bot_file(tmp_path, "mine", MENDED)
+    dead = bot_file(tmp_path, "dead", "import sys\nsys.exit(1)\n")
+    bots = [("r1", "uttt-random"), ("r2", "random"), ("m", mine)]
+    config = write_ladder(tmp_path / "live.yaml", bots, "{min_games: 4}")
+    db = tmp_path / "live.sqlite"
+    proc = start_run(config, tmp_path, "--standings", "0")
+    try:
+        wait_for_games(db, 4)
+        # added: joins at once, said
+        config = write_ladder(config, bots + [("n", "random")], "{min_games: 4}")
+        assert wait_until(lambda: games_of(db, "n") >= 2), (tmp_path / "stderr").read_text()
+        assert said(tmp_path, "n: joins the ladder")
+        # changed: the new version plays, the old one stops
+        (tmp_path / "bots" / "mine" / "mine.py").write_text(MENDED + "# mended again\n")
+        assert wait_until(lambda: games_of(db, "m", 2) >= 2), (tmp_path / "stderr").read_text()
+        assert said(tmp_path, "m: ") and said(tmp_path, "(now v2, ")
+        old = games_of(db, "m", 1)
+        # removed: stops
+        config = write_ladder(config, [bots[0], bots[2], ("n", "random")], "{min_games: 4}")
+        assert wait_until(lambda: said(tmp_path, "r2: removed from the config, plays no more"))
+        gone = games_of(db, "r2")
+        # retired with arena retire while it runs: stops
+        retire = arena("retire", str(db), "r1")
+        assert retire.returncode == 0, retire.stderr
+        assert wait_until(lambda: said(tmp_path, "r1: retired, plays no more"))
+        retired = games_of(db, "r1")
+        # a bot that cannot start is said and does not join
+        write_ladder(config, [bots[0], bots[2], ("n", "random"), ("d", dead)], "{min_games: 4}")
+        assert wait_until(lambda: said(tmp_path, "bot 'd' cannot start"))
+        assert not said(tmp_path, "d: joins")
+        played = count(db)
+        wait_for_games(db, played + 20)
+        os.kill(proc.pid, signal.SIGTERM)
+        err = finish(proc, tmp_path)
+    finally:
+        proc.kill()
+        kill_ours(tmp_path)
+    assert proc.returncode == 130, err
+    assert games_of(db, "m", 1) <= old + IN_PLAY
+    assert games_of(db, "r2") <= gone + IN_PLAY
+    assert games_of(db, "r1") <= retired + IN_PLAY
+    assert games_of(db, "d") == 0
+    assert "Traceback" not in err

@@ -24,10 +24,13 @@ from arena.openings import Openings
 from arena.plugins import Plugins, loaded_plugins
 from arena.record import GameRecord, Termination
 from arena.referee import BotSpec
+from arena.sandbox import Sandbox
 
 from .config import LadderConfig, LeagueConfig
 from .drive import CancelToken
 from .matchmakers import BotStanding, Matchmaker, Pairing, Standings, pair_key
+from .membership import Membership
+from .preflight import start_all
 from .progress import Progress
 from .rating_systems import Rater, TrueSkill, rater
 from .runner import (
@@ -48,6 +51,8 @@ __all__ = ["LadderSource", "los", "run_ladder", "separated"]
 
 #: rows of the live standings
 STANDINGS_ROWS = 10
+#: seconds between two looks at the config and the bots' files (membership)
+WATCH_EVERY_S = 2.0
 
 
 def los(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> float:
@@ -105,6 +110,10 @@ class LadderSource:
         self.played = 0          # games stored by this run
         self.stop: str | None = None   # why the ladder stopped, once it has
         self.queue: deque[Pairing] = deque()
+        #: called every WATCH_EVERY_S at most, from take and done (the run's own thread):
+        #: the ladder's membership, which calls join, change, leave and retune
+        self.watch: Callable[[], None] | None = None
+        self._watched = clock()
         self.rng = random.Random(f"{config.seed}|{store.count()}")
         pairs: set[tuple[str, str, int]] = set()   # pairs earlier runs started, by version
         for _id, stored, v0, v1 in store.games_since(0):
@@ -123,6 +132,7 @@ class LadderSource:
     def take(self, slots: int, most_pairs: int | None = None) -> list[Fixture] | None:
         """One pair of the next pairing; [] while games in flight may change what comes
         next (the `games` limit is reached unless one is aborted); None once stopped."""
+        self._look()
         self._check_stops()
         if self.stop is not None:
             return None
@@ -152,10 +162,35 @@ class LadderSource:
         self.played += 1
         for seat in self._learn(fixture.key, record, versions):
             self._suspend_if_faulty(seat)
+        self._look()
         self._check_stops()
 
     def __iter__(self) -> Iterator[Fixture]:
         return fixtures_of(self)
+
+    # --- bots that join, change and leave ---
+
+    def join(self, name: str, version: int, spec: BotSpec) -> None:
+        """A bot plays from its next pairing on (a new one, or a new version of one:
+        the old version plays no more)."""
+        self.versions[name], self.specs[name] = version, spec
+        self.queue.clear()    # chosen without it
+
+    def leave(self, name: str) -> None:
+        """A bot plays no more (its games in play are still stored)."""
+        self.versions.pop(name, None)
+        self.queue = deque(p for p in self.queue if name not in p)
+
+    def retune(self, config: LeagueConfig) -> None:
+        """The ladder section as the config now says (stop conditions, newcomers,
+        suspension); its matchmaker stays the one it started with."""
+        assert config.ladder is not None
+        self.config, self.ladder = config, config.ladder
+
+    def _look(self) -> None:
+        if self.watch is not None and self.clock() - self._watched >= WATCH_EVERY_S:
+            self._watched = self.clock()
+            self.watch()
 
     # --- standings ---
 
@@ -339,6 +374,11 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
                 print(f"{name} v{version}: suspended, {reason}; a new version plays again",
                       file=out)
 
+        if config.source is not None:
+            members = _Members(Membership(config.source, config, plugins, store), source,
+                               plugins, store, executor.plays_here(config), progress, out)
+            source.watch = members.look
+
         def on_record(_fixture: Fixture, record: GameRecord) -> None:
             progress.update(record)
         begin = (f"ladder {config.name}: {len(playing)} bots, matchmaker "
@@ -358,6 +398,68 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     progress.finish(f"{verb}: {summary.played} games played in {summary.seconds:.1f} s; "
                     f"{stored} stored in {config.store}")
     return summary
+
+
+class _Members:
+    """Takes what the ladder's Membership sees into the running ladder: an added or
+    changed bot is started once (one that cannot start is said and plays no more), then
+    joins or plays its new version instead of the old; a removed or retired bot stops.
+    Each change is said."""
+
+    def __init__(self, membership: Membership, source: LadderSource, plugins: Plugins,
+                 store: Store, start_here: bool, progress: Progress, out: TextIO) -> None:
+        self.membership, self.source, self.plugins, self.store = membership, source, plugins, store
+        self.start_here, self.progress, self.out = start_here, progress, out
+
+    def say(self, line: str) -> None:
+        self.progress.print_above(line, self.out)
+
+    def look(self) -> None:
+        """Poll the membership and take what changed."""
+        update = self.membership.poll()
+        if update is None:
+            return
+        config = update.config
+        self.source.retune(config)
+        if config.ladder is not None and config.ladder.games != self.progress.total:
+            self.progress.total = config.ladder.games or 0
+        new = [note.bot for note in update.changed] + list(update.added)
+        specs = self._specs(config, new) if new else {}
+        current = self.store.current_versions()
+        for line in replace(update, added=[]).lines():   # a bot joins once it has started
+            self.say(line)
+        versions = {**current, **{note.bot: note.version for note in update.changed}}
+        for name in new:
+            problem = self._cannot_start(config, specs[name])
+            if problem is not None:   # its files are what fails: no version of it can play
+                self.say(f"{problem}; {name} "
+                         f"{'does not join' if name in update.added else 'plays no more'} "
+                         "until its files change")
+                self.source.leave(name)
+                continue
+            self.source.join(name, versions[name], specs[name])
+            if name in update.added:
+                self.say(f"{name}: joins the ladder")
+        for name in update.removed:
+            self.source.leave(name)
+
+    def _specs(self, config: LeagueConfig, names: list[str]) -> dict[str, BotSpec]:
+        """How to start these bots, each with its current version's fingerprint (a worker
+        starts a changed bot afresh rather than reuse its old process)."""
+        job = make_job(config, self.plugins)
+        prints = {v.bot: v.fingerprint for v in self.store.versions() if v.current}
+        return {name: replace(job.bots[name], fingerprint=prints.get(name) or job.bots[name].fingerprint)
+                for name in names}
+
+    def _cannot_start(self, config: LeagueConfig, spec: BotSpec) -> str | None:
+        """Why a joining bot cannot start (the preflight, on this machine), or None."""
+        if not self.start_here:
+            return None
+        job = make_job(config, self.plugins)
+        sandbox = Sandbox(limits=job.limits, mode=job.sandbox_mode)
+        problems = start_all(self.source.game, [spec], sandbox, job.settings, config.seed,
+                             keep_going=True)
+        return str(problems[0]) if problems else None
 
 
 def _stops(ladder: LadderConfig) -> str:

@@ -220,15 +220,23 @@ def arena_register_matchmakers(registry):
 """
 
 
-def test_a_matchmaker_from_a_plugin_package_plays_a_ladder(tmp_path):
+def plugin_env(tmp_path: Path, module: str, text: str) -> dict[str, str]:
+    """The environment of a run with a plugin package installed: module (its source
+    text) declared as an entry point of a distribution on PYTHONPATH."""
     root = tmp_path / "plugin"
-    root.mkdir()
-    (root / "arena_first_two.py").write_text(PLUGIN)
-    dist = root / "arena_first_two-0.1.dist-info"
+    root.mkdir(exist_ok=True)
+    (root / f"{module}.py").write_text(text)
+    dist = root / f"{module}-0.1.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: arena-first-two\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[arena]\nfirst-two = arena_first_two\n")
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module.replace('_', '-')}\n"
+                                   "Version: 0.1\n")
+    (dist / "entry_points.txt").write_text(f"[arena]\n{module} = {module}\n")
+    paths = [str(root), os.environ.get("PYTHONPATH", "")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in paths if path)}
+
+
+def test_a_matchmaker_from_a_plugin_package_plays_a_ladder(tmp_path):
+    env = plugin_env(tmp_path, "arena_first_two", PLUGIN)
     config = write_ladder(tmp_path / "plug.yaml", RANDOMS[:3],
                           "{matchmaker: first-two, games: 6}", workers=1)
     out = arena("run", str(config), "--standings", "0", env=env)
@@ -240,6 +248,42 @@ def test_a_matchmaker_from_a_plugin_package_plays_a_ladder(tmp_path):
     assert without.returncode == 2
     assert "unknown matchmaker 'first-two'" in without.stderr
     assert len(without.stderr.strip().splitlines()) == 1
+
+
+BROKEN = """\
+from arena.hooks import hookimpl
+
+
+class Boom:
+    def pairings(self, standings, count, rng):
+        return 1 / 0
+
+
+class Junk:
+    def pairings(self, standings, count, rng):
+        return [("r1", "r1"), ("r1", "nobody"), "r1r2", (["r1"], ["r2"])]
+
+
+@hookimpl
+def arena_register_matchmakers(registry):
+    registry.add("boom", Boom)
+    registry.add("junk", Junk)
+"""
+
+
+def test_a_plugin_matchmaker_that_fails_or_answers_junk_is_one_line(tmp_path):
+    env = plugin_env(tmp_path, "arena_broken", BROKEN)
+    config = write_ladder(tmp_path / "boom.yaml", RANDOMS[:3], "{matchmaker: boom, games: 6}")
+    out = arena("run", str(config), env=env)
+    assert out.returncode == 1, out.stderr
+    assert "arena run: error: matchmaker 'boom' failed: ZeroDivisionError: division by zero" \
+        in out.stderr and "Traceback" not in out.stderr
+    config = write_ladder(tmp_path / "junk.yaml", RANDOMS[:3], "{matchmaker: junk, games: 6}")
+    out = arena("run", str(config), env=env)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert ("finished (matchmaker 'junk' chose no pairing of two bots that can play, among 3)"
+            in out.stderr)
+    assert count(tmp_path / "junk.sqlite") == 0
 
 
 def test_los_and_separation_read_the_posteriors():

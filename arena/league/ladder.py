@@ -28,6 +28,7 @@ from arena.sandbox import Sandbox
 
 from .config import LadderConfig, LeagueConfig
 from .drive import CancelToken
+from .executors.base import RunError, cause
 from .matchmakers import BotStanding, Matchmaker, Pairing, Standings, pair_key
 from .membership import Membership
 from .preflight import start_all
@@ -144,7 +145,10 @@ class LadderSource:
         if pairing is None:
             if self.in_flight:
                 return []
-            self._halt("fewer than two bots can play")
+            playable = len(self.standings().playable())
+            self._halt("fewer than two bots can play" if playable < 2 else
+                       f"matchmaker {self.ladder.matchmaker!r} chose no pairing of two bots "
+                       f"that can play, among {playable}")
             return None
         piece = self._mint(pairing)[:left]
         self.in_flight += len(piece)
@@ -272,7 +276,12 @@ class LadderSource:
                 if len(standings.playable()) < 2:
                     return None
                 free = max(1, slots - self.in_flight // 2)
-                self.queue.extend(self.matchmaker.pairings(standings, free, self.rng))
+                try:
+                    chosen = list(self.matchmaker.pairings(standings, free, self.rng))
+                except Exception as exc:   # a plugin's bug: no bot's fault, and no traceback
+                    raise RunError(f"matchmaker {self.ladder.matchmaker!r} failed: "
+                                   f"{cause(exc)}") from exc
+                self.queue.extend(chosen)
             while self.queue:
                 pairing = self.queue.popleft()
                 if self._playable(pairing):
@@ -280,8 +289,11 @@ class LadderSource:
         return None
 
     def _playable(self, pairing: Pairing) -> bool:
+        if not isinstance(pairing, tuple):    # a plugin's answer is not trusted
+            return False
         names = tuple(pairing)
-        return (len(names) == 2 and names[0] != names[1]
+        return (len(names) == 2 and all(isinstance(name, str) for name in names)
+                and names[0] != names[1]
                 and all(name in self.versions and (name, self.versions[name]) not in self.suspended
                         for name in names))
 

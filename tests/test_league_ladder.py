@@ -201,6 +201,22 @@ def test_a_crashing_version_is_suspended_and_a_new_version_plays_again(tmp_path)
     assert v2 >= 10 and suspended == [("c", 1)]   # a newcomer: seated first
 
 
+def test_a_stricter_suspend_takes_effect_when_the_ladder_starts(tmp_path):
+    crasher = bot_file(tmp_path, "crash", CRASHER)
+    config = write_ladder(tmp_path / "strict.yaml", RANDOMS[:2] + [("c", crasher)],
+                          "{games: 12, min_games: 20, suspend: {share: 1}}", workers=1)
+    assert arena("run", str(config), "--standings", "0").returncode == 0
+    db = tmp_path / "strict.sqlite"
+    crashed = games_of(db, "c")
+    assert crashed >= 4
+    config.write_text(config.read_text().replace("{share: 1}", "{share: 0.5, after: 4}")
+                      .replace("games: 12", "games: 24"))
+    out = arena("run", str(config), "--standings", "0")
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count(f"c v1: suspended, faulted in {crashed} of {crashed} games") == 1
+    assert games_of(db, "c") == crashed and count(db) == 24
+
+
 PLUGIN = """\
 from arena.hooks import hookimpl
 from arena.league.matchmakers import Pairing

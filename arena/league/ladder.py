@@ -126,6 +126,8 @@ class LadderSource:
                 a, b = pair_key(*(f"{name}@{version}" for name, version in seats))
                 pairs.add((a, b, parts.pair))
         self.met.update((a, b) for a, b, _k in pairs)
+        for name, version in self.versions.items():   # settings may have changed since
+            self._suspend_if_faulty((name, version))
         self._check_stops()
 
     # --- the FixtureSource ---
@@ -190,6 +192,8 @@ class LadderSource:
         suspension); its matchmaker stays the one it started with."""
         assert config.ladder is not None
         self.config, self.ladder = config, config.ladder
+        for name, version in list(self.versions.items()):   # `suspend` may be stricter now
+            self._suspend_if_faulty((name, version))
 
     def _look(self) -> None:
         if self.watch is not None and self.clock() - self._watched >= WATCH_EVERY_S:
@@ -368,6 +372,7 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         game = job.made if job.made is not None else plugins.games.create(config.game, **config.rules)
         limit = config.ladder.games
         progress = progress or Progress(limit or 0)
+        earlier = store.suspended()
         source = LadderSource(config, store, matchmaker, versions, job.bots, game,
                               league_openings(config, plugins.games),
                               say=lambda line: progress.print_above(line, out))
@@ -381,7 +386,7 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
                 max(2, (limit - already) // 10) if limit is not None and limit > already
                 else max(20, 2 * len(playing)))
         workers = _bounded_workers(executor, workers or config.workers, progress)
-        for (name, version), reason in sorted(source.suspended.items()):
+        for (name, version), reason in sorted(earlier.items()):
             if versions.get(name) == version:
                 print(f"{name} v{version}: suspended, {reason}; a new version plays again",
                       file=out)

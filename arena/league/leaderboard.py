@@ -21,7 +21,7 @@ from arena.stats import EloFit, MatchResults, Trinomial, fit_elo
 
 from .config import RatingConfig
 from .pairs import Pairing, Tally, between
-from .rating_systems import RatedGame, Rating, RatingSystem, TrueSkill, rated_game, rating_system
+from .rating_systems import RatedGame, Rating, RatingSystem, TrueSkill, los_between, rated_game, rating_system
 from .ratings import GameRow
 
 #: every kind of fault, in the order columns show them
@@ -46,7 +46,10 @@ class Row:
     mean_move_ms: float | None    #: mean wall time of its moves; None without moves
     elo: float | None = None          #: Bradley-Terry Elo over all games; None if not rated
     elo_error: float | None = None    #: half-width of its 95% interval
-    los_next: float | None = None     #: P(stronger than the next row's bot), from the Elo fit
+    #: P(stronger than the next row's bot), from the rating system that orders the rows (one
+    #: model per table: the fit's Elo may order two bots otherwise); None: last row, or a
+    #: system that gives no LOS
+    los_next: float | None = None
     version: int | None = None        #: the bot's version in the store (arena versions)
     fingerprint: str | None = None    #: that version's fingerprint
 
@@ -135,7 +138,7 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
                          if (min(name, other), max(name, other)) in table and other != name}
                   for name in order}
     rows: list[Row] = []
-    for position, name in enumerate(order, 1):
+    for position, (name, below) in enumerate(zip(order, [*order[1:], None]), 1):
         rank = rows[-1].rank if rows and rows[-1].rating.value == final[name].value else position
         total = sum(crosstable[name].values(), Trinomial())
         times = move_ms[name]
@@ -143,7 +146,8 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
             rank=rank, bot=name, score=total.points, rating=final[name], games=total.games,
             wins=total.wins, draws=total.draws, losses=total.losses,
             faults={kind: faults[name][kind] for kind in FAULT_KINDS if kind in faults[name]},
-            mean_move_ms=sum(times) / len(times) if times else None))
+            mean_move_ms=sum(times) / len(times) if times else None,
+            los_next=None if below is None else los_between(rater, final[name], final[below])))
     fit = fit_elo(table.values(), [row.bot for row in rows], elo_anchor)
     return Leaderboard(rows=_with_elo(rows, fit), crosstable=crosstable, history=history,
                        title=title, elo_anchor=elo_anchor, matches=table, elo_fit=fit,
@@ -179,16 +183,11 @@ def with_versions(board: Leaderboard, versions: Mapping[str, tuple[int, str | No
 
 
 def _with_elo(rows: Sequence[Row], fit: EloFit) -> tuple[Row, ...]:
-    """The rows with their Elo (Bradley-Terry fit of all games) and LOS over the next row."""
+    """The rows with their Elo and its interval (Bradley-Terry fit of all games): a model of
+    its own beside the one that orders the rows, so it gives no LOS > next here."""
     rated = fit.ratings
-    out = []
-    for row, below in zip(rows, [*rows[1:], None]):
-        if row.bot not in rated:
-            out.append(row)
-            continue
-        los = fit.los(row.bot, below.bot) if below is not None and below.bot in rated else None
-        out.append(replace(row, elo=rated[row.bot], elo_error=fit.error(row.bot), los_next=los))
-    return tuple(out)
+    return tuple(replace(row, elo=rated[row.bot], elo_error=fit.error(row.bot))
+                 if row.bot in rated else row for row in rows)
 
 
 # --- formats --------------------------------------------------------------------------------
@@ -218,7 +217,7 @@ def rating_texts(row: Row) -> list[str]:
 
 
 def _headers(board: Leaderboard) -> list[str]:
-    return ["rank", "bot", "score", *rating_headers(board), "Elo", "+-95%", "LOS>next", "games",
+    return ["rank", "bot", "score", *rating_headers(board), "LOS>next", "Elo", "+-95%", "games",
             "W", "D", "L", "faults", "move ms"]
 
 
@@ -229,20 +228,24 @@ NOT_SIGNIFICANT = "~"
 
 def _row_cells(row: Row) -> list[str]:
     detail = ", ".join(f"{kind} {n}" for kind, n in row.faults.items())
-    return [str(row.rank), row.bot, f"{row.score:g}", *rating_texts(row), *_elo_cells(row),
-            str(row.games), str(row.wins),
+    return [str(row.rank), row.bot, f"{row.score:g}", *rating_texts(row), _los_cell(row),
+            *_elo_cells(row), str(row.games), str(row.wins),
             str(row.draws), str(row.losses), f"{row.fault_count} ({detail})" if detail else "0",
             "-" if row.mean_move_ms is None else f"{row.mean_move_ms:.1f}"]
 
 
+def _los_cell(row: Row) -> str:
+    """The LOS over the next row, marked when not significant; empty without one."""
+    if row.los_next is None:
+        return ""
+    return _percent(row.los_next) + ("" if row.significant else " " + NOT_SIGNIFICANT)
+
+
 def _elo_cells(row: Row) -> list[str]:
-    """Elo, its 95% half-width, and the LOS over the next row, marked when not significant."""
+    """The fit's Elo and its 95% half-width ("-" for a bot outside the fit)."""
     if row.elo is None or row.elo_error is None:
-        return ["-", "-", ""]
-    los = "" if row.los_next is None else _percent(row.los_next)
-    if row.significant is False:
-        los += " " + NOT_SIGNIFICANT
-    return [f"{row.elo:+.0f}", f"{row.elo_error:.0f}", los]
+        return ["-", "-"]
+    return [f"{row.elo:+.0f}", f"{row.elo_error:.0f}"]
 
 
 def _percent(p: float) -> str:
@@ -251,11 +254,15 @@ def _percent(p: float) -> str:
 
 
 def _elo_note(board: Leaderboard) -> list[str]:
-    """The line under the standings that says what the Elo columns are."""
+    """The lines under the standings that say which model LOS>next and Elo come from."""
     anchor = f"{board.elo_anchor} at 0" if board.elo_anchor else "mean 0"
-    return [f"Elo: fit over all games ({anchor}), +-95% interval; LOS>next: chance a bot is",
-            f"stronger than the next one down, {NOT_SIGNIFICANT} below "
-            f"{100 * SIGNIFICANT_LOS:.0f}% (order not significant)."]
+    source = board.system.words.los
+    los = (f"LOS>next: the chance, {source}, that a bot is stronger than the next one down, "
+           f"{NOT_SIGNIFICANT} below {100 * SIGNIFICANT_LOS:.0f}% (order not significant)."
+           if source else "LOS>next: none (the rating system gives no chance of superiority).")
+    elo = (f"Elo: fit over all games ({anchor}), a model of its own (it may order two bots "
+           "otherwise), +-95% its interval.")
+    return [*textwrap.wrap(los, LEGEND_WIDTH), *textwrap.wrap(elo, LEGEND_WIDTH)]
 
 
 def format_cell(cell: Cell | None) -> str:
@@ -304,13 +311,15 @@ def render_table(board: Leaderboard, wide: bool = False) -> str:
 
 
 def render_top(board: Leaderboard, rows: int = 10) -> list[str]:
-    """The first rows of the table with Elo and its interval, as lines: the live standings
-    of a run (arena run), with the same columns and marks as the full table."""
+    """The first rows of the table, as lines: the live standings of a run (arena run), its
+    ranking figure and LOS>next first, then the fit's Elo and interval, marked as the full
+    table marks them."""
     shown = board.rows[:rows]
     ranking = [c.key for c in board.system.columns if c.ranks][:1] or ["rating"]
-    headers = ["rank", "bot", "Elo", "+-95%", "LOS>next", "score", "games", "W", "D", "L", *ranking]
-    body = [[str(r.rank), r.bot, *_elo_cells(r), f"{r.score:g}", str(r.games), str(r.wins),
-             str(r.draws), str(r.losses), f"{r.rating.value:.2f}"] for r in shown]
+    headers = ["rank", "bot", *ranking, "LOS>next", "score", "games", "W", "D", "L", "Elo", "+-95%"]
+    body = [[str(r.rank), r.bot, f"{r.rating.value:.2f}", _los_cell(r), f"{r.score:g}",
+             str(r.games), str(r.wins), str(r.draws), str(r.losses), *_elo_cells(r)]
+            for r in shown]
     left = {i for i, h in enumerate(headers) if h in _LEFT}
     more = len(board.rows) - len(shown)
     tail = [f"... and {more} more"] if more > 0 else []
@@ -418,8 +427,8 @@ def _as_dict(board: Leaderboard) -> dict[str, Any]:
                             "games": c.games, "text": format_cell(c)}
                     for other, c in cells.items()}
              for name, cells in board.crosstable.items()}
-    return {"title": board.title, "elo_anchor": board.elo_anchor, "rows": rows,
-            "crosstable": cross}
+    return {"title": board.title, "elo_anchor": board.elo_anchor,
+            "los_next_from": board.system.words.los or None, "rows": rows, "crosstable": cross}
 
 
 _ELO_FIELDS = ("elo", "elo_error", "elo_low", "elo_high", "los_next", "significant")

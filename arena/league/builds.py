@@ -30,7 +30,13 @@ BuildRecord = dict[str, Any]
 
 
 class BuildError(RunError):
-    """A bot's build command failed: the run stops with its output."""
+    """A bot's build command failed: the run stops with its output. summary is the first
+    line without what it means for the run; output the end of what the build printed."""
+
+    def __init__(self, message: str, summary: str | None = None, output: str = "") -> None:
+        super().__init__(message)
+        self.summary = summary if summary is not None else message
+        self.output = output
 
 
 def build_key(bot: BotConfig, base_dir: Path) -> BuildKey | None:
@@ -95,8 +101,8 @@ def _run(name: str, build: str, where: Path, out: TextIO) -> None:
         raise BuildError(f"{name}: build {build!r} could not start: {exc}") from None
     if done.returncode != 0:
         tail = "\n".join(done.stdout.rstrip().splitlines()[-30:])
-        raise BuildError(f"{name}: build {build!r} failed (exit {done.returncode}) in "
-                         f"{where}; no game was played:\n{tail}")
+        summary = f"{name}: build {build!r} failed (exit {done.returncode}) in {where}"
+        raise BuildError(f"{summary}; no game was played:\n{tail}", summary, tail)
 
 
 def _inputs(command: str, where: Path, roots: list[Path], cache: HashCache,

@@ -80,6 +80,11 @@ CREATE TABLE IF NOT EXISTS versions (
     PRIMARY KEY (bot, version)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS retired (bot TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;
+-- a ladder's versions that faulted too often: they play no more (a new version does)
+CREATE TABLE IF NOT EXISTS suspended (
+    bot TEXT NOT NULL, version INTEGER NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL,
+    PRIMARY KEY (bot, version)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS file_hashes (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL
 ) WITHOUT ROWID;
@@ -499,6 +504,23 @@ class Store:
         with self._lock:
             return {bot for (bot,) in self._rows("SELECT bot FROM retired")}
 
+    def suspend(self, bot: str, version: int, reason: str) -> None:
+        """Suspend a version of a bot in a ladder (it plays no more): reason says why."""
+        with self._transaction():
+            self._db.execute("INSERT OR REPLACE INTO suspended VALUES (?, ?, ?, ?)",
+                             (bot, version, reason, _now()))
+
+    def suspended(self) -> dict[tuple[str, int], str]:
+        """The suspended versions, (bot, version) -> why."""
+        with self._lock:
+            try:
+                rows = self._db.execute("SELECT bot, version, reason FROM suspended").fetchall()
+            except sqlite3.OperationalError as exc:
+                if "no such table" in str(exc):   # read as it is, from before ladders
+                    return {}
+                raise
+        return {(bot, version): reason for bot, version, reason in rows}
+
     def hash_cache(self) -> dict[str, tuple[int, int, str]]:
         """How files were last hashed (path -> size, mtime_ns, sha256), for fingerprints."""
         with self._lock:
@@ -633,7 +655,9 @@ class Store:
             pairs = None
             if current:
                 snapshot = json.loads(self._meta().get("config", "{}"))
-                pairs = int(snapshot.get("games_per_pairing", 0)) // 2 or None
+                # a ladder's pairs are not bounded: its pairings meet as often as it chooses
+                pairs = (None if snapshot.get("schedule") == "ladder"
+                         else int(snapshot.get("games_per_pairing", 0)) // 2 or None)
         retired = self.retired() if current else set()
         for key, index, text, seat0, seat1, v0, v1, season in rows:
             if keys is not None and key not in keys:

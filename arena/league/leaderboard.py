@@ -11,7 +11,7 @@ import csv
 import io
 import json
 import textwrap
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -52,6 +52,11 @@ class Row:
     los_next: float | None = None
     version: int | None = None        #: the bot's version in the store (arena versions)
     fingerprint: str | None = None    #: that version's fingerprint
+    #: a ladder's marks, of MARKS: "new" (fewer games than its min_games), "suspended"
+    #: (faulted too often: plays no more until a new version), "old" (a version no longer
+    #: current, shown as history by --all-versions)
+    marks: tuple[str, ...] = ()
+    suspended: str | None = None      #: why it was suspended (its fault causes)
 
     @property
     def significant(self) -> bool | None:
@@ -91,6 +96,8 @@ class Leaderboard:
     elo_fit: EloFit | None = None     #: the fit behind the Elo columns (LOS of any two bots)
     system: RatingSystem = field(default_factory=TrueSkill)   #: what rated the bots
     prior: Rating | None = None       #: the rating of a bot without games
+    #: a ladder's board: rows carry marks, a bot with fewer games than this is new
+    min_games: int | None = None
 
     def cell(self, bot: str, opponent: str) -> Cell:
         """Results of bot against opponent (an empty Cell if they never met)."""
@@ -182,6 +189,21 @@ def with_versions(board: Leaderboard, versions: Mapping[str, tuple[int, str | No
     return replace(board, rows=rows)
 
 
+#: the marks a ladder's rows may carry, in the order they are shown
+MARKS = ("new", "suspended", "old")
+
+
+def with_marks(board: Leaderboard, min_games: int, suspended: Mapping[str, str],
+               old: Collection[str] = ()) -> Leaderboard:
+    """A ladder's board: each row marked new (fewer than min_games games), suspended
+    (suspended: row name -> why) or old (a name in old: a version no longer current)."""
+    def marked(row: Row) -> Row:
+        on = {"new": row.games < min_games, "suspended": row.bot in suspended, "old": row.bot in old}
+        return replace(row, marks=tuple(mark for mark in MARKS if on[mark]),
+                       suspended=suspended.get(row.bot))
+    return replace(board, rows=tuple(marked(row) for row in board.rows), min_games=min_games)
+
+
 def _with_elo(rows: Sequence[Row], fit: EloFit) -> tuple[Row, ...]:
     """The rows with their Elo and its interval (Bradley-Terry fit of all games): a model of
     its own beside the one that orders the rows, so it gives no LOS > next here."""
@@ -218,20 +240,32 @@ def rating_texts(row: Row) -> list[str]:
 
 def _headers(board: Leaderboard) -> list[str]:
     return ["rank", "bot", "score", *rating_headers(board), "LOS>next", "Elo", "+-95%", "games",
-            "W", "D", "L", "faults", "move ms"]
+            "W", "D", "L", "faults", "move ms", *(["marks"] if board.min_games is not None else [])]
 
 
-_LEFT = {"bot", "faults", "LOS>next"}
+_LEFT = {"bot", "faults", "LOS>next", "marks"}
 #: after a LOS below SIGNIFICANT_LOS: this bot and the next may well be in the other order
 NOT_SIGNIFICANT = "~"
 
 
-def _row_cells(row: Row) -> list[str]:
+def _row_cells(board: Leaderboard, row: Row) -> list[str]:
     detail = ", ".join(f"{kind} {n}" for kind, n in row.faults.items())
+    marks = [", ".join(row.marks)] if board.min_games is not None else []
     return [str(row.rank), row.bot, f"{row.score:g}", *rating_texts(row), _los_cell(row),
             *_elo_cells(row), str(row.games), str(row.wins),
             str(row.draws), str(row.losses), f"{row.fault_count} ({detail})" if detail else "0",
-            "-" if row.mean_move_ms is None else f"{row.mean_move_ms:.1f}"]
+            "-" if row.mean_move_ms is None else f"{row.mean_move_ms:.1f}", *marks]
+
+
+def _marks_note(board: Leaderboard) -> list[str]:
+    """A ladder's lines on its marks: what each means, then why each suspended bot is."""
+    if board.min_games is None:
+        return []
+    words = (f"marks: new: fewer than {board.min_games} games (rated on few games); suspended: "
+             "faulted too often, plays no more until a new version; old: a version no longer "
+             "current (history).")
+    why = [f"{row.bot}: suspended, {row.suspended}" for row in board.rows if row.suspended]
+    return [*textwrap.wrap(words, LEGEND_WIDTH), *why]
 
 
 def _los_cell(row: Row) -> str:
@@ -298,9 +332,10 @@ def render_table(board: Leaderboard, wide: bool = False) -> str:
     lines = [board.title, ""] if board.title else []
     headers = _headers(board)
     left = {i for i, h in enumerate(headers) if h in _LEFT}
-    lines += _aligned(headers, [_row_cells(row) for row in board.rows], left)
+    lines += _aligned(headers, [_row_cells(board, row) for row in board.rows], left)
     lines += _legend(board)
     lines += _elo_note(board)
+    lines += _marks_note(board)
     if wide:
         header, body = _cross_rows(board)
         lines += ["", "row vs column: win, draw, loss rates (games)", ""]
@@ -377,8 +412,8 @@ def render_md(board: Leaderboard, wide: bool = False) -> str:
     lines = [f"## {board.title}", ""] if board.title else []
     headers = _headers(board)
     left = {i for i, h in enumerate(headers) if h in _LEFT}
-    lines += _md_table(headers, [_row_cells(row) for row in board.rows], left)
-    lines += ["", *_elo_note(board)]
+    lines += _md_table(headers, [_row_cells(board, row) for row in board.rows], left)
+    lines += ["", *_elo_note(board), *_marks_note(board)]
     header, body = _cross_rows(board)
     lines += ["", "Row vs column: win, draw, loss rates of the row bot (games).", ""]
     lines += _md_table(header, body, {0})
@@ -391,14 +426,17 @@ def render_csv(board: Leaderboard, wide: bool = False) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["rank", "bot", "score", *rating_headers(board), "games", "wins", "draws",
                      "losses", "faults", *(f"faults_{kind}" for kind in FAULT_KINDS),
-                     "mean_move_ms", *_ELO_FIELDS, "version", "fingerprint"])
+                     "mean_move_ms", *_ELO_FIELDS, "version", "fingerprint",
+                     *(["marks", "suspended"] if board.min_games is not None else [])])
     for row in board.rows:
         writer.writerow([row.rank, row.bot, row.score, *(round(x, 4) for x in row.rating.figures),
                          row.games, row.wins, row.draws, row.losses,
                          row.fault_count, *(row.faults.get(kind, 0) for kind in FAULT_KINDS),
                          "" if row.mean_move_ms is None else round(row.mean_move_ms, 3),
                          *(_csv_value(v) for v in _elo_values(row).values()),
-                         "" if row.version is None else row.version, row.fingerprint or ""])
+                         "" if row.version is None else row.version, row.fingerprint or "",
+                         *([" ".join(row.marks), row.suspended or ""]
+                           if board.min_games is not None else [])])
     return out.getvalue()
 
 
@@ -421,14 +459,18 @@ def _as_dict(board: Leaderboard) -> dict[str, Any]:
     rows = [{"rank": r.rank, "bot": r.bot, "score": r.score, **dict(zip(keys, r.rating.figures)),
              "games": r.games, "wins": r.wins, "draws": r.draws,
              "losses": r.losses, "faults": dict(r.faults), "mean_move_ms": r.mean_move_ms,
-             **_elo_values(r), "version": r.version, "fingerprint": r.fingerprint}
+             **_elo_values(r), "version": r.version, "fingerprint": r.fingerprint,
+             **({"marks": list(r.marks), "suspended": r.suspended}
+                if board.min_games is not None else {})}
             for r in board.rows]
     cross = {name: {other: {"wins": c.wins, "draws": c.draws, "losses": c.losses,
                             "games": c.games, "text": format_cell(c)}
                     for other, c in cells.items()}
              for name, cells in board.crosstable.items()}
+    ladder = {"min_games": board.min_games} if board.min_games is not None else {}
     return {"title": board.title, "elo_anchor": board.elo_anchor,
-            "los_next_from": board.system.words.los or None, "rows": rows, "crosstable": cross}
+            "los_next_from": board.system.words.los or None, **ladder, "rows": rows,
+            "crosstable": cross}
 
 
 _ELO_FIELDS = ("elo", "elo_error", "elo_low", "elo_high", "los_next", "significant")

@@ -135,7 +135,7 @@ def leaderboard_page(data: LeagueData) -> str:
         move = "" if r.mean_move_ms is None else f"{r.mean_move_ms:.1f}"
         body.append(
             f'<tr data-bot="{bot.id}"><td class="num" data-v="{r.rank}">{r.rank}</td>'
-            f'<td class="text bot" data-v="{e(r.bot)}">{_bot_link(bot)}</td>'
+            f'<td class="text bot" data-v="{e(r.bot)}">{_bot_link(bot)}{_marks(data, r)}</td>'
             f'<td class="num" data-v="{r.score}">{r.score:g}</td>'
             f'{_rating_cells(data, r)}{_los_cell(r)}{_elo_cells(r)}'
             f'<td class="num" data-v="{r.games}">{r.games}</td>'
@@ -152,7 +152,7 @@ def leaderboard_page(data: LeagueData) -> str:
 <table class="data sortable" id="leaderboard">
 <caption>{data.board.system.words.caption}
 {_los_words(data)} Elo: a fit of all games at once ({e(_anchor_text(data))}), a model of its
-own that may order two bots otherwise, with the half-width of its 95% interval. Click a
+own that may order two bots otherwise, with the half-width of its 95% interval.{_marks_words(data)} Click a
 column heading to sort; click again to reverse.</caption>
 <thead><tr>{head}</tr></thead>
 <tbody>{"".join(body)}</tbody>
@@ -174,6 +174,32 @@ def _anchor_text(data: LeagueData) -> str:
 def _percent(p: float) -> str:
     """A probability as 93.5%; never 100.0% or 0.0% for what is only nearly sure."""
     return ">99.9%" if p >= 0.9995 else "<0.1%" if p < 0.0005 else f"{100 * p:.1f}%"
+
+
+#: what a ladder's marks say, on the leaderboard and a bot's page
+MARK_HELP = {"new": "fewer than {min_games} games: rated on few games",
+             "suspended": "suspended, {why}: it plays no more until a new version",
+             "old": "a version no longer current: history"}
+
+
+def _mark_help(data: LeagueData, r: Row, mark: str) -> str:
+    """What a mark of a row means (a suspension with its fault causes)."""
+    return MARK_HELP[mark].format(min_games=data.board.min_games, why=r.suspended)
+
+
+def _marks(data: LeagueData, r: Row) -> str:
+    """A ladder row's marks after the bot's name, each with what it means on hover."""
+    return "".join(f' <abbr class="flag {mark}" title="{e(_mark_help(data, r, mark))}">{mark}</abbr>'
+                   for mark in r.marks)
+
+
+def _marks_words(data: LeagueData) -> str:
+    """The caption's sentence on a ladder's marks (nothing for a league)."""
+    if data.board.min_games is None:
+        return ""
+    return (f" A ladder: <i>new</i> marks a bot with fewer than {data.board.min_games} games, "
+            "<i>suspended</i> one that faulted too often and plays no more until a new version "
+            "(hover for its fault causes).")
 
 
 def _los_words(data: LeagueData) -> str:
@@ -475,9 +501,11 @@ def bot_page(data: LeagueData, bot: BotInfo) -> str:
         if faults else f'<p>{e(bot.name)} never faulted.</p>')
     move = "–" if r.mean_move_ms is None else f"{r.mean_move_ms:.1f} ms"
     unrated = f" ({total.unrated} more not rated)" if total.unrated else ""
+    flags = "".join(f'\n<p class="flag {m}">{e(_mark_help(data, r, m).capitalize())}.</p>'
+                    for m in r.marks)     # a ladder's marks, said in full
     content = f"""
 <p class="crumbs"><a href="../index.html">Leaderboard</a> › bot</p>
-<h1>{_swatch(bot)}{e(bot.name)}</h1>
+<h1>{_swatch(bot)}{e(bot.name)}{_marks(data, r)}</h1>{flags}
 <dl class="stats">
 <div><dt>Rank</dt><dd>{r.rank} <small>of {len(data.bots)}</small></dd></div>
 <div><dt>Score</dt><dd>{r.score:g} <small>of {r.games} games{e(unrated)}</small></dd></div>

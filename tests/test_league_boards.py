@@ -218,3 +218,33 @@ def test_a_ladder_rates_in_play_order_and_a_league_in_fixture_order(tmp_path):
     assert mus["league"] == rated(games)
     assert mus["ladder"] == rated(played)
     assert mus["ladder"] != mus["league"]
+
+
+def test_a_rating_system_without_a_los_of_its_own_leaves_the_column_empty(tmp_path):
+    """A plugin's system with no los(a, b): no LOS>next is made up from another model."""
+    from arena.league import Rating, RatingColumn, RatingConfig, RatingWords, build_leaderboard, render
+
+    class Wins:
+        columns = (RatingColumn("wins_so_far", "Wins", "wins", ranks=True),)
+        words = RatingWords(legend="Ranked by wins;", caption="Ranked by wins.", ranked_by="wins",
+                            chart_axis="wins", bot_page=(("Wins", "{0:.0f}"),))
+
+        def prior(self, settings):
+            return Rating(0.0, (0.0,))
+
+        def rate(self, games, settings):
+            now, paths = {}, {}
+            for game in games:
+                for name, points in zip(game.bots, game.points):
+                    now[name] = now.get(name, 0.0) + (points == 1)
+                    paths.setdefault(name, []).append(Rating(now[name], (now[name],)))
+            return paths
+
+    with Store(disagreeing_store(tmp_path / "league.sqlite")) as store:
+        board = build_leaderboard(store.records(), RatingConfig(), system=Wins())
+    assert [row.bot for row in board.rows] == ["b", "a"]
+    assert all(row.los_next is None and row.significant is None for row in board.rows)
+    assert board.rows[0].elo is not None                     # the fit's columns stay
+    table = render(board, "table")
+    assert "LOS>next: none (the rating system gives no chance of superiority)." in table
+    assert json.loads(render(board, "json"))["los_next_from"] is None

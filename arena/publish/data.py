@@ -103,7 +103,7 @@ class LeagueData:
     settings: RatingConfig
     board: Leaderboard
     bots: list[BotInfo]                    #: rank order; a bot's id is its index here
-    games: list[StoredGame]                #: fixture order; game number = index + 1
+    games: list[StoredGame]                #: as ratings read them; game number = index + 1
     versus: dict[int, dict[int, Versus]] = field(default_factory=dict)
     faults: dict[int, list[Fault]] = field(default_factory=dict)
     #: bot id -> (game number, the rating's value, the top of its band) after each rated game

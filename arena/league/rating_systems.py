@@ -131,10 +131,7 @@ class TrueSkill:
     def los(self, a: Rating, b: Rating) -> float:
         """P(a's skill > b's) from the two posteriors: Phi((mu_a - mu_b) / sqrt(sa^2 + sb^2))."""
         (mu_a, sigma_a, *_), (mu_b, sigma_b, *_) = a.figures, b.figures
-        spread = (sigma_a ** 2 + sigma_b ** 2) ** 0.5
-        if spread == 0:
-            return 0.5 if mu_a == mu_b else float(mu_a > mu_b)
-        return NormalDist().cdf((mu_a - mu_b) / spread)
+        return skill_los(mu_a, sigma_a, mu_b, sigma_b)
 
     def rater(self, settings: RatingConfig) -> Rater:
         """TrueSkill's own update, one game at a time (the same as rate's, game by game)."""
@@ -186,6 +183,16 @@ def rater(system: RatingSystem, settings: RatingConfig) -> Rater:
     Rater that rates every game so far again when asked."""
     make = getattr(system, "rater", None)
     return make(settings) if callable(make) else Rater(system, settings)
+
+
+def skill_los(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> float:
+    """The likelihood that a's skill is above b's, from two normal posteriors:
+    Phi((mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2)). No beta: beta is the spread of one
+    game's performance, not doubt about the skill."""
+    spread = (sigma_a ** 2 + sigma_b ** 2) ** 0.5
+    if spread == 0:
+        return 0.5 if mu_a == mu_b else float(mu_a > mu_b)
+    return NormalDist().cdf((mu_a - mu_b) / spread)
 
 
 def los_between(system: RatingSystem, a: Rating, b: Rating) -> float | None:

@@ -125,6 +125,7 @@ def test_every_documented_key_is_a_real_key():
     for section in (cfg.TimeControl, cfg.TimeoutPolicy, cfg.Limits, cfg.RatingConfig):
         assert {f.name for f in dataclasses.fields(section)} <= documented
     assert set(cfg.SANDBOX_KEYS) <= documented
+    assert set(cfg.LADDER_KEYS) | set(cfg.UNTIL_KEYS) | set(cfg.SUSPEND_KEYS) <= documented
 
 
 # Each case: (replace this, with that) in BASE, then what the one-line error must contain:
@@ -245,7 +246,7 @@ def test_missing_required_keys_and_rules_for_a_game_without_options(league_dir):
     assert message.endswith(":1: required key 'game' is missing; allowed keys: name, game, rules, "
                             "bots, games_per_pairing, time_control, timeout_policy, sandbox, "
                             "rating, workers, pin_workers, executor, ray, store, seed, publish, openings, "
-                            "schedule, candidates")
+                            "schedule, candidates, ladder")
     text = BASE.replace("game: ultimate", "game: meta")
     message = error_of(write(league_dir, text))
     assert ":3: rules: game 'meta' has no rule options" in message
@@ -433,3 +434,63 @@ def test_one_entrant_is_admitted_as_the_config_would_have_it_or_refused_in_one_l
     # reading another bot's directory is refused, as among the config's own bots
     assert "which holds bot 'mine''s directory" in refused(
         {"name": "peek", "command": "python3 bots/new/bot.py", "readable": ["bots/mine"]})
+
+
+LADDER = BASE.replace("games_per_pairing: 4\n", "schedule: ladder\n")
+
+# Each case: (replace this, with that) in LADDER, the line, the key path and what is allowed.
+LADDER_ERRORS = [
+    (("schedule: ladder", "schedule: ladder\nladder: {matchmaker: activ}"), "ladder:",
+     "ladder.matchmaker", ["unknown matchmaker 'activ'", "did you mean 'active'",
+                           "known: active, uniform"]),
+    (("schedule: ladder", "schedule: ladder\nladder: {gamez: 10}"), "ladder:", "ladder.gamez",
+     ["did you mean 'games'", "allowed keys: matchmaker, games, hours, until"]),
+    (("schedule: ladder", "schedule: ladder\nladder: {games: 0}"), "ladder:", "ladder.games",
+     ["integer >= 1", "got 0"]),
+    (("schedule: ladder", "schedule: ladder\nladder: {hours: 0}"), "ladder:", "ladder.hours",
+     ["number > 0", "got 0"]),
+    (("schedule: ladder", "schedule: ladder\nladder: {until: {top: 4}}"), "ladder:",
+     "ladder.until", ["required key 'separated'"]),
+    (("schedule: ladder", "schedule: ladder\nladder: {until: {separated: 1.5}}"), "ladder:",
+     "ladder.until.separated", ["number > 0.5 and < 1", "got 1.5"]),
+    (("schedule: ladder", "schedule: ladder\nladder: {until: {separated: 0.9, top: 1}}"),
+     "ladder:", "ladder.until.top", ["integer >= 2", "got 1"]),
+    (("schedule: ladder", "schedule: ladder\nladder: {suspend: {share: 2}}"), "ladder:",
+     "ladder.suspend.share", ["number >= 0 and <= 1", "got 2"]),
+    (("schedule: ladder", "schedule: ladder\nladder: {suspend: {after: 0}}"), "ladder:",
+     "ladder.suspend.after", ["integer >= 1", "got 0"]),
+    (("schedule: ladder", "schedule: ladder\nladder: {min_games: -1}"), "ladder:",
+     "ladder.min_games", ["integer >= 0", "got -1"]),
+    (("schedule: ladder", "schedule: ladder\ngames_per_pairing: 4"), "games_per_pairing",
+     "games_per_pairing", ["not allowed with schedule: ladder"]),
+    (("schedule: ladder", "schedule: ladder\ncandidates: [mcts]"), "candidates",
+     "candidates", ["only allowed with schedule: gauntlet"]),
+    (("schedule: ladder", "ladder: {games: 10}"), "ladder:", "ladder",
+     ["only allowed with schedule: ladder", "'round-robin'"]),
+]
+
+
+@pytest.mark.parametrize("change, at, key, allowed", LADDER_ERRORS, ids=[e[2] for e in LADDER_ERRORS])
+def test_ladder_errors_name_file_line_key_and_what_is_allowed(league_dir, change, at, key, allowed):
+    text = LADDER.replace(*change)
+    assert text != LADDER, change
+    message = error_of(write(league_dir, text))
+    assert message.startswith(f"{league_dir / 'league.yaml'}:{line_of(text, at)}: {key}: "), message
+    for needle in allowed:
+        assert needle in message, (needle, message)
+
+
+def test_a_ladder_takes_its_defaults_or_its_section(league_dir):
+    from arena.league.config import LadderConfig
+    config = load_config(write(league_dir, LADDER))
+    assert config.schedule == "ladder" and config.ladder == LadderConfig()
+    assert (config.ladder.matchmaker, config.ladder.min_games, config.ladder.suspend_share,
+            config.ladder.suspend_after) == ("active", 10, 0.5, 10)
+    text = LADDER + ("ladder: {matchmaker: halite, games: 300, hours: 0.5, min_games: 4,\n"
+                     "         until: {separated: 0.95, top: 3}, suspend: {share: 0.25, after: 6}}\n")
+    config = load_config(write(league_dir, text))
+    assert config.ladder == LadderConfig(matchmaker="halite", games=300, hours=0.5,
+                                         until_separated=0.95, until_top=3, min_games=4,
+                                         suspend_share=0.25, suspend_after=6)
+    assert config.to_dict()["ladder"]["games"] == 300
+    assert "ladder" not in load_config(write(league_dir, BASE)).to_dict()   # leagues unchanged

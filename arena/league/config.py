@@ -35,8 +35,9 @@ from .sight import check_sight, own_code
 
 #: how bots' files reach Ray nodes: the same paths everywhere, or shipped with the run
 RAY_FILES = ("shared", "runtime_env")
-#: who plays whom: every two bots, or each candidate against every bot of the pool
-SCHEDULES = ("round-robin", "gauntlet")
+#: who plays whom: every two bots, each candidate against every bot of the pool, or a
+#: ladder (pairings chosen as it goes by a matchmaker, until a stop condition)
+SCHEDULES = ("round-robin", "gauntlet", "ladder")
 #: a Ray address: auto, HOST:PORT or ray://HOST:PORT (HOST may be [IPv6])
 RAY_ADDRESS_RE = re.compile(r"auto|(ray://)?([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}")
 
@@ -44,7 +45,8 @@ MAX_GAMES = 1_000_000      #: games in one league, all pairings together
 MAX_WORKERS = 4096         #: the run also caps local workers at 4 per CPU, with a warning
 SANDBOX_KEYS = ("mode",) + tuple(f.name for f in dataclasses.fields(Limits))
 
-__all__ = ["BotCheck", "BotConfig", "BotProblem", "ConfigError", "LeagueConfig", "OptionFiles",
+__all__ = ["BotCheck", "BotConfig", "BotProblem", "ConfigError", "LadderConfig", "LeagueConfig",
+           "OptionFiles",
            "PathCheck", "RatingConfig", "RayConfig", "config_from_dict", "format_path", "load_config"]
 
 
@@ -99,6 +101,33 @@ class RayConfig:
     max_retries: int = bounded(3, min=0, max=100)
     #: Ray CPUs each game reserves: a node plays (its CPUs / cpus_per_game) games at once
     cpus_per_game: float = bounded(1.0, above=0, max=4096)
+
+
+#: the matchmaker a ladder uses unless its config names another
+DEFAULT_MATCHMAKER = "active"
+MAX_HOURS = 24 * 366   #: a ladder's `hours`: a year at most
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    """A ladder's matchmaker, stop conditions, newcomers and suspension: the `ladder` section."""
+
+    #: a registered matchmaker (arena plugins lists them)
+    matchmaker: str = DEFAULT_MATCHMAKER
+    #: stop once the store holds this many of the ladder's games (all runs together)
+    games: int | None = None
+    #: stop after this long in this run
+    hours: float | None = None
+    #: stop when every adjacent pair of the top `until_top` bots (None: of every bot) is
+    #: separated at this likelihood of superiority (`until: {separated: S, top: K}`)
+    until_separated: float | None = None
+    until_top: int | None = None
+    #: a bot with fewer games is a newcomer, seated first
+    min_games: int = 10
+    #: a version that faulted in more than suspend_share of its games, once it has played
+    #: suspend_after, plays no more (`suspend: {share: S, after: N}`)
+    suspend_share: float = 0.5
+    suspend_after: int = 10
 
 
 @dataclass(frozen=True)
@@ -159,6 +188,8 @@ class LeagueConfig:
     schedule: str = "round-robin"
     #: with schedule gauntlet: the bots under test, who play the pool but not each other
     candidates: tuple[str, ...] = ()
+    #: with schedule ladder: its matchmaker, stop conditions and suspension
+    ladder: LadderConfig | None = None
     #: directory relative paths were resolved against (the config file's directory)
     base_dir: Path = Path(".")
     #: the file this came from, None when built from a dict
@@ -173,6 +204,8 @@ class LeagueConfig:
         """A JSON-ready snapshot (paths as strings), sections as the file writes them."""
         snapshot: dict[str, Any] = _jsonable(dataclasses.asdict(self))
         snapshot["sandbox"] = {"mode": snapshot.pop("sandbox_mode"), **snapshot.pop("limits")}
+        if snapshot["ladder"] is None:   # a league's snapshot stays as it was before ladders
+            del snapshot["ladder"]
         return snapshot
 
     def to_json(self) -> str:
@@ -192,7 +225,10 @@ def _jsonable(value: Any) -> Any:
 
 TOP_KEYS = ("name", "game", "rules", "bots", "games_per_pairing", "time_control", "timeout_policy",
             "sandbox", "rating", "workers", "pin_workers", "executor", "ray", "store", "seed", "publish",
-            "openings", "schedule", "candidates")
+            "openings", "schedule", "candidates", "ladder")
+LADDER_KEYS = ("matchmaker", "games", "hours", "until", "min_games", "suspend")
+UNTIL_KEYS = ("separated", "top")
+SUSPEND_KEYS = ("share", "after")
 OPENINGS_KEYS = ("spec", "order")
 BOT_KEYS = ("name", "bot", "options", "command", "dialect", "dir", "readable", "allow_shared_dir",
             "build")
@@ -284,7 +320,12 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
     if gpp % 2:
         reader.fail(("games_per_pairing",), f"must be an even integer >= 2 (games come in "
                                             f"seat-swapped pairs), got {gpp!r}")
-    if isinstance(top["bots"], list):
+    laddered = top.get("schedule") == "ladder"
+    if laddered and "games_per_pairing" in top:
+        reader.fail(("games_per_pairing",), "not allowed with schedule: ladder (its matchmaker "
+                                            "chooses how often bots meet; stop it with "
+                                            "ladder: {games: N})")
+    if isinstance(top["bots"], list) and not laddered:
         count = len(top["bots"])
         total = count * (count - 1) // 2 * gpp
         if total > MAX_GAMES:
@@ -338,11 +379,12 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
                                 base, bots)
 
     schedule, candidates = _schedule(reader, top, bots)
+    ladder = _ladder(reader, top) if schedule == "ladder" else None
     sandbox_mode, limits = _sandbox(reader, top.get("sandbox"))
 
     return LeagueConfig(
         name=name, game=game, rules=rules, bots=bots, openings=openings, openings_order=order,
-        schedule=schedule, candidates=candidates,
+        schedule=schedule, candidates=candidates, ladder=ladder,
         games_per_pairing=gpp,
         time_control=reader.section(top.get("time_control"), ("time_control",), TimeControl),
         timeout_policy=timeout_policy,
@@ -402,6 +444,8 @@ def _schedule(reader: Reader, top: Mapping[str, Any],
     schedule = reader.value(top.get("schedule", "round-robin"), ("schedule",), str,
                             {"choices": SCHEDULES})
     raw = top.get("candidates")
+    if "ladder" in top and schedule != "ladder":
+        reader.fail(("ladder",), f"only allowed with schedule: ladder (schedule is {schedule!r})")
     if schedule != "gauntlet":
         if "candidates" in top:
             reader.fail(("candidates",), f"only allowed with schedule: gauntlet (schedule is "
@@ -428,6 +472,45 @@ def _schedule(reader: Reader, top: Mapping[str, Any],
         reader.fail(("candidates",), "every bot is a candidate, so nobody is left in the pool "
                                      "to play; leave at least one bot out (or use round-robin)")
     return schedule, tuple(seen)
+
+
+def _ladder(reader: Reader, top: Mapping[str, Any]) -> LadderConfig:
+    """The ladder section (optional: every key has a default): a registered matchmaker, stop
+    conditions (none: it runs until stopped), newcomers' games and suspension."""
+    path: KeyPath = ("ladder",)
+    given = reader.mapping(top.get("ladder"), path, LADDER_KEYS)
+    matchmaker = reader.value(given.get("matchmaker", DEFAULT_MATCHMAKER), path + ("matchmaker",),
+                              str, {})
+    known = loaded_plugins().matchmakers.names()
+    if matchmaker not in known:
+        reader.fail(path + ("matchmaker",), f"unknown matchmaker {matchmaker!r}"
+                                            f"{did_you_mean(matchmaker, known)}; known: "
+                                            f"{', '.join(known)}")
+    games = reader.value(given.get("games"), path + ("games",), int | None,
+                         {"min": 1, "max": 10 * MAX_GAMES})
+    hours = given.get("hours")
+    if hours is not None:
+        hours = reader.value(hours, path + ("hours",), float, {"above": 0, "max": MAX_HOURS})
+    separated = top_k = None
+    if given.get("until") is not None:
+        until = reader.mapping(given["until"], path + ("until",), UNTIL_KEYS,
+                               required=("separated",),
+                               what="a mapping like {separated: 0.95, top: 8}")
+        separated = reader.value(until["separated"], path + ("until", "separated"), float,
+                                 {"above": 0.5, "below": 1})
+        top_k = reader.value(until.get("top"), path + ("until", "top"), int | None,
+                             {"min": 2, "max": MAX_WORKERS * 1000})
+    suspend = reader.mapping(given.get("suspend"), path + ("suspend",), SUSPEND_KEYS,
+                             what="a mapping like {share: 0.5, after: 10}")
+    share = reader.value(suspend.get("share", 0.5), path + ("suspend", "share"), float,
+                         {"min": 0, "max": 1})
+    after = reader.value(suspend.get("after", 10), path + ("suspend", "after"), int,
+                         {"min": 1, "max": 10 * MAX_GAMES})
+    min_games = reader.value(given.get("min_games", 10), path + ("min_games",), int,
+                             {"min": 0, "max": 10 * MAX_GAMES})
+    return LadderConfig(matchmaker=matchmaker, games=games, hours=hours,
+                        until_separated=separated, until_top=top_k, min_games=min_games,
+                        suspend_share=share, suspend_after=after)
 
 
 def _path(reader: Reader, raw: Any, path: KeyPath, base: Path) -> Path:

@@ -96,8 +96,9 @@ class Progress:
         stored = self.already + self.done
         share = 100 * stored // self.total if self.total else 100
         faults = f"{self.faults} fault{'s' * (self.faults != 1)}"
+        count = f"{stored}/{self.total}" if self.total else f"{stored}"   # 0: no end (a ladder)
         if self.detail is not None:   # a match: its numbers matter more than the ETA to its cap
-            return f"[{stored}/{self.total}] {rate:.1f} games/s, {faults} | {self.detail()}"
+            return f"[{count}] {rate:.1f} games/s, {faults} | {self.detail()}"
         return f"[{stored}/{self.total}] {share}%, {rate:.1f} games/s, ETA {eta}, {faults}"
 
     def update(self, record: GameRecord) -> None:
@@ -125,14 +126,15 @@ class Progress:
             if last or self.done - self._written_done >= self.every:
                 self._line(self.status())
                 self._written_at, self._written_done = now, self.done
-        elif (last or self.done - self._written_done >= max(1, -(-self.todo // PIPE_LINES))
-              or now - self._written_at >= PIPE_EVERY_S):
+        elif (last or (self.total and self.done - self._written_done >= max(1, -(-self.todo // PIPE_LINES)))
+              or now - self._written_at >= PIPE_EVERY_S):   # no total (a ladder): by time only
             self._line(self.status())
             self._written_at, self._written_done = now, self.done
 
     def _show_standings(self, table: list[str]) -> None:
         """The standings: redrawn in place on a terminal, a block of lines into a pipe."""
-        head = f"standings after {self.already + self.done} of {self.total} games:"
+        head = (f"standings after {self.already + self.done} of {self.total} games:" if self.total
+                else f"standings after {self.already + self.done} games:")
         if not self.tty:
             self.stream.write("\n".join([head, *table]) + "\n")
             self.stream.flush()

@@ -25,14 +25,14 @@ from arena.userfiles import not_regular
 
 from .builds import BuildError, build_bots, build_outputs
 from .config import BotConfig, BotProblem, LeagueConfig, PathCheck, load_config
-from .drive import CancelToken, Driven, drive
+from .drive import CancelToken, Driven, OnRecord, drive
 from .executors.base import Executor, GameJob, RunError, cause
 from .executors.local import WORKERS_PER_CPU
 from .leaderboard import build_leaderboard, render_top
 from .preflight import start_all
 from .progress import Progress, standings_every
 from .schedule import Fixture, league_openings, schedule
-from .sources import FixtureList
+from .sources import FixtureList, FixtureSource
 from .store import Store, StoreError, VersionNote, check_store_path
 from .versions import Manifest, RunCache, fingerprint, manifest_of, store_files
 
@@ -210,32 +210,10 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         # each fixture carries its bots and their versions, as a fixture minted later would
         todo = [fixture.carrying(job.bots, store.versions_of(fixture.seats)) for fixture in todo]
         source = FixtureList(todo)
-        driven = Driven()
-        try:
-            # the local executor's workers start playing now; the preflight overlaps their
-            # first games, whose records are read (and stored) only once it has passed
-            games = executor.play(job, source, workers, config)
-            try:
-                # bots start where games are played: here, not on a cluster's nodes
-                if todo and executor.plays_here(config):
-                    playing = tuple(bot for bot in config.bots if bot.name not in retired)
-                    _preflight(dataclasses.replace(config, bots=playing), job, plugins, keep_going,
-                               progress)
-                _say_versions(store.sync_versions(manifests), known, out)
-                progress.start()
-            except BaseException:
-                _close(games)     # stops the workers started above
-                raise
-            driven = drive(games, store, source, lambda _fixture, record: progress.update(record),
-                           cancel)
-        except KeyboardInterrupt:
-            driven.interrupted = True
-        except StoreError as exc:   # disk full, read-only: what is stored stays stored
-            raise RunError(str(exc)) from None
-        try:
-            store.check_file()   # deleted or replaced since the last game: none is "stored"
-        except StoreError as exc:
-            raise RunError(str(exc)) from None
+        playing = tuple(bot for bot in config.bots if bot.name not in retired) if todo else ()
+        driven = play_source(Playing(executor, job, source, workers, config, plugins),
+                             store, manifests, known, playing, keep_going, progress, out,
+                             lambda _fixture, record: progress.update(record), cancel)
         interrupted = driven.interrupted or driven.cancelled
         played = driven.played
         summary = RunSummary(total=len(fixtures), already=len(fixtures) - len(todo), played=played,
@@ -248,6 +226,55 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     progress.finish(f"{verb}: {played} games played in {summary.seconds:.1f} s; "
                     f"{stored} of {len(fixtures)} stored in {config.store}")
     return summary
+
+
+@dataclass(frozen=True)
+class Playing:
+    """What plays a run's games: the executor, the job, the source, the workers."""
+
+    executor: Executor
+    job: GameJob
+    source: FixtureSource
+    workers: int
+    config: LeagueConfig
+    plugins: Plugins
+
+
+def play_source(playing: Playing, store: Store, manifests: Mapping[str, Manifest], known: bool,
+                bots: tuple[BotConfig, ...], keep_going: bool, progress: Progress, out: TextIO,
+                on_record: OnRecord, cancel: CancelToken | None = None,
+                start: str | None = None) -> Driven:
+    """Play a source's games (a league's, a ladder's) and store each as it ends: the
+    executor starts, the bots (those of `bots`; none: no preflight) are started once, the
+    versions are recorded and said on out, then drive reads every record (on_record is
+    told of each); progress.start(start) opens the status line. Ctrl-C is a stop
+    (Driven.interrupted); a store that fails or went away is a RunError."""
+    executor, config = playing.executor, playing.config
+    driven = Driven()
+    try:
+        # the local executor's workers start playing now; the preflight overlaps their
+        # first games, whose records are read (and stored) only once it has passed
+        games = executor.play(playing.job, playing.source, playing.workers, config)
+        try:
+            # bots start where games are played: here, not on a cluster's nodes
+            if bots and executor.plays_here(config):
+                _preflight(dataclasses.replace(config, bots=bots), playing.job, playing.plugins,
+                           keep_going, progress)
+            _say_versions(store.sync_versions(manifests), known, out)
+            progress.start(start)
+        except BaseException:
+            _close(games)     # stops the workers started above
+            raise
+        driven = drive(games, store, playing.source, on_record, cancel)
+    except KeyboardInterrupt:
+        driven.interrupted = True
+    except StoreError as exc:   # disk full, read-only: what is stored stays stored
+        raise RunError(str(exc)) from None
+    try:
+        store.check_file()   # deleted or replaced since the last game: none is "stored"
+    except StoreError as exc:
+        raise RunError(str(exc)) from None
+    return driven
 
 
 def _take_store(store: Store, config: LeagueConfig, plugins: Plugins, new_season: bool,
@@ -340,7 +367,8 @@ def _preflight(config: LeagueConfig, job: GameJob, plugins: Plugins, keep_going:
         progress.warn(f"{problem}; playing anyway (--keep-going)")
 
 
-__all__ = ["WORKERS_PER_CPU", "BuildError", "GameJob", "RunError", "RunSummary", "bot_manifests",
+__all__ = ["WORKERS_PER_CPU", "BuildError", "GameJob", "Playing", "RunError", "RunSummary",
+           "bot_manifests",
            "bot_versions", "build_bots", "cause", "fingerprint_bots", "known_bots_check",
-           "load_league", "make_job",
+           "load_league", "make_job", "play_source",
            "registered_executor", "repeated_games", "run_league"]

@@ -80,6 +80,11 @@ CREATE TABLE IF NOT EXISTS versions (
     PRIMARY KEY (bot, version)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS retired (bot TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;
+-- a ladder's versions that faulted too often: they play no more (a new version does)
+CREATE TABLE IF NOT EXISTS suspended (
+    bot TEXT NOT NULL, version INTEGER NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL,
+    PRIMARY KEY (bot, version)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS file_hashes (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL
 ) WITHOUT ROWID;
@@ -402,6 +407,18 @@ class Store:
             self._db.executemany("INSERT OR REPLACE INTO league (key, value) VALUES (?, ?)",
                                  fresh.items())
 
+    def snapshot(self) -> dict[str, Any]:
+        """The config of the league as last bound (LeagueConfig.to_dict()), or {} without one."""
+        with self._lock:
+            return self._snapshot()
+
+    def _snapshot(self) -> dict[str, Any]:
+        try:
+            snapshot = json.loads(self._meta().get("config", "{}"))
+        except ValueError:   # written by something else: read as a league without settings
+            return {}
+        return snapshot if isinstance(snapshot, dict) else {}
+
     def meta(self) -> dict[str, str]:
         """The league's stored facts: name, game, rules, seed, config (JSON), created, updated."""
         with self._lock:
@@ -498,6 +515,23 @@ class Store:
         """Names of the retired bots."""
         with self._lock:
             return {bot for (bot,) in self._rows("SELECT bot FROM retired")}
+
+    def suspend(self, bot: str, version: int, reason: str) -> None:
+        """Suspend a version of a bot in a ladder (it plays no more): reason says why."""
+        with self._transaction():
+            self._db.execute("INSERT OR REPLACE INTO suspended VALUES (?, ?, ?, ?)",
+                             (bot, version, reason, _now()))
+
+    def suspended(self) -> dict[tuple[str, int], str]:
+        """The suspended versions, (bot, version) -> why."""
+        with self._lock:
+            try:
+                rows = self._db.execute("SELECT bot, version, reason FROM suspended").fetchall()
+            except sqlite3.OperationalError as exc:
+                if "no such table" in str(exc):   # read as it is, from before ladders
+                    return {}
+                raise
+        return {(bot, version): reason for bot, version, reason in rows}
 
     def hash_cache(self) -> dict[str, tuple[int, int, str]]:
         """How files were last hashed (path -> size, mtime_ns, sha256), for fingerprints."""
@@ -615,7 +649,9 @@ class Store:
         return int(self._rows("SELECT count(*) FROM games")[0][0])
 
     def records(self, current: bool = False, keys: Collection[str] | None = None) -> Iterator[StoredGame]:
-        """Stored games in fixture order (round, seed, key), whatever order they finished in.
+        """Stored games in the order ratings read them: a league's in fixture order (round,
+        seed, key), whatever order they finished in; a ladder's, which has no fixture order,
+        in the order they were stored (played).
 
         current: only the games of this season between the current versions of bots that
         are not retired, of the fixtures the league has now (games_per_pairing lowered
@@ -628,12 +664,16 @@ class Store:
                           ) -> Iterator[tuple[StoredGame, int, int]]:
         """records(), each with the versions of its two bots."""
         with self._lock:
+            snapshot = self._snapshot()
+            ladder = snapshot.get("schedule") == "ladder"
             rows = self._rows("SELECT fixture_key, fixture_index, record, seat0, seat1, v0, v1,"
-                              " season FROM games ORDER BY round, seed, fixture_key")
+                              " season FROM games ORDER BY "
+                              + ("id" if ladder else "round, seed, fixture_key"))
             pairs = None
             if current:
-                snapshot = json.loads(self._meta().get("config", "{}"))
-                pairs = int(snapshot.get("games_per_pairing", 0)) // 2 or None
+                # a ladder's pairs are not bounded: its pairings meet as often as it chooses
+                pairs = (None if ladder
+                         else int(snapshot.get("games_per_pairing", 0)) // 2 or None)
         retired = self.retired() if current else set()
         for key, index, text, seat0, seat1, v0, v1, season in rows:
             if keys is not None and key not in keys:

@@ -1,0 +1,488 @@
+"""Running a ladder: games chosen as it goes by a matchmaker, from the standings of the
+moment, until a stop condition holds (or Ctrl-C); running it again resumes.
+
+The ladder is a fixture source (LadderSource): asked for a piece, it builds the standings
+from TrueSkill ratings kept up to date game by game in the order games were stored, asks
+the matchmaker for pairings for the free slots, and mints each pairing's next
+seat-swapped pair. It runs through the league's own steps (runner: the store, builds,
+versions, preflight, drive), so a ladder stores, resumes and stops as a league does.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TextIO
+
+from arena.games import Game
+from arena.openings import Openings
+from arena.plugins import Plugins, loaded_plugins
+from arena.record import GameRecord, Termination
+from arena.referee import BotSpec
+from arena.sandbox import Sandbox
+
+from .config import LadderConfig, LeagueConfig
+from .drive import CancelToken
+from .executors.base import RunError, cause
+from .matchmakers import BotStanding, Matchmaker, Pairing, Standings, pair_key
+from .membership import Membership
+from .preflight import start_all
+from .progress import Progress
+from .rating_systems import Rater, TrueSkill, rater, skill_los
+from .runner import (
+    Playing,
+    RunSummary,
+    _bounded_workers,
+    _take_store,
+    bot_manifests,
+    make_job,
+    play_source,
+    registered_executor,
+)
+from .schedule import Fixture, fixture_key, game_seed, league_openings, parse_fixture_key
+from .sources import fixtures_of
+from .store import Store, check_store_path
+
+__all__ = ["LadderSource", "run_ladder", "separated"]
+
+#: rows of the live standings
+STANDINGS_ROWS = 10
+#: seconds between two looks at the config and the bots' files (membership)
+WATCH_EVERY_S = 2.0
+
+
+def separated(bots: list[BotStanding], top: int | None, level: float) -> bool:
+    """True when every two neighbours among the top `top` bots (all when None), ranked
+    by mu - 3 sigma, are apart at a likelihood of superiority of `level`."""
+    ranked = sorted(bots, key=lambda b: -b.exposed)[:top]
+    if len(ranked) < 2:
+        return False
+    return all(skill_los(a.mu, a.sigma, b.mu, b.sigma) >= level for a, b in zip(ranked, ranked[1:]))
+
+
+@dataclass
+class _Version:
+    """What the ladder knows of one bot version: games, faults and their kinds."""
+
+    games: int = 0
+    faults: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)
+
+
+class LadderSource:
+    """A FixtureSource that never runs out until a stop condition holds: each piece is one
+    seat-swapped pair, of a pairing the matchmaker chose from the standings of the moment.
+
+    versions: the playing bots' current versions (name -> version); specs: how to start
+    each (name -> BotSpec); say: where the ladder's news goes (a suspension, the stop)."""
+
+    def __init__(self, config: LeagueConfig, store: Store, matchmaker: Matchmaker,
+                 versions: Mapping[str, int], specs: Mapping[str, BotSpec], game: Game,
+                 openings: Openings, say: Callable[[str], None] = print,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        assert config.ladder is not None
+        self.config, self.ladder, self.store = config, config.ladder, store
+        self.matchmaker, self.game, self.openings, self.say = matchmaker, game, openings, say
+        self.versions, self.specs = dict(versions), dict(specs)
+        self.clock, self.started = clock, clock()
+        self.rater: Rater = rater(TrueSkill(), config.rating)
+        self.known: dict[tuple[str, int], _Version] = {}
+        self.next_pair: Counter[tuple[str, str]] = Counter()   # (first, second) sorted -> k
+        self.met: Counter[tuple[str, str]] = Counter()         # pair_key of NAME@V -> pairs
+        self.suspended = store.suspended()
+        self.stored = 0          # the ladder's games stored, all runs (this season)
+        self.in_flight = 0       # fixtures handed out whose record has not come back
+        #: games in play by bot version: counted as games, so a bot whose game is slow is
+        #: not seated again and again meanwhile as the newcomer with fewest games
+        self.busy: Counter[tuple[str, int]] = Counter()
+        self.played = 0          # games stored by this run
+        self.stop: str | None = None   # why the ladder stopped, once it has
+        self.queue: deque[Pairing] = deque()
+        #: called every WATCH_EVERY_S at most, from take and done (the run's own thread):
+        #: the ladder's membership, which calls join, change, leave and retune
+        self.watch: Callable[[], None] | None = None
+        self._watched = clock()
+        self.rng = random.Random(f"{config.seed}|{store.count()}")
+        pairs: set[tuple[str, str, int]] = set()   # pairs earlier runs started, by version
+        for _id, stored, v0, v1 in store.games_since(0):
+            seats = self._learn(stored.key, stored.record, (v0, v1))
+            parts = parse_fixture_key(stored.key)
+            if parts is not None:
+                at = (parts.first, parts.second)
+                self.next_pair[at] = max(self.next_pair[at], parts.pair + 1)
+                a, b = pair_key(*(f"{name}@{version}" for name, version in seats))
+                pairs.add((a, b, parts.pair))
+        self.met.update((a, b) for a, b, _k in pairs)
+        for name, version in self.versions.items():   # settings may have changed since
+            self._suspend_if_faulty((name, version))
+        self._check_stops()
+
+    # --- the FixtureSource ---
+
+    def take(self, slots: int, most_pairs: int | None = None) -> list[Fixture] | None:
+        """One pair of the next pairing; [] while games in flight may change what comes
+        next (the `games` limit is reached unless one is aborted); None once stopped."""
+        self._look()
+        self._check_stops()
+        if self.stop is not None:
+            return None
+        limit = self.ladder.games
+        left = None if limit is None else limit - self.stored - self.in_flight
+        if left is not None and left <= 0:
+            return []    # the games in flight make the count, unless one is aborted
+        pairing = self._next_pairing(slots)
+        if pairing is None:
+            if self.in_flight:
+                return []
+            playable = len(self.standings().playable())
+            self._halt("fewer than two bots can play" if playable < 2 else
+                       f"matchmaker {self.ladder.matchmaker!r} chose no pairing of two bots "
+                       f"that can play, among {playable}")
+            return None
+        piece = self._mint(pairing)[:left]
+        self.in_flight += len(piece)
+        for fixture in piece:
+            self.busy.update(zip(fixture.seats, fixture.versions or (0, 0)))
+        return piece
+
+    def done(self, fixture: Fixture, record: GameRecord) -> None:
+        """A game came back: rate it, count it, suspend a version faulting too often."""
+        versions = fixture.versions or self.store.versions_of(fixture.seats)
+        self.in_flight -= 1
+        self.busy.subtract(zip(fixture.seats, versions))
+        if record.termination is Termination.ABORTED:
+            return
+        self.played += 1
+        for seat in self._learn(fixture.key, record, versions):
+            self._suspend_if_faulty(seat)
+        self._look()
+        self._check_stops()
+
+    def __iter__(self) -> Iterator[Fixture]:
+        return fixtures_of(self)
+
+    # --- bots that join, change and leave ---
+
+    def join(self, name: str, version: int, spec: BotSpec) -> None:
+        """A bot plays from its next pairing on (a new one, or a new version of one:
+        the old version plays no more)."""
+        self.versions[name], self.specs[name] = version, spec
+        self.queue.clear()    # chosen without it
+
+    def leave(self, name: str) -> None:
+        """A bot plays no more (its games in play are still stored)."""
+        self.versions.pop(name, None)
+        self.queue = deque(p for p in self.queue if name not in p)
+
+    def retune(self, config: LeagueConfig) -> None:
+        """The ladder section as the config now says (stop conditions, newcomers,
+        suspension); its matchmaker stays the one it started with."""
+        assert config.ladder is not None
+        self.config, self.ladder = config, config.ladder
+        for name, version in list(self.versions.items()):   # `suspend` may be stricter now
+            self._suspend_if_faulty((name, version))
+
+    def _look(self) -> None:
+        if self.watch is not None and self.clock() - self._watched >= WATCH_EVERY_S:
+            self._watched = self.clock()
+            self.watch()
+
+    # --- standings ---
+
+    def standings(self) -> Standings:
+        """The playing bots as the matchmaker sees them: current versions, not retired; their
+        games are those stored and those in play."""
+        ratings = self.rater.current()
+        prior = (self.config.rating.mu, self.config.rating.sigma)
+        bots = []
+        for name, version in self.versions.items():
+            rating = ratings.get(f"{name}@{version}")
+            mu, sigma = (rating.figures[0], rating.figures[1]) if rating is not None else prior
+            games = self._version(name, version).games + self.busy[(name, version)]
+            bots.append(BotStanding(name, mu, sigma, games,
+                                    suspended=(name, version) in self.suspended))
+        met = {pair_key(a.split("@")[0], b.split("@")[0]): n for (a, b), n in self.met.items()
+               if self._current(a) and self._current(b)}
+        return Standings(bots, met, self.ladder.min_games, self.config.rating.beta)
+
+    def table(self, rows: int = STANDINGS_ROWS) -> list[str]:
+        """The top of the live standings: rank, mu - 3 sigma, mu +- sigma, games, marks."""
+        bots = sorted(self.standings().bots, key=lambda b: -b.exposed)
+        width = max([len(b.name) for b in bots[:rows]] + [3])
+        lines = [f"{'#':>3}  {'bot':<{width}}  {'mu-3s':>6}  {'mu':>6} {'+-s':>5}  games"]
+        for rank, bot in enumerate(bots[:rows], 1):
+            marks = ("  suspended" if bot.suspended else
+                     "  new" if bot.games < self.ladder.min_games else "")
+            lines.append(f"{rank:>3}  {bot.name:<{width}}  {bot.exposed:6.1f}  {bot.mu:6.1f} "
+                         f"{bot.sigma:5.1f}  {bot.games:5d}{marks}")
+        if len(bots) > rows:
+            lines.append(f"     ... {len(bots) - rows} more")
+        return lines
+
+    # --- inside ---
+
+    def _current(self, versioned: str) -> bool:
+        name, _, version = versioned.rpartition("@")
+        return self.versions.get(name) == int(version)
+
+    def _version(self, name: str, version: int) -> _Version:
+        return self.known.setdefault((name, version), _Version())
+
+    def _learn(self, key: str, record: GameRecord, versions: tuple[int, int]) -> list[tuple[str, int]]:
+        """Count and rate one stored game (as NAME@VERSION: a new version starts afresh)."""
+        self.stored += 1
+        seats = [(entry.name, version) for entry, version in zip(record.bots, versions)]
+        for seat in seats:
+            self._version(*seat).games += 1
+        if record.faulted in (0, 1) and record.termination.is_fault:
+            faulty = self._version(*seats[record.faulted])
+            faulty.faults += 1
+            faulty.kinds[record.termination.label] += 1
+        renamed = replace(record, bots=[replace(entry, name=f"{name}@{version}")
+                                        for entry, (name, version) in zip(record.bots, seats)])
+        self.rater.update(key, renamed)
+        return seats
+
+    def _suspend_if_faulty(self, seat: tuple[str, int]) -> None:
+        counts = self.known.get(seat)
+        if counts is None or seat in self.suspended or seat[0] not in self.versions:
+            return
+        share, after = self.ladder.suspend_share, self.ladder.suspend_after
+        if counts.games < after or counts.faults <= share * counts.games:
+            return
+        kinds = ", ".join(f"{n} {kind}" for kind, n in counts.kinds.most_common())
+        reason = f"faulted in {counts.faults} of {counts.games} games ({kinds})"
+        self.store.suspend(seat[0], seat[1], reason)
+        self.suspended[seat] = reason
+        self.say(f"{seat[0]} v{seat[1]}: suspended, {reason}; it plays no more until a new "
+                 "version")
+
+    def _next_pairing(self, slots: int) -> Pairing | None:
+        """The next pairing of two playing bots: from the queue of the matchmaker's last
+        answer, else asked again for the free slots (a pairing naming a bot that cannot
+        play is passed over)."""
+        for ask in (False, True):
+            if ask:
+                standings = self.standings()
+                if len(standings.playable()) < 2:
+                    return None
+                free = max(1, slots - self.in_flight // 2)
+                try:
+                    chosen = list(self.matchmaker.pairings(standings, free, self.rng))
+                except Exception as exc:   # a plugin's bug: no bot's fault, and no traceback
+                    raise RunError(f"matchmaker {self.ladder.matchmaker!r} failed: "
+                                   f"{cause(exc)}") from exc
+                self.queue.extend(chosen)
+            while self.queue:
+                pairing = self.queue.popleft()
+                if self._playable(pairing):
+                    return pairing
+        return None
+
+    def _playable(self, pairing: Pairing) -> bool:
+        if not isinstance(pairing, tuple):    # a plugin's answer is not trusted
+            return False
+        names = tuple(pairing)
+        return (len(names) == 2 and all(isinstance(name, str) for name in names)
+                and names[0] != names[1]
+                and all(name in self.versions and (name, self.versions[name]) not in self.suspended
+                        for name in names))
+
+    def _mint(self, pairing: Pairing) -> list[Fixture]:
+        """The pairing's next seat-swapped pair (k: pairs of these two names so far, every
+        version and run), pairing.first in the first game's first seat."""
+        first, second = sorted(pairing)
+        k = self.next_pair[(first, second)]
+        self.next_pair[(first, second)] += 1
+        seed = game_seed(self.config.seed, first, second, k)
+        opening = tuple(self.openings.opening(self.game, k, seed)) if not self.openings.is_none else ()
+        pair = []
+        for swap, seats in enumerate(((first, second), (second, first))):
+            fixture = Fixture(index=self.stored + self.in_flight + swap,
+                              key=fixture_key(first, second, k, swap, opening),
+                              pairing=f"{first}|{second}", seat0=seats[0], seat1=seats[1],
+                              seed=seed, round=2 * k + swap, opening=opening)
+            pair.append(fixture.carrying(self.specs, (self.versions[seats[0]],
+                                                      self.versions[seats[1]])))
+        if pair[0].seat0 != pairing.first:
+            pair.reverse()
+        a, b = (f"{name}@{self.versions[name]}" for name in (first, second))
+        self.met[pair_key(a, b)] += 1
+        return pair
+
+    def _check_stops(self) -> None:
+        if self.stop is not None:
+            return
+        ladder: LadderConfig = self.ladder
+        if ladder.games is not None and self.stored >= ladder.games:
+            self._halt(f"games: {ladder.games} stored")
+        elif ladder.hours is not None and self.clock() - self.started >= ladder.hours * 3600:
+            self._halt(f"hours: {ladder.hours:g} reached")
+        elif ladder.until_separated is not None and separated(
+                self.standings().playable(), ladder.until_top, ladder.until_separated):
+            top = "every bot" if ladder.until_top is None else f"the top {ladder.until_top}"
+            self._halt(f"until: {top} separated at {ladder.until_separated:g}")
+
+    def _halt(self, why: str) -> None:
+        self.stop = why
+
+
+def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: int | None = None,
+               progress: Progress | None = None, keep_going: bool = False,
+               standings: int | None = None, new_season: bool = False,
+               out: TextIO | None = None, cancel: CancelToken | None = None) -> RunSummary:
+    """Play a ladder until a stop condition holds (its games, hours or until), Ctrl-C or
+    the cancel token; each game is committed as it finishes and a run resumes where the
+    last one stopped. The store, builds, versions and preflight are a league's (run_league);
+    standings: the live table every that many games (0: never; None: about ten times a
+    run, or every 2 games a bot without a `games` limit). RunSummary.interrupted: stopped
+    by Ctrl-C or the token rather than a stop condition."""
+    assert config.ladder is not None, "run_ladder needs a config with schedule: ladder"
+    out = out or sys.stderr
+    plugins = plugins or loaded_plugins()
+    executor = registered_executor(plugins, config.executor)
+    check_store_path(config.store)
+    executor.check(config)
+    with Store(config.store) as store:
+        known, cache = _take_store(store, config, plugins, new_season, out)
+        started = time.monotonic()
+        manifests = bot_manifests(config, plugins, store, cache)
+        store.sync_versions(manifests, record=False)
+        retired = store.retired() & set(config.bot_names)
+        for name in sorted(retired):
+            print(f"{name}: retired, plays no new games (arena retire --undo brings it back)",
+                  file=out)
+        playing = tuple(bot for bot in config.bots if bot.name not in retired)
+        job = make_job(config, plugins, manifests)
+        versions = {bot.name: store.versions_of((bot.name, bot.name))[0] for bot in playing}
+        matchmaker = plugins.matchmakers.require(config.ladder.matchmaker)()
+        game = job.made if job.made is not None else plugins.games.create(config.game, **config.rules)
+        limit = config.ladder.games
+        progress = progress or Progress(limit or 0)
+        earlier = store.suspended()
+        source = LadderSource(config, store, matchmaker, versions, job.bots, game,
+                              league_openings(config, plugins.games),
+                              say=lambda line: progress.print_above(line, out))
+        already = source.stored
+        progress.total, progress.already = limit or 0, already
+        if limit is None:   # no end to count down to: the status line tells the standings' top
+            progress.detail = lambda: _leaders(source)
+        if standings != 0:
+            progress.standings = source.table
+            progress.standings_every = standings or (
+                max(2, (limit - already) // 10) if limit is not None and limit > already
+                else max(20, 2 * len(playing)))
+        workers = _bounded_workers(executor, workers or config.workers, progress)
+        for (name, version), reason in sorted(earlier.items()):
+            if versions.get(name) == version:
+                print(f"{name} v{version}: suspended, {reason}; a new version plays again",
+                      file=out)
+
+        if config.source is not None:
+            members = _Members(Membership(config.source, config, plugins, store), source,
+                               plugins, store, executor.plays_here(config), progress, out)
+            source.watch = members.look
+
+        def on_record(_fixture: Fixture, record: GameRecord) -> None:
+            progress.update(record)
+        begin = (f"ladder {config.name}: {len(playing)} bots, matchmaker "
+                 f"{config.ladder.matchmaker}, {already} games stored; {_stops(config.ladder)}")
+        bots = playing if source.stop is None else ()
+        driven = play_source(Playing(executor, job, source, workers, config, plugins),
+                             store, manifests, known, bots, keep_going, progress, out, on_record,
+                             cancel, start=begin)
+        interrupted = (driven.interrupted or driven.cancelled) and source.stop is None
+        summary = RunSummary(total=source.stored, already=already, played=source.played,
+                             interrupted=interrupted, seconds=time.monotonic() - started)
+        stored = source.stored
+    if interrupted:
+        verb = "stopped"
+    else:
+        verb = f"finished ({source.stop})" if source.stop else "finished"
+    progress.finish(f"{verb}: {summary.played} games played in {summary.seconds:.1f} s; "
+                    f"{stored} stored in {config.store}")
+    return summary
+
+
+class _Members:
+    """Takes what the ladder's Membership sees into the running ladder: an added or
+    changed bot is started once (one that cannot start is said and plays no more), then
+    joins or plays its new version instead of the old; a removed or retired bot stops.
+    Each change is said."""
+
+    def __init__(self, membership: Membership, source: LadderSource, plugins: Plugins,
+                 store: Store, start_here: bool, progress: Progress, out: TextIO) -> None:
+        self.membership, self.source, self.plugins, self.store = membership, source, plugins, store
+        self.start_here, self.progress, self.out = start_here, progress, out
+
+    def say(self, line: str) -> None:
+        self.progress.print_above(line, self.out)
+
+    def look(self) -> None:
+        """Poll the membership and take what changed."""
+        update = self.membership.poll()
+        if update is None:
+            return
+        config = update.config
+        self.source.retune(config)
+        if config.ladder is not None and config.ladder.games != self.progress.total:
+            self.progress.total = config.ladder.games or 0
+        new = [note.bot for note in update.changed] + list(update.added)
+        specs = self._specs(config, new) if new else {}
+        current = self.store.current_versions()
+        for line in replace(update, added=[]).lines():   # a bot joins once it has started
+            self.say(line)
+        versions = {**current, **{note.bot: note.version for note in update.changed}}
+        for name in new:
+            problem = self._cannot_start(config, specs[name])
+            if problem is not None:   # its files are what fails: no version of it can play
+                self.say(f"{problem}; {name} "
+                         f"{'does not join' if name in update.added else 'plays no more'} "
+                         "until its files change")
+                self.source.leave(name)
+                continue
+            self.source.join(name, versions[name], specs[name])
+            if name in update.added:
+                self.say(f"{name}: joins the ladder")
+        for name in update.removed:
+            self.source.leave(name)
+
+    def _specs(self, config: LeagueConfig, names: list[str]) -> dict[str, BotSpec]:
+        """How to start these bots, each with its current version's fingerprint (a worker
+        starts a changed bot afresh rather than reuse its old process)."""
+        job = make_job(config, self.plugins)
+        prints = {v.bot: v.fingerprint for v in self.store.versions() if v.current}
+        return {name: replace(job.bots[name], fingerprint=prints.get(name) or job.bots[name].fingerprint)
+                for name in names}
+
+    def _cannot_start(self, config: LeagueConfig, spec: BotSpec) -> str | None:
+        """Why a joining bot cannot start (the preflight, on this machine), or None."""
+        if not self.start_here:
+            return None
+        job = make_job(config, self.plugins)
+        sandbox = Sandbox(limits=job.limits, mode=job.sandbox_mode)
+        problems = start_all(self.source.game, [spec], sandbox, job.settings, config.seed,
+                             keep_going=True)
+        return str(problems[0]) if problems else None
+
+
+def _stops(ladder: LadderConfig) -> str:
+    """The ladder's stop conditions, in words."""
+    stops = []
+    if ladder.games is not None:
+        stops.append(f"stops at {ladder.games} games")
+    if ladder.hours is not None:
+        stops.append(f"after {ladder.hours:g} hours")
+    if ladder.until_separated is not None:
+        top = "every bot" if ladder.until_top is None else f"the top {ladder.until_top}"
+        stops.append(f"when {top} are separated at {ladder.until_separated:g}")
+    return ", or ".join(stops) if stops else "plays until stopped (Ctrl-C)"
+
+
+def _leaders(source: LadderSource, count: int = 3) -> str:
+    bots = sorted(source.standings().playable(), key=lambda b: -b.exposed)[:count]
+    return "top: " + ", ".join(f"{b.name} {b.exposed:.1f}" for b in bots)

@@ -16,8 +16,9 @@ import pytest
 from test_league_failures import finish, kill_ours, run_env, start_run
 from test_league_run import GATED_MOVE_MS, arena, count, gated, open_gate, wait_for_games
 
-from arena.league.ladder import los, separated
+from arena.league.ladder import separated
 from arena.league.matchmakers import BotStanding
+from arena.league.rating_systems import skill_los as los
 
 RANDOMS = [("r1", "uttt-random"), ("r2", "random"), ("r3", "uttt-random"), ("r4", "random")]
 
@@ -151,8 +152,9 @@ def test_hours_stops_the_run_and_says_so(tmp_path):
     config = write_ladder(tmp_path / "hours.yaml", RANDOMS[:3], "{hours: 0.0003}", workers=1)
     out = arena("run", str(config), "--standings", "0")
     assert out.returncode == 0, out.stderr
-    assert re.search(r"^finished \(hours: 0.0003 reached\): \d+ games played", out.stderr, re.M)
-    assert count(tmp_path / "hours.sqlite") >= 0
+    found = re.search(r"^finished \(hours: 0.0003 reached\): (\d+) games played", out.stderr, re.M)
+    assert found, out.stderr
+    assert count(tmp_path / "hours.sqlite") == int(found.group(1))   # the games in play end
 
 
 def test_until_stops_once_the_top_are_separated(tmp_path):
@@ -201,6 +203,22 @@ def test_a_crashing_version_is_suspended_and_a_new_version_plays_again(tmp_path)
     assert v2 >= 10 and suspended == [("c", 1)]   # a newcomer: seated first
 
 
+def test_a_stricter_suspend_takes_effect_when_the_ladder_starts(tmp_path):
+    crasher = bot_file(tmp_path, "crash", CRASHER)
+    config = write_ladder(tmp_path / "strict.yaml", RANDOMS[:2] + [("c", crasher)],
+                          "{games: 12, min_games: 20, suspend: {share: 1}}", workers=1)
+    assert arena("run", str(config), "--standings", "0").returncode == 0
+    db = tmp_path / "strict.sqlite"
+    crashed = games_of(db, "c")
+    assert crashed >= 4
+    config.write_text(config.read_text().replace("{share: 1}", "{share: 0.5, after: 4}")
+                      .replace("games: 12", "games: 24"))
+    out = arena("run", str(config), "--standings", "0")
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count(f"c v1: suspended, faulted in {crashed} of {crashed} games") == 1
+    assert games_of(db, "c") == crashed and count(db) == 24
+
+
 PLUGIN = """\
 from arena.hooks import hookimpl
 from arena.league.matchmakers import Pairing
@@ -220,15 +238,23 @@ def arena_register_matchmakers(registry):
 """
 
 
-def test_a_matchmaker_from_a_plugin_package_plays_a_ladder(tmp_path):
+def plugin_env(tmp_path: Path, module: str, text: str) -> dict[str, str]:
+    """The environment of a run with a plugin package installed: module (its source
+    text) declared as an entry point of a distribution on PYTHONPATH."""
     root = tmp_path / "plugin"
-    root.mkdir()
-    (root / "arena_first_two.py").write_text(PLUGIN)
-    dist = root / "arena_first_two-0.1.dist-info"
+    root.mkdir(exist_ok=True)
+    (root / f"{module}.py").write_text(text)
+    dist = root / f"{module}-0.1.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: arena-first-two\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[arena]\nfirst-two = arena_first_two\n")
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module.replace('_', '-')}\n"
+                                   "Version: 0.1\n")
+    (dist / "entry_points.txt").write_text(f"[arena]\n{module} = {module}\n")
+    paths = [str(root), os.environ.get("PYTHONPATH", "")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in paths if path)}
+
+
+def test_a_matchmaker_from_a_plugin_package_plays_a_ladder(tmp_path):
+    env = plugin_env(tmp_path, "arena_first_two", PLUGIN)
     config = write_ladder(tmp_path / "plug.yaml", RANDOMS[:3],
                           "{matchmaker: first-two, games: 6}", workers=1)
     out = arena("run", str(config), "--standings", "0", env=env)
@@ -240,6 +266,42 @@ def test_a_matchmaker_from_a_plugin_package_plays_a_ladder(tmp_path):
     assert without.returncode == 2
     assert "unknown matchmaker 'first-two'" in without.stderr
     assert len(without.stderr.strip().splitlines()) == 1
+
+
+BROKEN = """\
+from arena.hooks import hookimpl
+
+
+class Boom:
+    def pairings(self, standings, count, rng):
+        return 1 / 0
+
+
+class Junk:
+    def pairings(self, standings, count, rng):
+        return [("r1", "r1"), ("r1", "nobody"), "r1r2", (["r1"], ["r2"])]
+
+
+@hookimpl
+def arena_register_matchmakers(registry):
+    registry.add("boom", Boom)
+    registry.add("junk", Junk)
+"""
+
+
+def test_a_plugin_matchmaker_that_fails_or_answers_junk_is_one_line(tmp_path):
+    env = plugin_env(tmp_path, "arena_broken", BROKEN)
+    config = write_ladder(tmp_path / "boom.yaml", RANDOMS[:3], "{matchmaker: boom, games: 6}")
+    out = arena("run", str(config), env=env)
+    assert out.returncode == 1, out.stderr
+    assert "arena run: error: matchmaker 'boom' failed: ZeroDivisionError: division by zero" \
+        in out.stderr and "Traceback" not in out.stderr
+    config = write_ladder(tmp_path / "junk.yaml", RANDOMS[:3], "{matchmaker: junk, games: 6}")
+    out = arena("run", str(config), env=env)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert ("finished (matchmaker 'junk' chose no pairing of two bots that can play, among 3)"
+            in out.stderr)
+    assert count(tmp_path / "junk.sqlite") == 0
 
 
 def test_los_and_separation_read_the_posteriors():
@@ -272,3 +334,66 @@ def test_a_bot_in_play_counts_its_games_in_play_for_the_matchmaker(tmp_path):
         games = {bot.name: bot.games for bot in source.standings().bots}
         assert sorted(games.values()) == [0, 0, 0, 2, 2]
         assert games[piece[0].seat0] == games[piece[0].seat1] == 2
+
+
+def games_of(db: Path, bot: str, version: int | None = None) -> int:
+    """Stored games of a bot (of one version)."""
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            "SELECT count(*) FROM games WHERE (seat0 = ?1 AND (?2 IS NULL OR v0 = ?2))"
+            " OR (seat1 = ?1 AND (?2 IS NULL OR v1 = ?2))", (bot, version)).fetchone()[0]
+
+
+def said(tmp_path: Path, text: str) -> bool:
+    return text in (tmp_path / "stderr").read_text()
+
+
+#: games a worker may have in play when a change is taken (a pair each, 2 workers)
+IN_PLAY = 4
+
+
+def test_bots_join_change_and_leave_a_running_ladder(tmp_path):
+    from test_league_failures import wait_until
+    mine = bot_file(tmp_path, "mine", MENDED)
+    dead = bot_file(tmp_path, "dead", "import sys\nsys.exit(1)\n")
+    bots = [("r1", "uttt-random"), ("r2", "random"), ("m", mine)]
+    config = write_ladder(tmp_path / "live.yaml", bots, "{min_games: 4}")
+    db = tmp_path / "live.sqlite"
+    proc = start_run(config, tmp_path, "--standings", "0")
+    try:
+        wait_for_games(db, 4)
+        # added: joins at once, said
+        config = write_ladder(config, bots + [("n", "random")], "{min_games: 4}")
+        assert wait_until(lambda: games_of(db, "n") >= 2), (tmp_path / "stderr").read_text()
+        assert said(tmp_path, "n: joins the ladder")
+        # changed: the new version plays, the old one stops
+        (tmp_path / "bots" / "mine" / "mine.py").write_text(MENDED + "# mended again\n")
+        assert wait_until(lambda: games_of(db, "m", 2) >= 2), (tmp_path / "stderr").read_text()
+        assert said(tmp_path, "m: ") and said(tmp_path, "(now v2, ")
+        old = games_of(db, "m", 1)
+        # removed: stops
+        config = write_ladder(config, [bots[0], bots[2], ("n", "random")], "{min_games: 4}")
+        assert wait_until(lambda: said(tmp_path, "r2: removed from the config, plays no more"))
+        gone = games_of(db, "r2")
+        # retired with arena retire while it runs: stops
+        retire = arena("retire", str(db), "r1")
+        assert retire.returncode == 0, retire.stderr
+        assert wait_until(lambda: said(tmp_path, "r1: retired, plays no more"))
+        retired = games_of(db, "r1")
+        # a bot that cannot start is said and does not join
+        write_ladder(config, [bots[0], bots[2], ("n", "random"), ("d", dead)], "{min_games: 4}")
+        assert wait_until(lambda: said(tmp_path, "bot 'd' cannot start"))
+        assert not said(tmp_path, "d: joins")
+        played = count(db)
+        wait_for_games(db, played + 20)
+        os.kill(proc.pid, signal.SIGTERM)
+        err = finish(proc, tmp_path)
+    finally:
+        proc.kill()
+        kill_ours(tmp_path)
+    assert proc.returncode == 130, err
+    assert games_of(db, "m", 1) <= old + IN_PLAY
+    assert games_of(db, "r2") <= gone + IN_PLAY
+    assert games_of(db, "r1") <= retired + IN_PLAY
+    assert games_of(db, "d") == 0
+    assert "Traceback" not in err

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.league import LeagueConfig, Store
+from arena.league import membership as membership_module
 from arena.league.builds import build_bots
 from arena.league.membership import Membership
 from arena.league.runner import bot_manifests, load_league
@@ -50,8 +51,9 @@ def write_bot(tmp: Path, name: str, text: str = FIRST_MOVE) -> None:
     (tmp / name / "bot.py").write_text(text)
 
 
-def age(tmp: Path) -> None:
-    """Make every file older than the mtime tick a fresh edit could hide in."""
+def settle(tmp: Path) -> None:
+    """Make every file older than RACY_SECONDS, as files are some seconds after a save:
+    membership takes no file still being written."""
     past = time.time() - 60
     for path in tmp.rglob("*"):
         os.utime(path, (past, past))
@@ -87,7 +89,7 @@ def ladder(tmp_path):
     for name in ("alpha", "beta", "gamma"):
         write_bot(tmp_path, name)
     config = write_config(tmp_path)
-    age(tmp_path)
+    settle(tmp_path)
     store, membership = start(tmp_path, config)
     yield tmp_path, config, store, membership
     store.close()
@@ -103,20 +105,24 @@ def test_nothing_changed_is_none_and_writes_nothing(ladder):
     before = store_bytes(store)
     for _ in range(5):
         assert membership.poll() is None
-    os.utime(config)   # saved again as it was: read again, the same config
-    assert membership.poll() is None
     assert store_bytes(store) == before
+    settle(tmp)   # every file saved again as it was: read again, the same config and bots
+    assert membership.poll() is None
+    assert versions(store) == {"alpha": [1], "beta": [1], "novice": [1]}
 
 
 def test_a_bot_added_to_the_config_joins_with_its_first_version(ladder):
     tmp, config, store, membership = ladder
     write_config(tmp, BOTS + '  - {name: gamma, command: "python3 gamma/bot.py"}\n')
+    settle(tmp)
     update = membership.poll()
     assert update is not None and update.refused is None
     assert update.added == ["gamma"] and update.changed == [] and update.removed == []
     assert update.config.bot_names == ["alpha", "beta", "novice", "gamma"]
     assert versions(store)["gamma"] == [1]
     assert update.lines() == ["gamma: joins the ladder"]
+    current = {v.bot: v.fingerprint for v in store.versions() if v.current}
+    assert membership.fingerprints() == current
     assert membership.poll() is None
 
 
@@ -124,18 +130,37 @@ def test_an_edited_script_is_a_new_version_and_the_old_one_stays(ladder):
     tmp, config, store, membership = ladder
     with open(tmp / "alpha" / "bot.py", "a") as fh:
         fh.write("# plays better now\n")
+    settle(tmp)
     update = membership.poll()
     assert update is not None and update.added == [] and update.removed == []
     assert [str(note).split(" (now")[0] for note in update.changed] == ["alpha: files changed (bot.py)"]
     assert update.changed[0].version == 2
     assert versions(store)["alpha"] == [1, 2] and versions(store)["beta"] == [1]
     assert store.current_versions()["alpha"] == 2
+    assert membership.fingerprints()["alpha"] == update.changed[0].fingerprint
     assert membership.poll() is None   # taken once
+
+
+def test_files_still_being_written_are_taken_once_they_are_still(ladder):
+    tmp, config, store, membership = ladder
+    (tmp / "alpha" / "bot.py").write_text(FIRST_MOVE[:40])   # a copy half done
+    config.write_text(config.read_text()[:30])               # an editor's save half done
+    assert membership.poll() is None
+    (tmp / "alpha" / "bot.py").write_text(FIRST_MOVE + "# copied\n")
+    write_config(tmp, BOTS + '  - {name: gamma, command: "python3 gamma/bot.py"}\n')
+    assert membership.poll() is None
+    assert versions(store)["alpha"] == [1] and "gamma" not in versions(store)
+    settle(tmp)
+    update = membership.poll()
+    assert update is not None and update.refused is None and update.added == ["gamma"]
+    assert [(note.bot, note.version) for note in update.changed] == [("alpha", 2)]
+    assert versions(store)["alpha"] == [1, 2]
 
 
 def test_a_bot_removed_from_the_config_stops(ladder):
     tmp, config, store, membership = ladder
     write_config(tmp, BOTS.replace('  - {name: beta, command: "python3 beta/bot.py"}\n', ""))
+    settle(tmp)
     update = membership.poll()
     assert update is not None and update.removed == ["beta"] and update.added == []
     assert update.config.bot_names == ["alpha", "novice"]
@@ -147,12 +172,14 @@ def test_a_bot_retired_while_it_runs_stops_and_comes_back(ladder):
     tmp, config, store, membership = ladder
     done = arena("retire", "ladder.yaml", "beta", cwd=tmp)
     assert done.returncode == 0, done.stderr
+    settle(tmp)
     update = membership.poll()
     assert update is not None and update.removed == ["beta"]
     assert update.lines() == ["beta: retired, plays no more"]
     assert membership.poll() is None
     done = arena("retire", "--undo", "ladder.yaml", "beta", cwd=tmp)
     assert done.returncode == 0, done.stderr
+    settle(tmp)
     update = membership.poll()
     assert update is not None and update.added == ["beta"]
 
@@ -161,16 +188,19 @@ def test_a_broken_edit_is_refused_once_and_the_config_in_force_stays(ladder):
     tmp, config, store, membership = ladder
     in_force = membership.config
     config.write_text(config.read_text().replace("bots:\n", "bots:\n  - {name: gamma, command: [\n"))
+    settle(tmp)
     update = membership.poll()
-    assert update is not None and update.config is in_force
+    assert update is not None and update.config == in_force
     assert update.refused is not None and update.refused.startswith(f"{config}:")
     assert "malformed YAML" in update.refused and "\n" not in update.refused
     assert membership.poll() is None   # said once
     # a bot's edit waits for the config to read again
     with open(tmp / "alpha" / "bot.py", "a") as fh:
         fh.write("# edited meanwhile\n")
+    settle(tmp)
     assert membership.poll() is None
     write_config(tmp, BOTS + '  - {name: gamma, command: "python3 gamma/bot.py"}\n')
+    settle(tmp)
     update = membership.poll()
     assert update is not None and update.refused is None and update.added == ["gamma"]
     assert [note.bot for note in update.changed] == ["alpha"]
@@ -179,6 +209,7 @@ def test_a_broken_edit_is_refused_once_and_the_config_in_force_stays(ladder):
 def test_an_unknown_bot_is_refused_with_the_config_error(ladder):
     tmp, config, store, membership = ladder
     write_config(tmp, BOTS + "  - {name: gamma, bot: no-such-bot}\n")
+    settle(tmp)
     update = membership.poll()
     assert update is not None and update.added == []
     assert update.refused is not None and "bots[3].bot: unknown bot 'no-such-bot'" in update.refused
@@ -193,12 +224,16 @@ def test_an_unknown_bot_is_refused_with_the_config_error(ladder):
      "time_control move_ms 1000, the config says move_ms 200"),
     (lambda text: text + "seed: 7\n", "seed", "seed 0, the config says 7"),
     (lambda text: text.replace("workers: 1", "workers: 2"), "workers", "workers 1, the config says 2"),
+    (lambda text: text + "sandbox: {mode: none}\n", "sandbox", "sandbox mode auto, the config says mode none"),
+    (lambda text: text + "openings: random:2\n", "openings", "openings none, the config says random:2"),
+    (lambda text: text.replace("ladder.sqlite", "other.sqlite"), "store", "other.sqlite"),
 ])
 def test_a_change_the_ladder_cannot_take_is_refused_naming_the_key(ladder, edit, key, words):
     tmp, config, store, membership = ladder
     in_force = membership.config
     text = edit(config.read_text()).replace("bots:\n", 'bots:\n  - {name: gamma, command: "python3 gamma/bot.py"}\n')
     config.write_text(text)
+    settle(tmp)
     update = membership.poll()
     assert update is not None and update.added == [] and update.config == in_force
     assert update.refused is not None and words in update.refused
@@ -215,11 +250,12 @@ def test_a_bot_whose_build_fails_keeps_playing_its_old_version(tmp_path):
     (tmp_path / "built" / "build.sh").write_text(BUILD)
     bots = BOTS + '  - {name: built, command: "python3 built/bot.py", build: "sh build.sh"}\n'
     config = write_config(tmp_path, bots)
-    age(tmp_path)
+    settle(tmp_path)
     store, membership = start(tmp_path, config)
     try:
         assert (tmp_path / "built" / "bot.py").read_text() == FIRST_MOVE
         (tmp_path / "built" / "src.py").write_text(FIRST_MOVE + "# BROKEN\n")
+        settle(tmp_path)
         update = membership.poll()
         assert update is not None and update.changed == []
         assert update.refused is not None
@@ -229,6 +265,7 @@ def test_a_bot_whose_build_fails_keeps_playing_its_old_version(tmp_path):
         assert versions(store)["built"] == [1]
         assert membership.poll() is None   # not built again until its files change
         (tmp_path / "built" / "src.py").write_text(FIRST_MOVE + "# fixed\n")
+        settle(tmp_path)
         update = membership.poll()
         assert update is not None and update.refused is None
         assert [(note.bot, note.version) for note in update.changed] == [("built", 2)]
@@ -244,11 +281,13 @@ def test_a_new_bot_whose_build_fails_does_not_join(ladder):
     (tmp / "built" / "src.py").write_text("# BROKEN\n")
     (tmp / "built" / "build.sh").write_text(BUILD)
     write_config(tmp, BOTS + '  - {name: built, command: "python3 built/bot.py", build: "sh build.sh"}\n')
+    settle(tmp)
     update = membership.poll()
     assert update is not None and update.added == []
     assert update.refused is not None and "built does not join until it builds" in update.refused
     assert "built" not in update.config.bot_names and "built" not in versions(store)
     (tmp / "built" / "src.py").write_text(FIRST_MOVE)
+    settle(tmp)
     update = membership.poll()
     assert update is not None and update.added == ["built"] and update.refused is None
     assert versions(store)["built"] == [1]
@@ -257,6 +296,7 @@ def test_a_new_bot_whose_build_fails_does_not_join(ladder):
 def test_an_option_changed_in_the_config_is_a_new_version(ladder):
     tmp, config, store, membership = ladder
     config.write_text(config.read_text().replace("optimal_percent: 40", "optimal_percent: 80"))
+    settle(tmp)
     update = membership.poll()
     assert update is not None and [note.why for note in update.changed] == \
         [["options changed (optimal_percent 40 -> 80)"]]
@@ -264,15 +304,26 @@ def test_an_option_changed_in_the_config_is_a_new_version(ladder):
     assert versions(store)["novice"] == [1, 2]
 
 
-def test_a_deleted_script_is_refused_and_its_version_stays(ladder):
+def test_a_deleted_script_is_refused_and_its_version_stays(ladder, monkeypatch):
     tmp, config, store, membership = ladder
+    reads = []
+    monkeypatch.setattr(membership_module, "load_league",
+                        lambda *args: reads.append(args) or load_league(*args))
     (tmp / "beta" / "bot.py").unlink()
+    settle(tmp)
     update = membership.poll()
     assert update is not None and update.changed == [] and update.removed == []
     assert update.refused is not None and "bots[1].command" in update.refused
-    assert membership.poll() is None
+    assert len(reads) == 1
+    assert membership.poll() is None and membership.poll() is None
+    assert len(reads) == 1   # not read again (and refused again) while nothing changes
     assert versions(store)["beta"] == [1]
+    done = arena("retire", "results/ladder.sqlite", "alpha", cwd=tmp)   # said meanwhile
+    assert done.returncode == 0, done.stderr
+    update = membership.poll()
+    assert update is not None and update.removed == ["alpha"] and update.refused is None
     write_bot(tmp, "beta")   # put back as it was: the same version
+    settle(tmp)
     assert membership.poll() is None
     assert versions(store)["beta"] == [1]
 
@@ -281,9 +332,11 @@ def test_a_config_moved_away_and_back_changes_nothing(ladder):
     tmp, config, store, membership = ladder
     aside = tmp / "aside.yaml"
     config.rename(aside)
+    settle(tmp)
     update = membership.poll()
     assert update is not None and update.refused is not None and "ladder.yaml" in update.refused
     aside.rename(config)
+    settle(tmp)
     assert membership.poll() is None
 
 
@@ -292,7 +345,7 @@ def test_games_stored_in_a_bots_own_directory_are_no_change(tmp_path):
         write_bot(tmp_path, name)
     bots = BOTS.replace('"python3 alpha/bot.py"}', '"python3 alpha/bot.py", dir: ., allow_shared_dir: true}')
     config = write_config(tmp_path, bots)
-    age(tmp_path)
+    settle(tmp_path)
     store, membership = start(tmp_path, config)
     try:
         assert membership.poll() is None
@@ -311,14 +364,16 @@ def test_a_ladders_stop_condition_is_taken_and_its_matchmaker_refused(tmp_path):
     for name in ("alpha", "beta"):
         write_bot(tmp_path, name)
     config = write_config(tmp_path, extra=LADDER)
-    age(tmp_path)
+    settle(tmp_path)
     store, membership = start(tmp_path, config)
     try:
         config.write_text(config.read_text().replace("games: 40", "games: 60"))
+        settle(tmp_path)
         update = membership.poll()
         assert update is not None and update.refused is None and update.lines() == []
         assert update.config.to_dict()["ladder"]["games"] == 60
         config.write_text(config.read_text().replace("matchmaker: active", "matchmaker: uniform"))
+        settle(tmp_path)
         update = membership.poll()
         assert update is not None and update.refused is not None
         assert "ladder.matchmaker active, the config says uniform" in update.refused

@@ -10,7 +10,6 @@ versions, preflight, drive), so a ladder stores, resumes and stops as a league d
 
 from __future__ import annotations
 
-import math
 import random
 import sys
 import time
@@ -24,12 +23,16 @@ from arena.openings import Openings
 from arena.plugins import Plugins, loaded_plugins
 from arena.record import GameRecord, Termination
 from arena.referee import BotSpec
+from arena.sandbox import Sandbox
 
 from .config import LadderConfig, LeagueConfig
 from .drive import CancelToken
+from .executors.base import RunError, cause
 from .matchmakers import BotStanding, Matchmaker, Pairing, Standings, pair_key
+from .membership import Membership
+from .preflight import start_all
 from .progress import Progress
-from .rating_systems import Rater, TrueSkill, rater
+from .rating_systems import Rater, TrueSkill, rater, skill_los
 from .runner import (
     Playing,
     RunSummary,
@@ -44,18 +47,12 @@ from .schedule import Fixture, fixture_key, game_seed, league_openings, parse_fi
 from .sources import fixtures_of
 from .store import Store, check_store_path
 
-__all__ = ["LadderSource", "los", "run_ladder", "separated"]
+__all__ = ["LadderSource", "run_ladder", "separated"]
 
 #: rows of the live standings
 STANDINGS_ROWS = 10
-
-
-def los(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> float:
-    """The likelihood that a's skill is above b's, from their TrueSkill posteriors:
-    Phi((mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2)) (the skills', so no beta: beta is
-    the spread of one game's performance, not doubt about the skill)."""
-    spread = math.sqrt(sigma_a ** 2 + sigma_b ** 2)
-    return 0.5 * (1 + math.erf((mu_a - mu_b) / (spread * math.sqrt(2)))) if spread > 0 else 0.5
+#: seconds between two looks at the config and the bots' files (membership)
+WATCH_EVERY_S = 2.0
 
 
 def separated(bots: list[BotStanding], top: int | None, level: float) -> bool:
@@ -64,7 +61,7 @@ def separated(bots: list[BotStanding], top: int | None, level: float) -> bool:
     ranked = sorted(bots, key=lambda b: -b.exposed)[:top]
     if len(ranked) < 2:
         return False
-    return all(los(a.mu, a.sigma, b.mu, b.sigma) >= level for a, b in zip(ranked, ranked[1:]))
+    return all(skill_los(a.mu, a.sigma, b.mu, b.sigma) >= level for a, b in zip(ranked, ranked[1:]))
 
 
 @dataclass
@@ -105,6 +102,10 @@ class LadderSource:
         self.played = 0          # games stored by this run
         self.stop: str | None = None   # why the ladder stopped, once it has
         self.queue: deque[Pairing] = deque()
+        #: called every WATCH_EVERY_S at most, from take and done (the run's own thread):
+        #: the ladder's membership, which calls join, change, leave and retune
+        self.watch: Callable[[], None] | None = None
+        self._watched = clock()
         self.rng = random.Random(f"{config.seed}|{store.count()}")
         pairs: set[tuple[str, str, int]] = set()   # pairs earlier runs started, by version
         for _id, stored, v0, v1 in store.games_since(0):
@@ -116,6 +117,8 @@ class LadderSource:
                 a, b = pair_key(*(f"{name}@{version}" for name, version in seats))
                 pairs.add((a, b, parts.pair))
         self.met.update((a, b) for a, b, _k in pairs)
+        for name, version in self.versions.items():   # settings may have changed since
+            self._suspend_if_faulty((name, version))
         self._check_stops()
 
     # --- the FixtureSource ---
@@ -127,6 +130,7 @@ class LadderSource:
         running: the bots the asking worker keeps started (the matchmaker's
         BotStanding.running), whose pairings are preferred among the matchmaker's last
         answer."""
+        self._look()
         self._check_stops()
         if self.stop is not None:
             return None
@@ -138,7 +142,10 @@ class LadderSource:
         if pairing is None:
             if self.in_flight:
                 return []
-            self._halt("fewer than two bots can play")
+            playable = len(self.standings().playable())
+            self._halt("fewer than two bots can play" if playable < 2 else
+                       f"matchmaker {self.ladder.matchmaker!r} chose no pairing of two bots "
+                       f"that can play, among {playable}")
             return None
         piece = self._mint(pairing)[:left]
         self.in_flight += len(piece)
@@ -156,10 +163,37 @@ class LadderSource:
         self.played += 1
         for seat in self._learn(fixture.key, record, versions):
             self._suspend_if_faulty(seat)
+        self._look()
         self._check_stops()
 
     def __iter__(self) -> Iterator[Fixture]:
         return fixtures_of(self)
+
+    # --- bots that join, change and leave ---
+
+    def join(self, name: str, version: int, spec: BotSpec) -> None:
+        """A bot plays from its next pairing on (a new one, or a new version of one:
+        the old version plays no more)."""
+        self.versions[name], self.specs[name] = version, spec
+        self.queue.clear()    # chosen without it
+
+    def leave(self, name: str) -> None:
+        """A bot plays no more (its games in play are still stored)."""
+        self.versions.pop(name, None)
+        self.queue = deque(p for p in self.queue if name not in p)
+
+    def retune(self, config: LeagueConfig) -> None:
+        """The ladder section as the config now says (stop conditions, newcomers,
+        suspension); its matchmaker stays the one it started with."""
+        assert config.ladder is not None
+        self.config, self.ladder = config, config.ladder
+        for name, version in list(self.versions.items()):   # `suspend` may be stricter now
+            self._suspend_if_faulty((name, version))
+
+    def _look(self) -> None:
+        if self.watch is not None and self.clock() - self._watched >= WATCH_EVERY_S:
+            self._watched = self.clock()
+            self.watch()
 
     # --- standings ---
 
@@ -242,19 +276,27 @@ class LadderSource:
                 if len(standings.playable()) < 2:
                     return None
                 free = max(1, slots - self.in_flight // 2)
-                self.queue.extend(self.matchmaker.pairings(standings, free, self.rng))
+                try:
+                    chosen = list(self.matchmaker.pairings(standings, free, self.rng))
+                except Exception as exc:   # a plugin's bug: no bot's fault, and no traceback
+                    raise RunError(f"matchmaker {self.ladder.matchmaker!r} failed: "
+                                   f"{cause(exc)}") from exc
+                self.queue.extend(chosen)
             playable = [pairing for pairing in self.queue if self._playable(pairing)]
             self.queue.clear()
             if playable:
-                pick = max(playable, key=lambda p: (p.first in running) + (p.second in running))
+                pick = max(playable, key=lambda p: (p[0] in running) + (p[1] in running))
                 playable.remove(pick)
                 self.queue.extend(playable)
                 return pick
         return None
 
     def _playable(self, pairing: Pairing) -> bool:
+        if not isinstance(pairing, tuple):    # a plugin's answer is not trusted
+            return False
         names = tuple(pairing)
-        return (len(names) == 2 and names[0] != names[1]
+        return (len(names) == 2 and all(isinstance(name, str) for name in names)
+                and names[0] != names[1]
                 and all(name in self.versions and (name, self.versions[name]) not in self.suspended
                         for name in names))
 
@@ -329,6 +371,7 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         game = job.made if job.made is not None else plugins.games.create(config.game, **config.rules)
         limit = config.ladder.games
         progress = progress or Progress(limit or 0)
+        earlier = store.suspended()
         source = LadderSource(config, store, matchmaker, versions, job.bots, game,
                               league_openings(config, plugins.games),
                               say=lambda line: progress.print_above(line, out))
@@ -342,10 +385,15 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
                 max(2, (limit - already) // 10) if limit is not None and limit > already
                 else max(20, 2 * len(playing)))
         workers = _bounded_workers(executor, workers or config.workers, progress)
-        for (name, version), reason in sorted(source.suspended.items()):
+        for (name, version), reason in sorted(earlier.items()):
             if versions.get(name) == version:
                 print(f"{name} v{version}: suspended, {reason}; a new version plays again",
                       file=out)
+
+        if config.source is not None:
+            members = _Members(Membership(config.source, config, plugins, store), source,
+                               plugins, store, executor.plays_here(config), progress, out)
+            source.watch = members.look
 
         def on_record(_fixture: Fixture, record: GameRecord) -> None:
             progress.update(record)
@@ -366,6 +414,68 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     progress.finish(f"{verb}: {summary.played} games played in {summary.seconds:.1f} s; "
                     f"{stored} stored in {config.store}")
     return summary
+
+
+class _Members:
+    """Takes what the ladder's Membership sees into the running ladder: an added or
+    changed bot is started once (one that cannot start is said and plays no more), then
+    joins or plays its new version instead of the old; a removed or retired bot stops.
+    Each change is said."""
+
+    def __init__(self, membership: Membership, source: LadderSource, plugins: Plugins,
+                 store: Store, start_here: bool, progress: Progress, out: TextIO) -> None:
+        self.membership, self.source, self.plugins, self.store = membership, source, plugins, store
+        self.start_here, self.progress, self.out = start_here, progress, out
+
+    def say(self, line: str) -> None:
+        self.progress.print_above(line, self.out)
+
+    def look(self) -> None:
+        """Poll the membership and take what changed."""
+        update = self.membership.poll()
+        if update is None:
+            return
+        config = update.config
+        self.source.retune(config)
+        if config.ladder is not None and config.ladder.games != self.progress.total:
+            self.progress.total = config.ladder.games or 0
+        new = [note.bot for note in update.changed] + list(update.added)
+        specs = self._specs(config, new) if new else {}
+        current = self.store.current_versions()
+        for line in replace(update, added=[]).lines():   # a bot joins once it has started
+            self.say(line)
+        versions = {**current, **{note.bot: note.version for note in update.changed}}
+        for name in new:
+            problem = self._cannot_start(config, specs[name])
+            if problem is not None:   # its files are what fails: no version of it can play
+                self.say(f"{problem}; {name} "
+                         f"{'does not join' if name in update.added else 'plays no more'} "
+                         "until its files change")
+                self.source.leave(name)
+                continue
+            self.source.join(name, versions[name], specs[name])
+            if name in update.added:
+                self.say(f"{name}: joins the ladder")
+        for name in update.removed:
+            self.source.leave(name)
+
+    def _specs(self, config: LeagueConfig, names: list[str]) -> dict[str, BotSpec]:
+        """How to start these bots, each with its current version's fingerprint (a worker
+        starts a changed bot afresh rather than reuse its old process)."""
+        job = make_job(config, self.plugins)
+        prints = {v.bot: v.fingerprint for v in self.store.versions() if v.current}
+        return {name: replace(job.bots[name], fingerprint=prints.get(name) or job.bots[name].fingerprint)
+                for name in names}
+
+    def _cannot_start(self, config: LeagueConfig, spec: BotSpec) -> str | None:
+        """Why a joining bot cannot start (the preflight, on this machine), or None."""
+        if not self.start_here:
+            return None
+        job = make_job(config, self.plugins)
+        sandbox = Sandbox(limits=job.limits, mode=job.sandbox_mode)
+        problems = start_all(self.source.game, [spec], sandbox, job.settings, config.seed,
+                             keep_going=True)
+        return str(problems[0]) if problems else None
 
 
 def _stops(ladder: LadderConfig) -> str:

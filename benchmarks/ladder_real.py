@@ -8,11 +8,12 @@ takes bots added and edited while it runs, is stopped by SIGTERM and resumed.
       fit of all its games. It is stored once in results/ladder_real/ and reused by the
       next run with the same bots, games, time control and seed (delete it to play it
       again; an interrupted one is resumed);
-  (c) a ladder of the same bots (matchmaker `active`) on a fresh store; at each
-      checkpoint (CHECKPOINTS times the bot count, in games) Kendall's tau against the
-      truth of the ladder's first n games beside that of the round robin stopped at n
-      games (its first n in schedule order), each ranked two ways: by TrueSkill mu rated
-      in that order (the ladder's own ranking) and by the Elo fit of those n games;
+  (c) LADDERS ladders of the same bots (matchmaker `active`, seeds SEED, SEED+1, ...) on
+      fresh stores; at each checkpoint (CHECKPOINTS times the bot count, in games)
+      Kendall's tau against the truth of each ladder's first n games beside that of the
+      round robin stopped at n games (its first n in schedule order, and in LADDERS - 1
+      other orders: shuffled within each round), each ranked two ways: by TrueSkill mu
+      rated in that order (the ladder's own ranking) and by the Elo fit of those n games;
   (d) live membership and resume: a second ladder (its own store, the same bots and a
       script bot of its own) is started; once it has played, 4 bots are added to its
       config, one bot's options and the script bot's file are edited; once the new bots
@@ -24,8 +25,8 @@ takes bots added and edited while it runs, is stopped by SIGTERM and resumed.
 Every run is `arena run` in a subprocess on a generated config; figures depend on the
 machine's load (printed first). Run from the repo:
 
-    .venv/bin/python benchmarks/ladder_real.py                  # 32 bots: hours on 2 cores
-    .venv/bin/python benchmarks/ladder_real.py --bots 12 --truth-games 10 --checkpoints 2,4,8
+    .venv/bin/python benchmarks/ladder_real.py      # 32 bots: a truth of 9,920 games
+    .venv/bin/python benchmarks/ladder_real.py --bots 12 --truth-games 40 --checkpoints 1,2,4,8,16,32 --ladders 5
 """
 
 from __future__ import annotations
@@ -288,7 +289,9 @@ def live(args: argparse.Namespace, bots: list[dict[str, Any]], tmp: Path) -> boo
     log = home / "live.log"
     started = time.monotonic()
     proc = arena_run(path, log, wait=False)
-    count = lambda: _query(store, "SELECT count(*) FROM games")[0][0] if store.exists() else 0  # noqa: E731
+
+    def count() -> int:
+        return int(_query(store, "SELECT count(*) FROM games")[0][0]) if store.exists() else 0
     _wait(f"{len(members)} games", lambda: count() >= len(members), args.live_timeout, proc)
     before = count()
     # 4 bots added, one entry's options edited, the script bot's file edited: new versions

@@ -247,6 +247,9 @@ def test_the_tron_replay_draws_each_cycle_and_steps_through_turns(driver, league
     first = record.bots[record.rank_of().index(0)].name
     assert ranking.startswith(f"Ranking: 1st {first}")
     assert len(driver.find_elements("css selector", "#movelist tbody tr")) == n
+    open_replay(driver, site, "g=2&m=5")      # a fault list's link: the turn of move 5
+    assert shown(driver)[:2] == ["3", "".join(states_of(games[1].record)[3].rows())]
+    open_replay(driver, site, "g=1&t=1")
     driver.save_screenshot(str(SCREENSHOTS / "replay-tron.png"))
     no_console_errors(driver)
 

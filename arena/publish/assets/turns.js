@@ -1,5 +1,6 @@
 /* bot-arena static site: the replay viewer of a game whose seats move at once (tron).
- * #g=N&t=K shows game N after K turns. The publisher replayed the game through its rules
+ * #g=N&t=K shows game N after K turns (#g=N&m=K, as other pages link a game: the turn of
+ * its K-th move). The publisher replayed the game through its rules
  * (data/moves/CHUNK.js): the board's letters at the start and, per turn, every seat's move
  * and the squares that changed, so this file knows no rules. A letter is a seat's trail
  * ('a' seat 0 .. 'd' seat 3), its head in capitals; any number of seats is drawn. */
@@ -243,11 +244,28 @@
 
   /* --- loading and input ---------------------------------------------------------------- */
 
+  /* the turn a link's #m=K (K moves played, as the fault lists link a game) falls in */
+  function turnOfMove(k) {
+    let moves = 0;
+    for (let i = 0; i < game.turns.length; i++) {
+      moves += game.turns[i][0].length;
+      if (moves >= k) return i + 1;
+    }
+    return game.turns.length;
+  }
+
+  /* the turn the hash asks for: #t=K, or #m=K moves */
+  function turnOf(params) {
+    if (params.t !== undefined) return parseInt(params.t, 10) || 0;
+    if (params.m !== undefined) return turnOfMove(parseInt(params.m, 10) || 0);
+    return 0;
+  }
+
   function open() {
     const params = A.hashParams();
     const no = parseInt(params.g, 10) || 1;
     if (game && game.no === no) {
-      if (params.t !== undefined) show(parseInt(params.t, 10) || 0);
+      if (params.t !== undefined || params.m !== undefined) show(turnOf(params));
       return;
     }
     if (no < 1 || no > league.games) {
@@ -267,8 +285,7 @@
       buildTurnList();
       view.hidden = false;
       status.hidden = true;
-      const t = params.t === undefined ? 0 : parseInt(params.t, 10);
-      show(isNaN(t) ? 0 : t);
+      show(turnOf(params));
     }).catch(function (err) { A.showError(status, err); });
   }
 

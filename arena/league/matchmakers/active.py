@@ -64,7 +64,7 @@ class Active:
         # a pairing started more than `share` times the mean of the pairings in reach (each
         # bot's within `window` places) waits while any other pairing is under its share
         reach = sum(min(self.window, len(order) - 1 - i) for i in range(len(order)))
-        started = sum(n for (a, b), n in standings.pairs.items() if a in place and b in place)
+        started = sum(b.games for b in bots) / 4     # each pair is two games for each of two bots
         cap = max(1.0, self.share * (started + 1) / reach)
 
         def best(a: BotStanding, taken: set[str], fair: bool = True) -> BotStanding | None:
@@ -109,10 +109,13 @@ class Active:
     def _doubt(self, order: list[BotStanding]) -> list[float]:
         """The misordered pairs each bot, by place in mu order, is expected to be in among
         its neighbours within `window` places."""
-        doubt = [0.0] * len(order)
-        for i, a in enumerate(order):
-            for j in range(i + 1, min(len(order), i + self.window + 1)):
-                wrong = misordered(a, order[j])
+        n, erfc, sqrt = len(order), math.erfc, math.sqrt     # misordered() inlined: n x window calls
+        mu = [b.mu for b in order]
+        var = [b.sigma ** 2 for b in order]
+        doubt = [0.0] * n
+        for i in range(n):
+            for j in range(i + 1, min(n, i + self.window + 1)):
+                wrong = 0.5 * erfc((mu[i] - mu[j]) / sqrt(2 * (var[i] + var[j])))
                 doubt[i] += wrong
                 doubt[j] += wrong
         return doubt

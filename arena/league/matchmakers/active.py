@@ -12,12 +12,6 @@ from . import BotStanding, Pairing, Standings, seat_newcomers
 RUNNING_BONUS = 1.05
 
 
-def misordered(a: BotStanding, b: BotStanding) -> float:
-    """The chance that a and b are ranked the wrong way round by mu: Phi(-|mu_a - mu_b| /
-    sqrt(sigma_a^2 + sigma_b^2)), a half for two bots of equal mu, near 0 once settled."""
-    return 0.5 * math.erfc(abs(a.mu - b.mu) / math.sqrt(2 * (a.sigma ** 2 + b.sigma ** 2)))
-
-
 @dataclass
 class Active:
     """Pairs the bots whose games most reduce the expected number of misordered pairs.
@@ -29,10 +23,11 @@ class Active:
     sigma^power. A bot whose place is settled (far from the others, or measured well) needs
     no games, however large its sigma. Bots are taken by need, and each plays the
     neighbour that makes the most informative game: an even one (exp(-d^2 / 2c^2), d the
-    gap in mu) with needy bots, divided by (1 + times the two have met) ** repeat, so that
-    no pair is played over and over. Each bot plays once in a call while there are free
-    bots, which spreads one call's pairings over the ladder; across calls (a ladder asks
-    for one pairing each time a slot frees), a bot's need falls as its games settle it.
+    gap in mu) with needy bots, divided by (1 + times the two have met) ** repeat. A
+    pairing whose pairs would pass `share` times the mean of the pairings in reach waits
+    while any other is under its share, so no pair is played over and over, even when a
+    ladder asks for one pairing each time a slot frees. Each bot plays once in a call
+    while there are free bots, which spreads one call's pairings over the ladder.
     Newcomers come first, each against its best neighbour.
     """
 
@@ -108,8 +103,10 @@ class Active:
 
     def _doubt(self, order: list[BotStanding]) -> list[float]:
         """The misordered pairs each bot, by place in mu order, is expected to be in among
-        its neighbours within `window` places."""
-        n, erfc, sqrt = len(order), math.erfc, math.sqrt     # misordered() inlined: n x window calls
+        its neighbours within `window` places: the sum of the chances that the two are ranked
+        the wrong way round, Phi(-|mu_a - mu_b| / sqrt(sigma_a^2 + sigma_b^2)) (a half for
+        equal mu, near 0 once settled)."""
+        n, erfc, sqrt = len(order), math.erfc, math.sqrt     # n x window pairs a call: locals
         mu = [b.mu for b in order]
         var = [b.sigma ** 2 for b in order]
         doubt = [0.0] * n

@@ -14,8 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-#: 2 added `opening`; a version 1 record reads as a game without one
-RECORD_VERSION = 2
+from arena.games.base import scores_from_ranking
+
+#: 2 added `opening`; a version 1 record reads as a game without one. 3 added the final
+#: `ranking`, the turn of each move of a game whose seats move at once (MoveRecord.turn) and
+#: the seats that went out for a fault while the others played on (`out`); records of
+#: versions 1 and 2 read without them (a game of two seats ranks from its outcome)
+RECORD_VERSION = 3
 
 
 class Termination(str, enum.Enum):
@@ -117,6 +122,29 @@ class MoveRecord:
     substituted: str | None = None
     #: time the bot or referee waited for a CPU during the move: host load, not charged
     wait_ms: float | None = None
+    #: in a game whose seats move at once, the turn (0 first) whose joint move this is
+    #: one seat's part of; None in a game of turns, where each move is a turn
+    turn: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data; `turn` only where there is one (records of games of turns
+        stay as version 2 wrote them)."""
+        data = {"seat": self.seat, "move": self.move, "wall_ms": self.wall_ms, "cpu_ms": self.cpu_ms,
+                "substituted": self.substituted, "wait_ms": self.wait_ms}
+        if self.turn is not None:
+            data["turn"] = self.turn
+        return data
+
+
+@dataclass
+class SeatOut:
+    """A seat that went out for a fault while the others played on (games of more than two
+    seats whose rules let them): when, and why."""
+
+    seat: int
+    turn: int            #: turns played when it went out
+    termination: Termination
+    reason: str
 
 
 @dataclass
@@ -141,13 +169,18 @@ class GameRecord:
     termination: Termination = Termination.NORMAL
     faulted: int | None = None
     reason: str = ""
-    stderr_tails: list[str] = field(default_factory=lambda: ["", ""])
+    stderr_tails: list[str] = field(default_factory=lambda: ["", ""])   #: one per seat
     started_at: str = ""        #: ISO 8601 UTC
     duration_ms: float = 0.0    #: start of the first process to the last one's end
     startup_ms: float = 0.0     #: starting both bots and their handshakes
     play_ms: float = 0.0        #: the moves, after start-up, before shutdown
     #: how many of the first moves are the opening the referee played, not the bots
     opening: int = 0
+    #: rank per seat at the end (0 first, ties share a rank: 0, 1, 1, 3); None in records
+    #: of versions 1 and 2 and in an aborted game (see rank_of)
+    ranking: list[int] | None = None
+    #: seats that went out for a fault while the game went on, in the order they went out
+    out: list[SeatOut] = field(default_factory=list)
     version: int = RECORD_VERSION
 
     @property
@@ -156,9 +189,35 @@ class GameRecord:
         return Outcome(self.winner, self.termination, self.faulted)
 
     @property
-    def scores(self) -> tuple[float, float]:
-        """Points per seat, faults counted as losses; an aborted game's are 1/2 each."""
+    def scores(self) -> tuple[float, ...]:
+        """Points per seat, faults counted as losses; an aborted game's are 1/2 each. More
+        than two seats: the share of the others each finished ahead of (the ranking's)."""
+        if len(self.bots) > 2:
+            if self.ranking is None:
+                return (0.5,) * len(self.bots)
+            return tuple(scores_from_ranking(self.ranking))
         return self.outcome.points() or (0.5, 0.5)
+
+    def rank_of(self) -> list[int] | None:
+        """The final ranking: as recorded, or for an older record of two seats read from its
+        outcome (a fault loses); None for an aborted game."""
+        if self.ranking is not None:
+            return list(self.ranking)
+        points = self.outcome.points()
+        if points is None:
+            return None
+        return [sum(other > mine for other in points) for mine in points]
+
+    def turns(self) -> list[list[MoveRecord]]:
+        """The moves grouped by turn: a joint move's parts together where seats move at once,
+        one move a turn otherwise (the opening's included)."""
+        grouped: list[list[MoveRecord]] = []
+        for move in self.moves:
+            if move.turn is not None and grouped and grouped[-1][0].turn == move.turn:
+                grouped[-1].append(move)
+            else:
+                grouped.append([move])
+        return grouped
 
     def seat_of(self, bot: str) -> int:
         """The seat the bot sat in; ValueError if it did not play this game."""
@@ -175,6 +234,8 @@ class GameRecord:
         """The game in one line: "a (x) vs b (o): a wins, normal, 9 moves, seed 7", or for a
         fault "a (x) vs b (o): a faulted (crash); b wins, exited ... (exit code 3), 4 moves, ..."."""
         names = [b.name for b in self.bots]
+        if len(names) > 2:
+            return self._summary_of_many(names)
         result = self.outcome.text(names)
         how = self.termination.value
         if self.faulted is not None:   # the reason without the "NAME (seat N): " the result says
@@ -182,19 +243,39 @@ class GameRecord:
         said = result if how == result else f"{result}, {how}"     # "aborted" once
         return f"{names[0]} (x) vs {names[1]} (o): {said}, {len(self.moves)} moves, seed {self.seed}"
 
+    def _summary_of_many(self, names: list[str]) -> str:
+        """summary() of a game of more than two seats: "a, b, c: b 1st, a 2nd, c 3rd, ..."."""
+        ranking = self.rank_of()
+        if ranking is None:
+            said = "aborted"
+        else:
+            order = sorted(range(len(names)), key=lambda seat: ranking[seat])
+            said = ", ".join(f"{names[seat]} {_ordinal(ranking[seat] + 1)}" for seat in order)
+            gone = "; ".join(f"{names[o.seat]} out on turn {o.turn + 1} ({o.termination.label})"
+                             for o in self.out)
+            said += f", {self.termination.value}" + (f" ({gone})" if gone else "")
+        return f"{', '.join(names)}: {said}, {len(self.moves)} moves, seed {self.seed}"
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready data (built by hand: dataclasses.asdict deep-copies and is slow)."""
-        return {
+        """Plain JSON-ready data (built by hand: dataclasses.asdict deep-copies and is slow).
+        What version 3 added is written only where it is set, so an older record read and
+        written again is what it was."""
+        data = {
             "game": self.game, "rule_options": dict(self.rule_options), "seed": self.seed,
             "bots": [{"name": b.name, "spec": b.spec, "options": dict(b.options)} for b in self.bots],
-            "moves": [{"seat": m.seat, "move": m.move, "wall_ms": m.wall_ms, "cpu_ms": m.cpu_ms,
-                       "substituted": m.substituted, "wait_ms": m.wait_ms} for m in self.moves],
+            "moves": [m.to_dict() for m in self.moves],
             "winner": self.winner, "termination": self.termination.value, "faulted": self.faulted,
             "reason": self.reason, "scores": list(self.scores), "stderr_tails": list(self.stderr_tails),
             "started_at": self.started_at, "duration_ms": self.duration_ms,
             "startup_ms": self.startup_ms, "play_ms": self.play_ms, "opening": self.opening,
             "version": self.version,
         }
+        if self.ranking is not None:
+            data["ranking"] = list(self.ranking)
+        if self.out:
+            data["out"] = [{"seat": o.seat, "turn": o.turn, "termination": o.termination.value,
+                            "reason": o.reason} for o in self.out]
+        return data
 
     def opening_moves(self) -> list[str]:
         """The moves of the opening (played by the referee before the bots took over)."""
@@ -209,9 +290,17 @@ class GameRecord:
         data["bots"] = [BotEntry(**b) for b in data["bots"]]
         data["moves"] = [MoveRecord(**m) for m in data.get("moves", [])]
         data["termination"] = Termination(data["termination"])
+        data["out"] = [SeatOut(o["seat"], o["turn"], Termination(o["termination"]), o["reason"])
+                       for o in data.get("out", [])]
         data.pop("scores", None)   # written for readers of the format; derived from the outcome
         return cls(**data)
 
     @classmethod
     def from_json(cls, text: str) -> GameRecord:
         return cls.from_dict(json.loads(text))
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..."""
+    return f"{n}{'tsnrhtdd'[(n // 10 % 10 != 1) * (n % 10 < 4) * n % 10::4]}"
+

@@ -33,7 +33,9 @@ PROTOCOL_VERSION = 1
 
 
 class Agent(Protocol):
-    """What the SDK needs from a bot: a move for a state."""
+    """What the SDK needs from a bot: a move for a state. Where seats move at once
+    (the game's info.simultaneous) it asks choose_for(state, seat, time_left_ms) instead,
+    when the agent has it: the move of the bot's own seat, one of state.moves_of(seat)."""
 
     def choose(self, state: State, time_left_ms: float | None) -> int: ...
 
@@ -64,6 +66,7 @@ def run(factory: AgentFactory, options: dict[str, Any] | None = None,
     options = options or {}
     game: Game | None = None
     agent: Any = None
+    seat = 0
     for raw in stdin:
         words = raw.split()
         if not words:
@@ -73,7 +76,7 @@ def run(factory: AgentFactory, options: dict[str, Any] | None = None,
             if len(words) < 5 or words[1] != str(PROTOCOL_VERSION):
                 raise SDKError(f"unsupported handshake {raw.strip()!r}: this SDK speaks "
                                f"protocol {PROTOCOL_VERSION}")
-            name, _seat, seed = words[2], int(words[3]), int(words[4])
+            name, seat, seed = words[2], int(words[3]), int(words[4])
             rules = dict(word.split("=", 1) for word in words[5:])
             game = make_game(name, rules)
             if not frozen:
@@ -88,7 +91,11 @@ def run(factory: AgentFactory, options: dict[str, Any] | None = None,
                 raise SDKError(f"a turn needs 'turn MOVE_MS BANK_MS LAST LEGAL STATE', got {raw.strip()[:80]!r}")
             move_ms, bank_ms = int(words[1]), int(words[2])
             state = lazy_state(game, words[4], " ".join(words[5:]))
-            move = agent.choose(state, float(move_ms + bank_ms))
+            # the game's facts, not the state's: reading state.to_move would build the state
+            if game.info.simultaneous and hasattr(agent, "choose_for"):
+                move = agent.choose_for(state, seat, float(move_ms + bank_ms))   # LEGAL: this seat's moves
+            else:
+                move = agent.choose(state, float(move_ms + bank_ms))
             _send(stdout, game.move_text(move))
         elif command == "over":
             new_game = getattr(agent, "new_game", None)

@@ -1,5 +1,6 @@
 """The arena command as a user runs it: a real subprocess."""
 
+import json
 import subprocess
 import sys
 
@@ -72,9 +73,27 @@ def test_bad_arguments_give_one_clear_line():
 
 
 def test_commands_that_play_by_turns_refuse_tron_in_one_line():
-    """The referee asks one seat at a time: before this refusal, `arena match random random
-    --game tron` started both bots and every game ended in an illegal move."""
-    for command in (("match", "random", "random", "--game", "tron", "--games", "2"),
-                    ("play", "tron", "--against", "random"),
+    """arena play (a person moving in turn) and opening books play games of turns only."""
+    for command in (("play", "tron", "--against", "random"),
                     ("openings", "tron", "--plies", "2", "--count", "2", "--out", "unused.json")):
         _one_line_error(arena(*command), "game 'tron': its seats move at once")
+
+
+def test_arena_match_plays_tron_and_refuses_more_than_two_seats(tmp_path):
+    """The referee asks both cycles at once: before, the match was refused (and before the
+    refusal every game ended in an illegal move). A saved game replays turn by turn."""
+    saved = tmp_path / "games.jsonl"
+    out = arena("match", "tron-random", "tron-territory", "--game", "tron", "--rule", "width=8",
+                "--rule", "height=8", "--games", "2", "--save", str(saved))
+    assert out.returncode == 0, out.stderr
+    assert "2 games played" in out.stdout
+    records = [json.loads(line) for line in saved.read_text().splitlines()]
+    assert all(r["termination"] == "normal" and r["version"] == 3 and r["ranking"] for r in records)
+    assert all(m["turn"] is not None for r in records for m in r["moves"])
+    replay = arena("replay", str(saved), "--game", "1")
+    assert replay.returncode == 0, replay.stderr
+    first = records[0]["moves"][:2]
+    assert f"turn 1: tron-random {first[0]['move']} (" in replay.stdout
+    assert f", tron-territory {first[1]['move']} (" in replay.stdout and "result: " in replay.stdout
+    _one_line_error(arena("match", "tron-random", "tron-random", "--game", "tron", "--rule", "players=3"),
+                    "game 'tron' has 3 seats: arena match plays two bots")

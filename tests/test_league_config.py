@@ -231,6 +231,16 @@ def test_bots_must_be_two_or_more(league_dir):
     assert ":3: bots: must be a list" in message and "got 'mcts'" in message
 
 
+def test_a_game_of_more_than_two_seats_is_refused_and_tron_of_two_loads(league_dir):
+    # before: 'arena run' of a 3-player tron league failed as "cannot start bots: IndexError"
+    three = "name: q\ngame: tron\nrules: {players: 3}\nbots:\n  - {name: a, bot: tron-random}\n" \
+            "  - {name: b, bot: tron-territory}\n"
+    message = error_of(write(league_dir, three))
+    assert ":3: rules: game 'tron' is played by 3 seats with these rules; a league plays games of two " \
+           "seats for now (tron: players: 2)" in message
+    assert load_config(write(league_dir, three.replace("players: 3", "players: 2"))).rules["players"] == 2
+
+
 def test_missing_required_keys_and_rules_for_a_game_without_options(league_dir):
     message = error_of(write(league_dir, "name: q\nbots: []\n"))
     assert message.endswith(":1: required key 'game' is missing; allowed keys: name, game, rules, "

@@ -16,8 +16,9 @@ import pytest
 from test_league_failures import finish, kill_ours, run_env, start_run
 from test_league_run import GATED_MOVE_MS, arena, count, gated, open_gate, wait_for_games
 
-from arena.league.ladder import los, separated
+from arena.league.ladder import separated
 from arena.league.matchmakers import BotStanding
+from arena.league.rating_systems import skill_los as los
 
 RANDOMS = [("r1", "uttt-random"), ("r2", "random"), ("r3", "uttt-random"), ("r4", "random")]
 

@@ -188,8 +188,8 @@ def test_render_table_is_aligned_plain_text(board):
     lines = text.splitlines()
     assert lines[0] == "demo league"
     header, rule = lines[2], lines[3]
-    assert header.split() == ["rank", "bot", "score", "mu", "sigma", "exposed", "Elo", "+-95%",
-                              "LOS>next", "games", "W", "D", "L", "faults", "move", "ms"]
+    assert header.split() == ["rank", "bot", "score", "mu", "sigma", "exposed", "LOS>next", "Elo",
+                              "+-95%", "games", "W", "D", "L", "faults", "move", "ms"]
     standings = lines[4:8]
     end_of_exposed = header.index("exposed") + len("exposed")
     for line, row in zip(standings, board.rows):

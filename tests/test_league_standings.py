@@ -67,12 +67,14 @@ def test_piped_every_n_games_and_at_the_end_as_the_leaderboard_says(tmp_path):
     shown = blocks(out.stderr)
     assert [n for n, _ in shown] == [6, 12, 18, 24]
     header, _rule, *rows = shown[-1][1]
-    assert header.split()[:5] == ["rank", "bot", "Elo", "+-95%", "LOS>next"]
+    assert header.split()[:4] == ["rank", "bot", "exposed", "LOS>next"]   # the order, its LOS
+    assert header.split()[-2:] == ["Elo", "+-95%"]                           # the fit's own
     board = json.loads(out.stdout)       # the last block is the top of the final table
     for line, row in zip(rows, board["rows"]):
         cells = line.split()
         assert cells[1] == row["bot"]
-        assert cells[2] == f"{row['elo']:+.0f}" and cells[3] == f"{row['elo_error']:.0f}"
+        assert cells[2] == f"{row['exposed']:.2f}"
+        assert cells[-2:] == [f"{row['elo']:+.0f}", f"{row['elo_error']:.0f}"]
     assert len(rows) == 3
     assert out.stderr.rstrip().splitlines()[-1].startswith("finished: 24 games played")
 

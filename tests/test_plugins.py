@@ -182,9 +182,7 @@ def test_third_party_plugin_installs_into_a_fresh_environment_and_plays(tmp_path
 
 def _cases():
     plugins = load_plugins()
-    # the referee plays games of turns; games whose seats move at once (tron) join this
-    # test once it asks them in one batch (issue 28's referee part)
-    games = [name for name in default_registry().names() if not default_registry().get(name).info.simultaneous]
+    games = default_registry().names()
     for decl in plugins.bots.all():
         for game in games:
             if decl.plays(game):
@@ -207,8 +205,8 @@ def test_every_bot_plays_legal_games_through_the_protocol(sandbox, name, game_na
         record = play_game(game, seats, seed, sandbox, settings)
         assert record.termination is Termination.NORMAL, record.reason
         state = game.initial_state()
-        for move in record.moves:
-            state = state.play(int(move.move))
+        for turn in record.turns():     # one move a turn, or every mover's where seats move at once
+            state = state.play_joint([game.parse_move(m.move) for m in turn])
         assert state.is_terminal()
 
 

@@ -318,9 +318,9 @@ def test_elo_columns_los_matrix_and_a_match_page_down_to_a_replay(driver, league
     site, games = league
     board = build_leaderboard(games, RatingConfig(), bot_names(20, hostile=True))
     open_page(driver, site, "index.html")
-    elo = texts(driver, "#leaderboard tbody td:nth-child(7)")
-    errors = texts(driver, "#leaderboard tbody td:nth-child(8)")
-    los = texts(driver, "#leaderboard tbody td:nth-child(9)")
+    elo = texts(driver, "#leaderboard tbody td:nth-child(8)")
+    errors = texts(driver, "#leaderboard tbody td:nth-child(9)")
+    los = texts(driver, "#leaderboard tbody td:nth-child(7)")
     assert elo == [f"{row.elo:+.0f}" for row in board.rows]
     assert errors == [f"{row.elo_error:.0f}" for row in board.rows]
     assert [text.endswith("~") for text in los] == [row.significant is False for row in board.rows]

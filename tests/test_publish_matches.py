@@ -57,8 +57,8 @@ def test_a_published_gauntlet_has_elo_los_and_a_page_per_pairing_that_played(tmp
     index = (site / "index.html").read_text()
     rows = cells(index, "leaderboard")
     assert [r[1] for r in rows] == [row["bot"] for row in board_json["rows"]]
-    assert [r[6] for r in rows] == [f"{row['elo']:+.0f}" for row in board_json["rows"]]
-    assert [r[7] for r in rows] == [f"{row['elo_error']:.0f}" for row in board_json["rows"]]
+    assert [r[7] for r in rows] == [f"{row['elo']:+.0f}" for row in board_json["rows"]]
+    assert [r[8] for r in rows] == [f"{row['elo_error']:.0f}" for row in board_json["rows"]]
 
     cross = (site / "crosstable.html").read_text()
     found = dict(re.findall(r'title="P\(([^ ]+ stronger than [^)]+)\) = [^"]*" data-los="([0-9.]+)"',

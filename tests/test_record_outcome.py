@@ -73,3 +73,30 @@ def test_the_tally_pairs_seat_swapped_games_as_they_come():
     assert left_out.results() == {}
     games = [("k", 0, record("a", "b", 1, 0)), ("k", 1, record("c", "b", 1, 0))]
     assert list(match_results(games, bots=["a", "b"])) == [("a", "b")]
+
+
+def test_the_records_of_a_stored_league_read_and_write_back_as_stored():
+    # tests/data/stored_league holds records of versions 1 and 2; version 3 added fields that
+    # are written only where set (ranking, out, a move's turn), so the older ones write back
+    # as they were stored (version 1's without an opening gain "opening": 0, as before)
+    import sqlite3
+    from pathlib import Path
+    sql = (Path(__file__).resolve().parent / "data" / "stored_league" / "league.sql").read_text()
+    with sqlite3.connect(":memory:") as db:
+        db.executescript(sql)
+        stored = [row[0] for row in db.execute("SELECT record FROM games ORDER BY id")]
+    versions = {1: 0, 2: 0}
+    for text in stored:
+        read = GameRecord.from_json(text)
+        versions[read.version] += 1
+        data = json.loads(text)
+        if read.version == 1:
+            data["opening"] = 0
+        assert read.to_dict() == data
+        if read.version == 2:
+            assert read.to_json() == text
+        points = read.outcome.points()
+        assert read.ranking is None
+        assert read.rank_of() == (None if points is None else [int(points[0] < points[1]), int(points[1] < points[0])])
+        assert read.turns() == [[m] for m in read.moves]
+    assert versions == {1: 5, 2: 31}

@@ -16,7 +16,7 @@ from .publish import publish
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from arena.league import build_leaderboard, render
+    from arena.league import render
     from arena.league.runner import RunError, load_league, run_league
     plugins = loaded()
     from arena.publish.site import output_problem
@@ -37,11 +37,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"arena run: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     from arena.league import Store
-    from arena.league.leaderboard import with_versions
+    from arena.league.boards import store_board
     with Store(config.store, readonly=True) as store:
-        games, versions = store.rated_games(args.all_versions)
-        names = None if args.all_versions else [n for n in config.bot_names if n not in store.retired()]
-        board = with_versions(build_leaderboard(games, config.rating, names, config.name), versions)
+        board = store_board(store, config.rating, config.bot_names, config.name,
+                            all_versions=args.all_versions)
     print(render(board, args.format))
     if config.publish is not None and not summary.interrupted:
         index = publish(config.store, config.publish, config.rating, config.name)
@@ -62,8 +61,8 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from arena.league import Store, StoreError, build_leaderboard, render
-    from arena.league.leaderboard import with_versions
+    from arena.league import Store, StoreError, render
+    from arena.league.boards import store_board
     from arena.league.store import StoreDamagedError
     path = args.source
     store_path, rating, names, title = league_source(path)
@@ -71,12 +70,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         with Store(store_path, readonly=True) as store:
             if rating is None:
                 rating, names, title = _stored_settings(store.meta(), path)
-            games, versions = store.rated_games(args.all_versions)
-            retired = store.retired()
-            names = None if args.all_versions or names is None else [n for n in names if n not in retired]
-            system = rating_system_from(args)
-            board = with_versions(build_leaderboard(games, rating, names, title or "", args.anchor,
-                                                    system), versions)
+            board = store_board(store, rating, names, title or "", args.anchor,
+                                rating_system_from(args), args.all_versions)
     except StoreDamagedError:   # a store, damaged: the line names it and what is wrong
         raise
     except (StoreError, sqlite3.Error) as exc:   # a file that is not a usable league store

@@ -22,6 +22,7 @@ from .common import (
     settings_from,
     stderr_tail,
     turn_game,
+    two_seat_game,
     with_reads,
 )
 
@@ -54,7 +55,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     from arena.match import DEFAULT_SPRT_CAP, MatchTally, match_fixtures, match_identity
     from arena.sandbox import Limits
     from arena.stats import SprtSpec
-    game = turn_game(args.game, args.rule)
+    game = two_seat_game(args.game, args.rule)
     a, b = with_reads(bot_for(args.a, game), args), with_reads(bot_for(args.b, game), args)
     a, b = _named(a, b, args.name)
     sprt = None

@@ -97,6 +97,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     game = loaded().games.create(record.game, **record.rule_options)
     state = game.initial_state()
     names = [b.name for b in record.bots]
+    if game.info.simultaneous:
+        return _replay_turns(args, game, record, f"seed {record.seed} ({which}){played}")
     print(f"{game.name}: {names[0]} (x) vs {names[1]} (o), seed {record.seed} ({which}){played}")
     if record.opening:
         print(f"opening: {','.join(record.opening_moves())} ({record.opening} plies played "
@@ -114,6 +116,41 @@ def cmd_replay(args: argparse.Namespace) -> int:
         except GameError as exc:
             print(f"  (not played: {exc})")
             break
+        print(state.render())
+    print(f"\nresult: {record.summary()}")
+    print_stderr_tail(record)
+    return 0
+
+
+def _replay_turns(args: argparse.Namespace, game, record, which: str) -> int:
+    """arena replay of a game whose seats move at once: turn by turn, each seat's move
+    and time, and the seats the referee put out for a fault where they went out."""
+    names = [b.name for b in record.bots]
+    print(f"{game.name}: " + ", ".join(f"{name} (seat {seat})" for seat, name in enumerate(names)) + f", {which}")
+    state = game.initial_state()
+    print(state.render())
+    out: dict[int, list] = {}
+    for gone in record.out:
+        out.setdefault(gone.turn, []).append(gone)
+    for number, moves in enumerate(record.turns()):
+        if not _pause(args.step):
+            return 0
+        said = ", ".join(f"{names[m.seat]} {m.move} ({m.wall_ms:.1f} ms"
+                         + (f", substituted: {m.substituted})" if m.substituted else ")") for m in moves)
+        print(f"\nturn {number + 1}: {said}")
+        for gone in out.get(number, []):
+            print(f"  out: {gone.reason}")
+        by_seat = {m.seat: game.parse_move(m.move) for m in moves}
+        joint = [by_seat.get(seat, 0) for seat in state.movers()]
+        try:
+            gone_now = [g.seat for g in out.get(number, [])]
+            after = state.play_without(joint, gone_now) if gone_now else state.play_joint(joint)
+        except GameError as exc:
+            print(f"  (not played: {exc})")
+            break
+        if after is None:
+            break
+        state = after
         print(state.render())
     print(f"\nresult: {record.summary()}")
     print_stderr_tail(record)

@@ -188,6 +188,14 @@ class State(abc.ABC):
                                    f"{list(movers)}, got {moves!r}"[:200])
         return self.play(moves[0])
 
+    def play_without(self, moves: Sequence[int], out: Sequence[int]) -> State | None:
+        """The state after a joint move in which the seats in `out` (movers whose bots
+        faulted) go out instead of moving, the others playing moves (moves[i] is movers()[i]'s;
+        an out seat's entry is ignored); None where the rules cannot go on without them (the
+        default: the fault ends the game). The referee ranks a seat put out so below every
+        seat still in when it went out."""
+        return None
+
 
 class Game(abc.ABC):
     """A game with its rule options fixed: makes and reads states and moves."""

@@ -122,6 +122,16 @@ class TronState(State):
                                f"seat moving {list(self._live)} with play_joint")
 
     def play_joint(self, moves: Sequence[int]) -> TronState:
+        return self._advance(moves, ())
+
+    def play_without(self, moves: Sequence[int], out: Sequence[int]) -> TronState:
+        """The joint move with the cycles of `out` going out where they stand this turn, as
+        a cycle that crashes does (their trails stay)."""
+        gone = set(out)
+        return self._advance([0 if seat in gone else m for seat, m in zip(self._live, moves)], gone)
+
+    def _advance(self, moves: Sequence[int], gone: Sequence[int] | set[int]) -> TronState:
+        """play_joint, the seats in gone going out instead of moving."""
         live = self._live
         if not isinstance(moves, (list, tuple)) or len(moves) != len(live) \
                 or not all(type(m) is int and 0 <= m < 4 for m in moves):
@@ -129,12 +139,13 @@ class TronState(State):
                 f"joint move {moves!r} is not legal here: expected one of 0..3 for each seat moving "
                 f"{list(live)}"[:200] if live else f"joint move {moves!r}: the game is over"[:200])
         steps, taken = self.board.steps, self.taken
-        targets = [self.heads[seat] + steps[move] for seat, move in zip(live, moves)]
+        # a cycle going out for a fault moves nowhere: its target is no cell
+        targets = [-1 if seat in gone else self.heads[seat] + steps[move] for seat, move in zip(live, moves)]
         heads, trails, out = list(self.heads), list(self.trails), list(self.out)
         turn = self.turn + 1
         for i, seat in enumerate(live):
             cell = targets[i]
-            if taken >> cell & 1 or targets.count(cell) > 1:
+            if cell < 0 or taken >> cell & 1 or targets.count(cell) > 1:
                 out[seat] = turn
             else:
                 heads[seat] = cell

@@ -529,7 +529,13 @@ def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str) -> dict[str
                                                                   for c in choices):
             allowed = ", ".join(repr(c) for c in choices)
             reader.fail(("rules", key), f"must be one of {allowed}, got {_describe(value)}")
-    return {key: given.get(key, opt.default) for key, opt in options.items()}
+    rules = {key: given.get(key, opt.default) for key, opt in options.items()}
+    seats = games.create(game, **rules).seats
+    if seats != 2:     # the schedules, standings and ratings pair two bots a game
+        reader.fail(("rules",) if given else ("game",),
+                    f"game {game!r} is played by {seats} seats with these rules; a league plays games "
+                    "of two seats for now (tron: players: 2)")
+    return rules
 
 
 def _bots(reader: Reader, raw: Any, base: Path, game: str, known_bots: BotCheck | None,

@@ -10,7 +10,6 @@ versions, preflight, drive), so a ladder stores, resumes and stops as a league d
 
 from __future__ import annotations
 
-import math
 import random
 import sys
 import time
@@ -33,7 +32,7 @@ from .matchmakers import BotStanding, Matchmaker, Pairing, Standings, pair_key
 from .membership import Membership
 from .preflight import start_all
 from .progress import Progress
-from .rating_systems import Rater, TrueSkill, rater
+from .rating_systems import Rater, TrueSkill, rater, skill_los
 from .runner import (
     Playing,
     RunSummary,
@@ -48,20 +47,12 @@ from .schedule import Fixture, fixture_key, game_seed, league_openings, parse_fi
 from .sources import fixtures_of
 from .store import Store, check_store_path
 
-__all__ = ["LadderSource", "los", "run_ladder", "separated"]
+__all__ = ["LadderSource", "run_ladder", "separated"]
 
 #: rows of the live standings
 STANDINGS_ROWS = 10
 #: seconds between two looks at the config and the bots' files (membership)
 WATCH_EVERY_S = 2.0
-
-
-def los(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> float:
-    """The likelihood that a's skill is above b's, from their TrueSkill posteriors:
-    Phi((mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2)) (the skills', so no beta: beta is
-    the spread of one game's performance, not doubt about the skill)."""
-    spread = math.sqrt(sigma_a ** 2 + sigma_b ** 2)
-    return 0.5 * (1 + math.erf((mu_a - mu_b) / (spread * math.sqrt(2)))) if spread > 0 else 0.5
 
 
 def separated(bots: list[BotStanding], top: int | None, level: float) -> bool:
@@ -70,7 +61,7 @@ def separated(bots: list[BotStanding], top: int | None, level: float) -> bool:
     ranked = sorted(bots, key=lambda b: -b.exposed)[:top]
     if len(ranked) < 2:
         return False
-    return all(los(a.mu, a.sigma, b.mu, b.sigma) >= level for a, b in zip(ranked, ranked[1:]))
+    return all(skill_los(a.mu, a.sigma, b.mu, b.sigma) >= level for a, b in zip(ranked, ranked[1:]))
 
 
 @dataclass

@@ -11,7 +11,7 @@ import csv
 import io
 import json
 import textwrap
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -21,7 +21,7 @@ from arena.stats import EloFit, MatchResults, Trinomial, fit_elo
 
 from .config import RatingConfig
 from .pairs import Pairing, Tally, between
-from .rating_systems import RatedGame, Rating, RatingSystem, TrueSkill, rated_game, rating_system
+from .rating_systems import RatedGame, Rating, RatingSystem, TrueSkill, los_between, rated_game, rating_system
 from .ratings import GameRow
 
 #: every kind of fault, in the order columns show them
@@ -46,9 +46,17 @@ class Row:
     mean_move_ms: float | None    #: mean wall time of its moves; None without moves
     elo: float | None = None          #: Bradley-Terry Elo over all games; None if not rated
     elo_error: float | None = None    #: half-width of its 95% interval
-    los_next: float | None = None     #: P(stronger than the next row's bot), from the Elo fit
+    #: P(stronger than the next row's bot), from the rating system that orders the rows (one
+    #: model per table: the fit's Elo may order two bots otherwise); None: last row, or a
+    #: system that gives no LOS
+    los_next: float | None = None
     version: int | None = None        #: the bot's version in the store (arena versions)
     fingerprint: str | None = None    #: that version's fingerprint
+    #: a ladder's marks, of MARKS: "new" (fewer games than its min_games), "suspended"
+    #: (faulted too often: plays no more until a new version), "old" (a version no longer
+    #: current, shown as history by --all-versions)
+    marks: tuple[str, ...] = ()
+    suspended: str | None = None      #: why it was suspended (its fault causes)
 
     @property
     def significant(self) -> bool | None:
@@ -88,6 +96,8 @@ class Leaderboard:
     elo_fit: EloFit | None = None     #: the fit behind the Elo columns (LOS of any two bots)
     system: RatingSystem = field(default_factory=TrueSkill)   #: what rated the bots
     prior: Rating | None = None       #: the rating of a bot without games
+    #: a ladder's board: rows carry marks, a bot with fewer games than this is new
+    min_games: int | None = None
 
     def cell(self, bot: str, opponent: str) -> Cell:
         """Results of bot against opponent (an empty Cell if they never met)."""
@@ -135,7 +145,7 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
                          if (min(name, other), max(name, other)) in table and other != name}
                   for name in order}
     rows: list[Row] = []
-    for position, name in enumerate(order, 1):
+    for position, (name, below) in enumerate(zip(order, [*order[1:], None]), 1):
         rank = rows[-1].rank if rows and rows[-1].rating.value == final[name].value else position
         total = sum(crosstable[name].values(), Trinomial())
         times = move_ms[name]
@@ -143,7 +153,8 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
             rank=rank, bot=name, score=total.points, rating=final[name], games=total.games,
             wins=total.wins, draws=total.draws, losses=total.losses,
             faults={kind: faults[name][kind] for kind in FAULT_KINDS if kind in faults[name]},
-            mean_move_ms=sum(times) / len(times) if times else None))
+            mean_move_ms=sum(times) / len(times) if times else None,
+            los_next=None if below is None else los_between(rater, final[name], final[below])))
     fit = fit_elo(table.values(), [row.bot for row in rows], elo_anchor)
     return Leaderboard(rows=_with_elo(rows, fit), crosstable=crosstable, history=history,
                        title=title, elo_anchor=elo_anchor, matches=table, elo_fit=fit,
@@ -178,17 +189,27 @@ def with_versions(board: Leaderboard, versions: Mapping[str, tuple[int, str | No
     return replace(board, rows=rows)
 
 
+#: the marks a ladder's rows may carry, in the order they are shown
+MARKS = ("new", "suspended", "old")
+
+
+def with_marks(board: Leaderboard, min_games: int, suspended: Mapping[str, str],
+               old: Collection[str] = ()) -> Leaderboard:
+    """A ladder's board: each row marked new (fewer than min_games games), suspended
+    (suspended: row name -> why) or old (a name in old: a version no longer current)."""
+    def marked(row: Row) -> Row:
+        on = {"new": row.games < min_games, "suspended": row.bot in suspended, "old": row.bot in old}
+        return replace(row, marks=tuple(mark for mark in MARKS if on[mark]),
+                       suspended=suspended.get(row.bot))
+    return replace(board, rows=tuple(marked(row) for row in board.rows), min_games=min_games)
+
+
 def _with_elo(rows: Sequence[Row], fit: EloFit) -> tuple[Row, ...]:
-    """The rows with their Elo (Bradley-Terry fit of all games) and LOS over the next row."""
+    """The rows with their Elo and its interval (Bradley-Terry fit of all games): a model of
+    its own beside the one that orders the rows, so it gives no LOS > next here."""
     rated = fit.ratings
-    out = []
-    for row, below in zip(rows, [*rows[1:], None]):
-        if row.bot not in rated:
-            out.append(row)
-            continue
-        los = fit.los(row.bot, below.bot) if below is not None and below.bot in rated else None
-        out.append(replace(row, elo=rated[row.bot], elo_error=fit.error(row.bot), los_next=los))
-    return tuple(out)
+    return tuple(replace(row, elo=rated[row.bot], elo_error=fit.error(row.bot))
+                 if row.bot in rated else row for row in rows)
 
 
 # --- formats --------------------------------------------------------------------------------
@@ -218,31 +239,47 @@ def rating_texts(row: Row) -> list[str]:
 
 
 def _headers(board: Leaderboard) -> list[str]:
-    return ["rank", "bot", "score", *rating_headers(board), "Elo", "+-95%", "LOS>next", "games",
-            "W", "D", "L", "faults", "move ms"]
+    return ["rank", "bot", "score", *rating_headers(board), "LOS>next", "Elo", "+-95%", "games",
+            "W", "D", "L", "faults", "move ms", *(["marks"] if board.min_games is not None else [])]
 
 
-_LEFT = {"bot", "faults", "LOS>next"}
+_LEFT = {"bot", "faults", "LOS>next", "marks"}
 #: after a LOS below SIGNIFICANT_LOS: this bot and the next may well be in the other order
 NOT_SIGNIFICANT = "~"
 
 
-def _row_cells(row: Row) -> list[str]:
+def _row_cells(board: Leaderboard, row: Row) -> list[str]:
     detail = ", ".join(f"{kind} {n}" for kind, n in row.faults.items())
-    return [str(row.rank), row.bot, f"{row.score:g}", *rating_texts(row), *_elo_cells(row),
-            str(row.games), str(row.wins),
+    marks = [", ".join(row.marks)] if board.min_games is not None else []
+    return [str(row.rank), row.bot, f"{row.score:g}", *rating_texts(row), _los_cell(row),
+            *_elo_cells(row), str(row.games), str(row.wins),
             str(row.draws), str(row.losses), f"{row.fault_count} ({detail})" if detail else "0",
-            "-" if row.mean_move_ms is None else f"{row.mean_move_ms:.1f}"]
+            "-" if row.mean_move_ms is None else f"{row.mean_move_ms:.1f}", *marks]
+
+
+def _marks_note(board: Leaderboard) -> list[str]:
+    """A ladder's lines on its marks: what each means, then why each suspended bot is."""
+    if board.min_games is None:
+        return []
+    words = (f"marks: new: fewer than {board.min_games} games (rated on few games); suspended: "
+             "faulted too often, plays no more until a new version; old: a version no longer "
+             "current (history).")
+    why = [f"{row.bot}: suspended, {row.suspended}" for row in board.rows if row.suspended]
+    return [*textwrap.wrap(words, LEGEND_WIDTH), *why]
+
+
+def _los_cell(row: Row) -> str:
+    """The LOS over the next row, marked when not significant; empty without one."""
+    if row.los_next is None:
+        return ""
+    return _percent(row.los_next) + ("" if row.significant else " " + NOT_SIGNIFICANT)
 
 
 def _elo_cells(row: Row) -> list[str]:
-    """Elo, its 95% half-width, and the LOS over the next row, marked when not significant."""
+    """The fit's Elo and its 95% half-width ("-" for a bot outside the fit)."""
     if row.elo is None or row.elo_error is None:
-        return ["-", "-", ""]
-    los = "" if row.los_next is None else _percent(row.los_next)
-    if row.significant is False:
-        los += " " + NOT_SIGNIFICANT
-    return [f"{row.elo:+.0f}", f"{row.elo_error:.0f}", los]
+        return ["-", "-"]
+    return [f"{row.elo:+.0f}", f"{row.elo_error:.0f}"]
 
 
 def _percent(p: float) -> str:
@@ -251,11 +288,15 @@ def _percent(p: float) -> str:
 
 
 def _elo_note(board: Leaderboard) -> list[str]:
-    """The line under the standings that says what the Elo columns are."""
+    """The lines under the standings that say which model LOS>next and Elo come from."""
     anchor = f"{board.elo_anchor} at 0" if board.elo_anchor else "mean 0"
-    return [f"Elo: fit over all games ({anchor}), +-95% interval; LOS>next: chance a bot is",
-            f"stronger than the next one down, {NOT_SIGNIFICANT} below "
-            f"{100 * SIGNIFICANT_LOS:.0f}% (order not significant)."]
+    source = board.system.words.los
+    los = (f"LOS>next: the chance, {source}, that a bot is stronger than the next one down, "
+           f"{NOT_SIGNIFICANT} below {100 * SIGNIFICANT_LOS:.0f}% (order not significant)."
+           if source else "LOS>next: none (the rating system gives no chance of superiority).")
+    elo = (f"Elo: fit over all games ({anchor}), a model of its own (it may order two bots "
+           "otherwise), +-95% its interval.")
+    return [*textwrap.wrap(los, LEGEND_WIDTH), *textwrap.wrap(elo, LEGEND_WIDTH)]
 
 
 def format_cell(cell: Cell | None) -> str:
@@ -291,9 +332,10 @@ def render_table(board: Leaderboard, wide: bool = False) -> str:
     lines = [board.title, ""] if board.title else []
     headers = _headers(board)
     left = {i for i, h in enumerate(headers) if h in _LEFT}
-    lines += _aligned(headers, [_row_cells(row) for row in board.rows], left)
+    lines += _aligned(headers, [_row_cells(board, row) for row in board.rows], left)
     lines += _legend(board)
     lines += _elo_note(board)
+    lines += _marks_note(board)
     if wide:
         header, body = _cross_rows(board)
         lines += ["", "row vs column: win, draw, loss rates (games)", ""]
@@ -304,13 +346,15 @@ def render_table(board: Leaderboard, wide: bool = False) -> str:
 
 
 def render_top(board: Leaderboard, rows: int = 10) -> list[str]:
-    """The first rows of the table with Elo and its interval, as lines: the live standings
-    of a run (arena run), with the same columns and marks as the full table."""
+    """The first rows of the table, as lines: the live standings of a run (arena run), its
+    ranking figure and LOS>next first, then the fit's Elo and interval, marked as the full
+    table marks them."""
     shown = board.rows[:rows]
     ranking = [c.key for c in board.system.columns if c.ranks][:1] or ["rating"]
-    headers = ["rank", "bot", "Elo", "+-95%", "LOS>next", "score", "games", "W", "D", "L", *ranking]
-    body = [[str(r.rank), r.bot, *_elo_cells(r), f"{r.score:g}", str(r.games), str(r.wins),
-             str(r.draws), str(r.losses), f"{r.rating.value:.2f}"] for r in shown]
+    headers = ["rank", "bot", *ranking, "LOS>next", "score", "games", "W", "D", "L", "Elo", "+-95%"]
+    body = [[str(r.rank), r.bot, f"{r.rating.value:.2f}", _los_cell(r), f"{r.score:g}",
+             str(r.games), str(r.wins), str(r.draws), str(r.losses), *_elo_cells(r)]
+            for r in shown]
     left = {i for i, h in enumerate(headers) if h in _LEFT}
     more = len(board.rows) - len(shown)
     tail = [f"... and {more} more"] if more > 0 else []
@@ -368,8 +412,8 @@ def render_md(board: Leaderboard, wide: bool = False) -> str:
     lines = [f"## {board.title}", ""] if board.title else []
     headers = _headers(board)
     left = {i for i, h in enumerate(headers) if h in _LEFT}
-    lines += _md_table(headers, [_row_cells(row) for row in board.rows], left)
-    lines += ["", *_elo_note(board)]
+    lines += _md_table(headers, [_row_cells(board, row) for row in board.rows], left)
+    lines += ["", *_elo_note(board), *_marks_note(board)]
     header, body = _cross_rows(board)
     lines += ["", "Row vs column: win, draw, loss rates of the row bot (games).", ""]
     lines += _md_table(header, body, {0})
@@ -382,14 +426,17 @@ def render_csv(board: Leaderboard, wide: bool = False) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["rank", "bot", "score", *rating_headers(board), "games", "wins", "draws",
                      "losses", "faults", *(f"faults_{kind}" for kind in FAULT_KINDS),
-                     "mean_move_ms", *_ELO_FIELDS, "version", "fingerprint"])
+                     "mean_move_ms", *_ELO_FIELDS, "version", "fingerprint",
+                     *(["marks", "suspended"] if board.min_games is not None else [])])
     for row in board.rows:
         writer.writerow([row.rank, row.bot, row.score, *(round(x, 4) for x in row.rating.figures),
                          row.games, row.wins, row.draws, row.losses,
                          row.fault_count, *(row.faults.get(kind, 0) for kind in FAULT_KINDS),
                          "" if row.mean_move_ms is None else round(row.mean_move_ms, 3),
                          *(_csv_value(v) for v in _elo_values(row).values()),
-                         "" if row.version is None else row.version, row.fingerprint or ""])
+                         "" if row.version is None else row.version, row.fingerprint or "",
+                         *([" ".join(row.marks), row.suspended or ""]
+                           if board.min_games is not None else [])])
     return out.getvalue()
 
 
@@ -412,13 +459,17 @@ def _as_dict(board: Leaderboard) -> dict[str, Any]:
     rows = [{"rank": r.rank, "bot": r.bot, "score": r.score, **dict(zip(keys, r.rating.figures)),
              "games": r.games, "wins": r.wins, "draws": r.draws,
              "losses": r.losses, "faults": dict(r.faults), "mean_move_ms": r.mean_move_ms,
-             **_elo_values(r), "version": r.version, "fingerprint": r.fingerprint}
+             **_elo_values(r), "version": r.version, "fingerprint": r.fingerprint,
+             **({"marks": list(r.marks), "suspended": r.suspended}
+                if board.min_games is not None else {})}
             for r in board.rows]
     cross = {name: {other: {"wins": c.wins, "draws": c.draws, "losses": c.losses,
                             "games": c.games, "text": format_cell(c)}
                     for other, c in cells.items()}
              for name, cells in board.crosstable.items()}
-    return {"title": board.title, "elo_anchor": board.elo_anchor, "rows": rows,
+    ladder = {"min_games": board.min_games} if board.min_games is not None else {}
+    return {"title": board.title, "elo_anchor": board.elo_anchor,
+            "los_next_from": board.system.words.los or None, **ladder, "rows": rows,
             "crosstable": cross}
 
 

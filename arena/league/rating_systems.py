@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Protocol
 
 from arena.plugins import loaded_plugins
@@ -20,7 +21,7 @@ from .config import DEFAULT_RATING_SYSTEM, RatingConfig
 from .ratings import LiveRatings, make_env, replay
 
 __all__ = ["DEFAULT_RATING_SYSTEM", "RatedGame", "Rater", "Rating", "RatingColumn", "RatingSystem",
-           "RatingWords", "TrueSkill", "rated_game", "rater", "rating_system"]
+           "RatingWords", "TrueSkill", "los_between", "rated_game", "rater", "rating_system"]
 
 
 @dataclass(frozen=True)
@@ -70,10 +71,18 @@ class RatingWords:
     chart_axis: str          #: the rating charts' vertical axis (what line and band are)
     #: the bot page's figures: (label, str.format template over the rating's figures)
     bot_page: tuple[tuple[str, str], ...]
+    #: where LOS > next comes from, ending the sentence "LOS>next: the chance, ..., that a
+    #: bot is stronger than the next one down"; "" for a system without a `los` of its own
+    los: str = ""
 
 
 class RatingSystem(Protocol):
-    """How to rate a list of game outcomes, and how to show a rating."""
+    """How to rate a list of game outcomes, and how to show a rating.
+
+    A system may also have `los(a: Rating, b: Rating) -> float`, the probability from its
+    own posteriors that a's skill is above b's: the table's LOS > next then comes from the
+    model that orders it (see `los_between`); without one that column stays empty.
+    """
 
     @property
     def columns(self) -> Sequence[RatingColumn]:
@@ -109,7 +118,8 @@ class TrueSkill:
         caption="Ranked by exposed rating μ − 3σ (TrueSkill): a skill each bot very probably has.",
         ranked_by="exposed rating",
         chart_axis="μ − 3σ (line, ranks) · band up to μ",
-        bot_page=(("Rating μ ± σ", "{0:.2f} <small>± {1:.2f}</small>"), ("μ − 3σ", "{2:.2f}")))
+        bot_page=(("Rating μ ± σ", "{0:.2f} <small>± {1:.2f}</small>"), ("μ − 3σ", "{2:.2f}")),
+        los="from TrueSkill's mu and sigma, the model the table is ranked by")
 
     def prior(self, settings: RatingConfig) -> Rating:
         return _shown(settings.mu, settings.sigma)
@@ -117,6 +127,11 @@ class TrueSkill:
     def rate(self, games: Sequence[RatedGame], settings: RatingConfig) -> Mapping[str, Sequence[Rating]]:
         paths = replay(make_env(settings), ((g.key, g.bots, g.points) for g in games))
         return {name: [_shown(p.mu, p.sigma) for p in path] for name, path in paths.items()}
+
+    def los(self, a: Rating, b: Rating) -> float:
+        """P(a's skill > b's) from the two posteriors: Phi((mu_a - mu_b) / sqrt(sa^2 + sb^2))."""
+        (mu_a, sigma_a, *_), (mu_b, sigma_b, *_) = a.figures, b.figures
+        return skill_los(mu_a, sigma_a, mu_b, sigma_b)
 
     def rater(self, settings: RatingConfig) -> Rater:
         """TrueSkill's own update, one game at a time (the same as rate's, game by game)."""
@@ -168,6 +183,23 @@ def rater(system: RatingSystem, settings: RatingConfig) -> Rater:
     Rater that rates every game so far again when asked."""
     make = getattr(system, "rater", None)
     return make(settings) if callable(make) else Rater(system, settings)
+
+
+def skill_los(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> float:
+    """The likelihood that a's skill is above b's, from two normal posteriors:
+    Phi((mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2)). No beta: beta is the spread of one
+    game's performance, not doubt about the skill."""
+    spread = (sigma_a ** 2 + sigma_b ** 2) ** 0.5
+    if spread == 0:
+        return 0.5 if mu_a == mu_b else float(mu_a > mu_b)
+    return NormalDist().cdf((mu_a - mu_b) / spread)
+
+
+def los_between(system: RatingSystem, a: Rating, b: Rating) -> float | None:
+    """The chance, from the system's own posteriors, that a is stronger than b; None for a
+    system that gives none."""
+    los = getattr(system, "los", None)
+    return float(los(a, b)) if callable(los) else None
 
 
 def _shown(mu: float, sigma: float) -> Rating:

@@ -407,6 +407,18 @@ class Store:
             self._db.executemany("INSERT OR REPLACE INTO league (key, value) VALUES (?, ?)",
                                  fresh.items())
 
+    def snapshot(self) -> dict[str, Any]:
+        """The config of the league as last bound (LeagueConfig.to_dict()), or {} without one."""
+        with self._lock:
+            return self._snapshot()
+
+    def _snapshot(self) -> dict[str, Any]:
+        try:
+            snapshot = json.loads(self._meta().get("config", "{}"))
+        except ValueError:   # written by something else: read as a league without settings
+            return {}
+        return snapshot if isinstance(snapshot, dict) else {}
+
     def meta(self) -> dict[str, str]:
         """The league's stored facts: name, game, rules, seed, config (JSON), created, updated."""
         with self._lock:
@@ -637,7 +649,9 @@ class Store:
         return int(self._rows("SELECT count(*) FROM games")[0][0])
 
     def records(self, current: bool = False, keys: Collection[str] | None = None) -> Iterator[StoredGame]:
-        """Stored games in fixture order (round, seed, key), whatever order they finished in.
+        """Stored games in the order ratings read them: a league's in fixture order (round,
+        seed, key), whatever order they finished in; a ladder's, which has no fixture order,
+        in the order they were stored (played).
 
         current: only the games of this season between the current versions of bots that
         are not retired, of the fixtures the league has now (games_per_pairing lowered
@@ -650,13 +664,15 @@ class Store:
                           ) -> Iterator[tuple[StoredGame, int, int]]:
         """records(), each with the versions of its two bots."""
         with self._lock:
+            snapshot = self._snapshot()
+            ladder = snapshot.get("schedule") == "ladder"
             rows = self._rows("SELECT fixture_key, fixture_index, record, seat0, seat1, v0, v1,"
-                              " season FROM games ORDER BY round, seed, fixture_key")
+                              " season FROM games ORDER BY "
+                              + ("id" if ladder else "round, seed, fixture_key"))
             pairs = None
             if current:
-                snapshot = json.loads(self._meta().get("config", "{}"))
                 # a ladder's pairs are not bounded: its pairings meet as often as it chooses
-                pairs = (None if snapshot.get("schedule") == "ladder"
+                pairs = (None if ladder
                          else int(snapshot.get("games_per_pairing", 0)) // 2 or None)
         retired = self.retired() if current else set()
         for key, index, text, seat0, seat1, v0, v1, season in rows:

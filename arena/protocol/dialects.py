@@ -12,9 +12,10 @@ from __future__ import annotations
 import abc
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from arena.errors import ArenaError
-from arena.games import Game, InvalidMoveError, State
+from arena.games import SIMULTANEOUS, Game, InvalidMoveError, State
 
 PROTOCOL_VERSION = 1
 
@@ -32,8 +33,16 @@ class TurnInfo:
     legal: tuple[int, ...]
     move_ms: int        #: time for this move
     bank_ms: int        #: extra time in the bank, usable on any move
-    ply: int            #: moves played so far
+    ply: int            #: moves played so far (turns, where seats move at once)
     seat: int
+    #: where seats move at once: the last turn's move of every seat, None for a seat that
+    #: did not move (out, or not moving then); None before the first turn and in games of turns
+    last_turn: tuple[int | None, ...] | None = None
+
+    @property
+    def simultaneous(self) -> bool:
+        """True when the seats move at once in this game (a bot must not see the others' move)."""
+        return self.state.to_move == SIMULTANEOUS
 
 
 class Dialect(abc.ABC):
@@ -112,8 +121,13 @@ class ArenaDialect(Dialect):
 
 
 def format_turn(game: Game, turn: TurnInfo) -> str:
-    """The arena protocol's turn line."""
-    last = "-" if turn.last_move is None else game.move_text(turn.last_move)
+    """The arena protocol's turn line. Where seats move at once LAST is the last turn's
+    moves of every seat in seat order joined by '+', '-' for a seat that did not move
+    ("u+-+l"), and LEGAL this seat's own moves."""
+    if turn.last_turn is not None:
+        last = "+".join("-" if m is None else game.move_text(m) for m in turn.last_turn)
+    else:
+        last = "-" if turn.last_move is None else game.move_text(turn.last_move)
     # the canonical move text is the decimal cell number: str() it without a call a move
     text = str if type(game).move_text is Game.move_text else game.move_text
     legal = ",".join(map(text, turn.legal))
@@ -156,24 +170,47 @@ class CodinGameDialect(Dialect):
     """
 
     name = "codingame"
-    games = ("tictactoe", "ultimate", "meta", "nineboard")
+    games = ("tictactoe", "ultimate", "meta", "nineboard", "tron")
     #: a turn names only the opponent's last move: a bot keeping its own board could
     #: not know the opening's other moves, so games with an opening are refused
     plays_openings = False
 
     def turn_lines(self, game: Game, turn: TurnInfo) -> list[str]:
+        if game.name == "tron":
+            return _tron_battle_lines(turn)
         row, col = (-1, -1) if turn.last_move is None else cell_to_row_col(game, turn.last_move)
         lines = [f"{row} {col}", str(len(turn.legal))]
         lines.extend("{} {}".format(*cell_to_row_col(game, m)) for m in turn.legal)
         return lines
 
     def parse_move(self, game: Game, turn: TurnInfo, line: str) -> int:
+        if game.name == "tron":
+            word = line.split(None, 1)[0] if line.strip() else ""   # a message may follow, as on CodinGame
+            if word.lower() not in ("up", "down", "left", "right"):
+                raise InvalidMoveError.expected(line, "UP, DOWN, LEFT or RIGHT")
+            return game.parse_move(word)
         match = _INT_PAIR.match(line)
         cell = row_col_to_cell(game, int(match[1]), int(match[2])) if match else None
         if cell is None:
             top = _grid_width(game) - 1
             raise InvalidMoveError.expected(line, f"'row col', each 0..{top}")
         return cell
+
+
+def _tron_battle_lines(turn: TurnInfo) -> list[str]:
+    """A turn of CodinGame's Tron Battle: "N P" (players, your number), then per player
+    "X0 Y0 X1 Y1", its first cell and its head (x the column, y the row), all -1 for a
+    player that is out. Unlike CodinGame, an out player's trail stays on the board."""
+    state: Any = turn.state      # a tron state: its board, heads and who is still in
+    board, stride = state.board, state.board.stride
+    lines = [f"{board.players} {turn.seat}"]
+    for seat in range(board.players):
+        if state.out[seat] != -1:
+            lines.append("-1 -1 -1 -1")
+            continue
+        (y0, x0), (y1, x1) = divmod(board.starts[seat], stride), divmod(state.heads[seat], stride)
+        lines.append(f"{x0 - 1} {y0 - 1} {x1 - 1} {y1 - 1}")
+    return lines
 
 
 class TheAIGamesDialect(Dialect):

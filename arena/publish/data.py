@@ -1,6 +1,7 @@
 """A league store turned into plain, JSON-able data for the site.
 
-Games are numbered 1..N in fixture order (the order ratings replay them in), so a
+Games are numbered 1..N in the order ratings read them (a league's fixture order, a
+ladder's play order: Store.records), so a
 game's number, its list page and its moves file follow from its position alone.
 Every game is replayed through its rules here, once, so the browser only draws:
 it never needs to know a game's rules.
@@ -16,6 +17,7 @@ from typing import Any
 
 from arena.games import Game, GameError, GameRegistry, Grid
 from arena.league import Leaderboard, RatingConfig, Row, Store, StoredGame, build_leaderboard
+from arena.league.boards import ladder_marks
 from arena.league.pairs import between
 from arena.league.rating_systems import RatingSystem
 from arena.league.schedule import parse_fixture_key
@@ -101,7 +103,7 @@ class LeagueData:
     settings: RatingConfig
     board: Leaderboard
     bots: list[BotInfo]                    #: rank order; a bot's id is its index here
-    games: list[StoredGame]                #: fixture order; game number = index + 1
+    games: list[StoredGame]                #: as ratings read them; game number = index + 1
     versus: dict[int, dict[int, Versus]] = field(default_factory=dict)
     faults: dict[int, list[Fault]] = field(default_factory=dict)
     #: bot id -> (game number, the rating's value, the top of its band) after each rated game
@@ -169,8 +171,9 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     title = title or name or "League"
     names = bots_from_meta(meta)
     retired = store.retired()   # history only: not in the standings
-    board = build_leaderboard(games, settings, names and [n for n in names if n not in retired], title,
-                              system=system)
+    board = ladder_marks(build_leaderboard(games, settings,
+                                           names and [n for n in names if n not in retired], title,
+                                           system=system), store)
     slugs = slugify([row.bot for row in board.rows])
     bots = [BotInfo(i, row.bot, slug, row) for i, (row, slug) in enumerate(zip(board.rows, slugs))]
     try:

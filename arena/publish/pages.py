@@ -99,14 +99,16 @@ def leaderboard_columns(data: LeagueData) -> tuple[tuple[str, str, str, str], ..
         ("bot", "Bot", "text", "bot name"),
         ("score", "Score", "num", "points: win 1, draw ½"),
         *((c.key, c.label, "num", c.help) for c in system.columns),
+        ("los", "LOS > next", "num", (f"likelihood of superiority over the next bot down, "
+                                      f"{system.words.los}; ~ below 95%: their order is not "
+                                      "significant" if system.words.los else
+                                      "none: the rating system gives no likelihood of superiority")),
         *LEADERBOARD_COLUMNS)
 
 
 LEADERBOARD_COLUMNS = (    #: the columns after the rating system's
-    ("elo", "Elo", "num", "Elo from a fit of all games at once"),
+    ("elo", "Elo", "num", "Elo from a fit of all games at once, a model of its own"),
     ("elo_error", "±95%", "num", "half-width of the Elo's 95% interval"),
-    ("los", "LOS > next", "num", ("likelihood of superiority over the next bot down; "
-                                  "~ below 95%: their order is not significant")),
     ("games", "Games", "num", "rated games"),
     ("wins", "W", "num", "wins"),
     ("draws", "D", "num", "draws"),
@@ -133,10 +135,9 @@ def leaderboard_page(data: LeagueData) -> str:
         move = "" if r.mean_move_ms is None else f"{r.mean_move_ms:.1f}"
         body.append(
             f'<tr data-bot="{bot.id}"><td class="num" data-v="{r.rank}">{r.rank}</td>'
-            f'<td class="text bot" data-v="{e(r.bot)}">{_bot_link(bot)}</td>'
+            f'<td class="text bot" data-v="{e(r.bot)}">{_bot_link(bot)}{_marks(data, r)}</td>'
             f'<td class="num" data-v="{r.score}">{r.score:g}</td>'
-            f'{_rating_cells(data, r)}'
-            f'{_elo_cells(r)}'
+            f'{_rating_cells(data, r)}{_los_cell(r)}{_elo_cells(r)}'
             f'<td class="num" data-v="{r.games}">{r.games}</td>'
             f'<td class="num" data-v="{r.wins}">{r.wins}</td>'
             f'<td class="num" data-v="{r.draws}">{r.draws}</td>'
@@ -150,10 +151,9 @@ def leaderboard_page(data: LeagueData) -> str:
 {fault_total:,} faults · <a href="games.html">all games</a></p>
 <table class="data sortable" id="leaderboard">
 <caption>{data.board.system.words.caption}
-Elo: a fit of all games at once ({e(_anchor_text(data))}), with the half-width of its 95%
-interval; LOS &gt; next: the chance a bot is stronger than the next one down, marked ~ below
-95% (their order is not significant). Click a column heading to sort; click again to
-reverse.</caption>
+{_los_words(data)} Elo: a fit of all games at once ({e(_anchor_text(data))}), a model of its
+own that may order two bots otherwise, with the half-width of its 95% interval.{_marks_words(data)} Click a
+column heading to sort; click again to reverse.</caption>
 <thead><tr>{head}</tr></thead>
 <tbody>{"".join(body)}</tbody>
 </table>"""
@@ -176,17 +176,55 @@ def _percent(p: float) -> str:
     return ">99.9%" if p >= 0.9995 else "<0.1%" if p < 0.0005 else f"{100 * p:.1f}%"
 
 
-def _elo_cells(r: Row) -> str:
-    """The leaderboard's Elo, ±95% and LOS > next cells (empty for a bot outside the fit)."""
-    if r.elo is None or r.elo_error is None:
-        return ('<td class="num" data-v="-1e9">–</td><td class="num" data-v="-1">–</td>'
-                '<td class="num" data-v="-1"></td>')
+#: what a ladder's marks say, on the leaderboard and a bot's page
+MARK_HELP = {"new": "fewer than {min_games} games: rated on few games",
+             "suspended": "suspended, {why}: it plays no more until a new version",
+             "old": "a version no longer current: history"}
+
+
+def _mark_help(data: LeagueData, r: Row, mark: str) -> str:
+    """What a mark of a row means (a suspension with its fault causes)."""
+    return MARK_HELP[mark].format(min_games=data.board.min_games, why=r.suspended)
+
+
+def _marks(data: LeagueData, r: Row) -> str:
+    """A ladder row's marks after the bot's name, each with what it means on hover."""
+    return "".join(f' <abbr class="flag {mark}" title="{e(_mark_help(data, r, mark))}">{mark}</abbr>'
+                   for mark in r.marks)
+
+
+def _marks_words(data: LeagueData) -> str:
+    """The caption's sentence on a ladder's marks (nothing for a league)."""
+    if data.board.min_games is None:
+        return ""
+    return (f" A ladder: <i>new</i> marks a bot with fewer than {data.board.min_games} games, "
+            "<i>suspended</i> one that faulted too often and plays no more until a new version "
+            "(hover for its fault causes).")
+
+
+def _los_words(data: LeagueData) -> str:
+    """The caption's sentence on LOS > next: which model it comes from."""
+    source = data.board.system.words.los
+    if not source:
+        return "LOS &gt; next: none, the rating system gives no likelihood of superiority."
+    return (f"LOS &gt; next: the chance, {e(source)}, that a bot is stronger than the next one "
+            "down, marked ~ below 95% (their order is not significant).")
+
+
+def _los_cell(r: Row) -> str:
+    """The leaderboard's LOS > next cell (empty for the last row)."""
     los = "" if r.los_next is None else _percent(r.los_next)
     mark = (' <abbr class="nonsig" title="below 95%: this bot and the next may well be in '
             'the other order">~</abbr>' if r.significant is False else "")
+    return f'<td class="num" data-v="{-1 if r.los_next is None else r.los_next}">{los}{mark}</td>'
+
+
+def _elo_cells(r: Row) -> str:
+    """The leaderboard's Elo and ±95% cells (a dash for a bot outside the fit)."""
+    if r.elo is None or r.elo_error is None:
+        return '<td class="num" data-v="-1e9">–</td><td class="num" data-v="-1">–</td>'
     return (f'<td class="num" data-v="{r.elo}">{r.elo:+.0f}</td>'
-            f'<td class="num" data-v="{r.elo_error}">{r.elo_error:.0f}</td>'
-            f'<td class="num" data-v="{-1 if r.los_next is None else r.los_next}">{los}{mark}</td>')
+            f'<td class="num" data-v="{r.elo_error}">{r.elo_error:.0f}</td>')
 
 
 # --- rating history -------------------------------------------------------------------------
@@ -463,9 +501,11 @@ def bot_page(data: LeagueData, bot: BotInfo) -> str:
         if faults else f'<p>{e(bot.name)} never faulted.</p>')
     move = "–" if r.mean_move_ms is None else f"{r.mean_move_ms:.1f} ms"
     unrated = f" ({total.unrated} more not rated)" if total.unrated else ""
+    flags = "".join(f'\n<p class="flag {m}">{e(_mark_help(data, r, m).capitalize())}.</p>'
+                    for m in r.marks)     # a ladder's marks, said in full
     content = f"""
 <p class="crumbs"><a href="../index.html">Leaderboard</a> › bot</p>
-<h1>{_swatch(bot)}{e(bot.name)}</h1>
+<h1>{_swatch(bot)}{e(bot.name)}{_marks(data, r)}</h1>{flags}
 <dl class="stats">
 <div><dt>Rank</dt><dd>{r.rank} <small>of {len(data.bots)}</small></dd></div>
 <div><dt>Score</dt><dd>{r.score:g} <small>of {r.games} games{e(unrated)}</small></dd></div>

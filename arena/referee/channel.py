@@ -216,6 +216,18 @@ class BotChannel:
                 return
 
 
+@dataclass
+class Wait:
+    """One bot's reply being waited for: by when, how the wait is named in a fault, and
+    (see Multiplexer.wait_line) whether a timeout kills it and who judges it at the deadline."""
+
+    channel: BotChannel
+    deadline: float
+    when: str
+    kill_on_timeout: bool = True
+    judge: Callable[[], float | str] | None = None
+
+
 class Multiplexer:
     """Waits on every bot's pipes at once, so an idle bot's output is drained too. A wait
     polls for spin_s before it sleeps (see spin_seconds)."""
@@ -245,40 +257,72 @@ class Multiplexer:
 
         At the deadline, judge() (if given) says whether the bot is late after all: a
         text saying why it is, or the seconds until it should be asked again."""
+        wait = Wait(active, deadline, when, kill_on_timeout, judge)
         spun = not self.spin_s
         while True:
-            if active.lines:
-                # a reply before a fault (an extra line in the same write) is played first;
-                # the fault ends the game at the referee's next look
-                return active.lines.popleft()
-            if active.fault is not None:
-                raise active.fault
-            if active.stdout_closed:
-                raise active.exit_fault(when)
-            if active.wants_write:
-                active.flush()
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self._read_ready(0)  # a reply already there is judged as a reply, not missed
-                if active.lines or active.fault is not None or active.stdout_closed:
-                    continue
-                verdict = judge() if judge is not None else ""
-                if isinstance(verdict, str):
-                    if active.proc.stdout_held() is False:
-                        raise active.exit_fault(when)
-                    pending = active.partial_line()
-                    if kill_on_timeout:
-                        active.proc.kill_tree()
-                    extra = f"; it had printed {pending} bytes with no newline" if pending else ""
-                    why = f" ({verdict})" if verdict else ""
-                    raise BotFault(Termination.TIMEOUT, f"no reply {when}{why}{extra}")
-                deadline = time.monotonic() + verdict
-                continue
+            line = self._reply(wait)
+            if line is not None:
+                return line
+            remaining = wait.deadline - time.monotonic()
             if not spun:
                 spun = True
-                self._spin(min(deadline, time.monotonic() + self.spin_s))
+                self._spin(min(wait.deadline, time.monotonic() + self.spin_s))
                 continue
             self._read_ready(remaining if not active.wants_write else min(remaining, 0.005))
+
+    def wait_first(self, waits: list[Wait]) -> tuple[Wait, str | BotFault]:
+        """The first of several bots asked at once to reply or fault, as it comes: its wait
+        and its line, or the BotFault (timeout at its own deadline, exit, caps) that ends
+        its move; each wait is judged as wait_line judges one. The others wait on."""
+        spun = not self.spin_s
+        while True:
+            for wait in waits:
+                try:
+                    line = self._reply(wait)
+                except BotFault as fault:
+                    return wait, fault
+                if line is not None:
+                    return wait, line
+            soonest = min(wait.deadline for wait in waits)
+            if not spun:
+                spun = True
+                self._spin(min(soonest, time.monotonic() + self.spin_s))
+                continue
+            remaining = max(0.0, soonest - time.monotonic())
+            writing = any(wait.channel.wants_write for wait in waits)
+            self._read_ready(remaining if not writing else min(remaining, 0.005))
+
+    def _reply(self, wait: Wait) -> str | None:
+        """The waiting bot's reply if it is in; BotFault if it faulted, exited or is judged
+        late at its deadline; None to wait on (a judge may have moved the deadline)."""
+        active = wait.channel
+        if active.lines:
+            # a reply before a fault (an extra line in the same write) is played first;
+            # the fault ends the game at the referee's next look
+            return active.lines.popleft()
+        if active.fault is not None:
+            raise active.fault
+        if active.stdout_closed:
+            raise active.exit_fault(wait.when)
+        if active.wants_write:
+            active.flush()
+        if wait.deadline - time.monotonic() > 0:
+            return None
+        self._read_ready(0)  # a reply already there is judged as a reply, not missed
+        if active.lines or active.fault is not None or active.stdout_closed:
+            return self._reply(wait)
+        verdict = wait.judge() if wait.judge is not None else ""
+        if isinstance(verdict, str):
+            if active.proc.stdout_held() is False:
+                raise active.exit_fault(wait.when)
+            pending = active.partial_line()
+            if wait.kill_on_timeout:
+                active.proc.kill_tree()
+            extra = f"; it had printed {pending} bytes with no newline" if pending else ""
+            why = f" ({verdict})" if verdict else ""
+            raise BotFault(Termination.TIMEOUT, f"no reply {wait.when}{why}{extra}")
+        wait.deadline = time.monotonic() + verdict
+        return None
 
     def _spin(self, until: float) -> None:
         """Poll, never sleeping, until some bot has output or until `until`."""

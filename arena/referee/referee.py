@@ -11,14 +11,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from arena.games import Game, IllegalMoveError, InvalidMoveError, State
+from arena.games import SIMULTANEOUS, Game, GameError, IllegalMoveError, InvalidMoveError, State
 from arena.plugins import loaded_plugins
 from arena.protocol import Dialect, ProtocolError, TurnInfo
-from arena.record import BotEntry, GameRecord, MoveRecord, Result, Termination
+from arena.record import BotEntry, GameRecord, MoveRecord, Result, SeatOut, Termination
 from arena.sandbox import HostError, Sandbox, SandboxedProcess, SandboxError
 from arena.sandbox.procfs import CpuMark, own_wait_seconds
 
-from .channel import BotChannel, BotFault, Multiplexer, OutputLimits, spin_seconds
+from .channel import BotChannel, BotFault, Multiplexer, OutputLimits, Wait, spin_seconds
 from .timecontrol import Clock, MoveMeter, TimeControl, TimeoutPolicy
 
 QUIT_GRACE_S = 0.05  # how long a bot gets to exit by itself after 'quit'
@@ -159,6 +159,8 @@ class _Seat:
         self.strikes = 0
         self.first_turn = True
         self.mark: Callable[[], CpuMark | None] | None = None   #: see MoveMeter
+        #: put out for a fault: the seats still in then (see _rank)
+        self.out_among: frozenset[int] | None = None
 
 
 #: a player in the referee's own process (a person at the terminal): gets the state
@@ -166,22 +168,27 @@ class _Seat:
 LocalPlayer = Callable[[State, "int | None"], int]
 
 
-def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: Sandbox,
+def play_game(game: Game, bots: Sequence[BotSpec], seed: int, sandbox: Sandbox,
               settings: MatchSettings = MatchSettings(),
               local: Mapping[int, LocalPlayer] | None = None, pool: BotPool | None = None,
               opening: Sequence[int] = ()) -> GameRecord:
-    """Play one game, bots[0] moving first; the record says how it ended and why.
+    """Play one game, bots[0] moving first (bots[i] in seat i); the record says how it
+    ended and why. Where seats move at once every mover is asked at once (_joint_turn).
 
     Seats in `local` are played by the given function instead of a process. With a
     pool, bot processes are taken from it and handed back after a clean game. The
     opening's moves are played first, by the referee, and recorded as the opening;
     it must be legal and leave the game open (arena.openings checks both)."""
     local = local or {}
+    seats_of_game = game.initial_state().seats
+    if len(bots) != seats_of_game:
+        raise GameError(f"game {game.name!r} with rules {dict(game.options)} has {seats_of_game} seats, "
+                        f"not the {len(bots)} of the bots given")
     started = time.monotonic()
     record = GameRecord(
         game=game.name, rule_options=dict(game.options), seed=seed,
         bots=[BotEntry(name=b.name, spec=b.spec, options=dict(b.options)) for b in bots],
-        started_at=datetime.now(UTC).isoformat(timespec="milliseconds"))
+        started_at=datetime.now(UTC).isoformat(timespec="milliseconds"), stderr_tails=[""] * len(bots))
     seats = [_Seat(i, spec, settings.time, dialect_of(spec.dialect, settings.dialects))
              for i, spec in enumerate(bots)]
     mux: Multiplexer | None = None
@@ -218,8 +225,15 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
         record.startup_ms = round((time.monotonic() - started) * 1000, 3)
         rng = random.Random(seed)
         last_move: int | None = opening[-1] if opening else None
+        last_turn: tuple[int | None, ...] | None = None   # the last joint move, per seat
+        turns = 0
         mover: int | None = None
         while not state.is_terminal():
+            if state.to_move == SIMULTANEOUS:
+                state, last_turn = _joint_turn(game, seats, state, turns, last_turn, settings, mux, rng, record,
+                                               local)
+                turns += 1
+                continue
             s = seats[state.to_move]
             if mover is None or mover in local:
                 _check_idle(seats, mux)   # no wait has read the bots' output since the last poll
@@ -234,14 +248,25 @@ def play_game(game: Game, bots: tuple[BotSpec, BotSpec], seed: int, sandbox: San
             last_move, mover = move, s.seat
         _settle(pending)
         _check_idle(seats, mux)  # an unasked line with the last move is a fault all the same
-        record.winner = state.winner
         record.termination = Termination.NORMAL
-        record.reason = "draw" if state.winner is None else f"{'xo'[state.winner]} wins"
+        if len(seats) == 2:
+            record.winner = state.winner
+            record.reason = "draw" if state.winner is None else f"{'xo'[state.winner]} wins"
+            record.ranking = record.rank_of()
+        else:
+            _rank(record, seats, state.ranking())
     except _Faulted as faulted:
         record.termination = faulted.fault.termination
         record.faulted = faulted.seat
-        record.winner = 1 - faulted.seat
         record.reason = f"{bots[faulted.seat].name} (seat {faulted.seat}): {faulted.fault.reason}"
+        if len(seats) == 2:
+            record.winner = 1 - faulted.seat
+            record.ranking = record.rank_of()
+        else:   # the rules could not go on without it: below every seat still in (after the
+            # end, a fault found at the last look: below every seat)
+            over = state.is_terminal()
+            seats[faulted.seat].out_among = frozenset(range(len(seats)) if over else state.movers())
+            _rank(record, seats, state.ranking() if over else _in_first(state, len(seats)))
     except KeyboardInterrupt:
         record.termination = Termination.ABORTED
         record.reason = "interrupted"
@@ -325,7 +350,7 @@ def _check_idle(seats: list[_Seat], mux: Multiplexer) -> None:
 
 def _raise_faults(seats: list[_Seat]) -> None:
     for s in seats:
-        if s.channel is not None and s.channel.fault is not None:
+        if s.channel is not None and s.channel.fault is not None and s.out_among is None:
             raise _Faulted(s.seat, s.channel.fault)
 
 
@@ -432,6 +457,174 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     return move, after
 
 
+def _result(record: GameRecord, seat: int) -> Result:
+    """What a seat is told at the end: as the outcome says with two seats (aborted: a
+    draw); with more, a win for first place alone, a draw for a shared first, else a loss."""
+    if len(record.bots) == 2 or record.ranking is None:
+        return record.outcome.result(seat) or Result.DRAW
+    if record.ranking[seat] != 0:
+        return Result.LOSS
+    return Result.WIN if record.ranking.count(0) == 1 else Result.DRAW
+
+
+def _in_first(state: State, seats: int) -> list[int] | None:
+    """A ranking of a game not over: where seats move at once, those still in (moving) tie
+    first and those the rules put out tie below; in a game of turns, None (all tie)."""
+    if state.to_move != SIMULTANEOUS:
+        return None
+    movers = state.movers()
+    return [0 if seat in movers else len(movers) for seat in range(seats)]
+
+
+def _rank(record: GameRecord, seats: list[_Seat], rules: Sequence[int] | None) -> None:
+    """The final ranking of a game of more than two seats: the rules' ranking among the seats
+    that stayed in (None: they tie), and each seat put out for a fault below every seat still
+    in when it went out and above those already out; the winner is the first alone."""
+    def ahead(b: _Seat, a: _Seat) -> bool:      # b finished ahead of a
+        if a.out_among is not None and b.out_among is not None:
+            # a later fault leaves fewer seats in (the one out before is not among them)
+            return len(b.out_among) < len(a.out_among)
+        if a.out_among is not None:
+            return b.seat in a.out_among
+        if b.out_among is not None:
+            return a.seat not in b.out_among
+        return rules is not None and rules[b.seat] < rules[a.seat]
+
+    ranking = [sum(ahead(b, a) for b in seats if b is not a) for a in seats]
+    record.ranking = ranking
+    record.winner = ranking.index(0) if ranking.count(0) == 1 else None
+    if record.termination is Termination.NORMAL:
+        names = [s.spec.name for s in seats]
+        record.reason = "ranking: " + ", ".join(f"{names[seat]} {ranking[seat] + 1}"
+                                                for seat in sorted(range(len(seats)), key=ranking.__getitem__))
+
+
+class _Ask:
+    """One bot asked for its part of a joint move: its clock started when its own request
+    was written; take() judges the reply or the fault that came instead (as _one_move does)."""
+
+    def __init__(self, game: Game, s: _Seat, state: State, turn: int, last_turn: tuple[int | None, ...] | None,
+                 settings: MatchSettings) -> None:
+        control = settings.time
+        self.s, self.settings = s, settings
+        self.allowed = s.clock.allowed_ms()
+        self.startup_extra = control.startup_ms if s.first_turn and not s.dialect.expects_ready else 0
+        s.first_turn = False
+        self.info = TurnInfo(state=state, last_move=None, legal=state.moves_of(s.seat), move_ms=control.move_ms,
+                             bank_ms=s.clock.bank_ms, ply=turn, seat=s.seat, last_turn=last_turn)
+        ch = s.channel
+        assert ch is not None   # a seat played by a process
+        self.budget_ms = self.allowed + self.startup_extra + control.overhead_ms
+        self.meter = MoveMeter(self.budget_ms / 1000, control.load_grace, ch.proc.usage, own_wait_seconds, s.mark)
+        lines = s.dialect.turn_lines(game, self.info)
+        self.when = f"to move on turn {turn + 1} within {self.allowed + self.startup_extra} ms"
+        self.strikes_left = settings.timeout_policy.mode == "strikes" and s.strikes < settings.timeout_policy.strikes
+        self.meter.start()     # this bot's clock starts before it can see its own request
+        ch.request(lines)
+        self.meter.sent()
+        self.wait = Wait(ch, self.meter.started + self.budget_ms / 1000, self.when,
+                         kill_on_timeout=not self.strikes_left, judge=self.meter.judge)
+
+    def take(self, game: Game, got: str | BotFault, rng: random.Random) -> tuple[int, MoveRecord]:
+        """The seat's move and its record, from its reply; BotFault if it faulted."""
+        s, meter, control = self.s, self.meter, self.settings.time
+        replied = time.monotonic()
+        wall_ms = (replied - meter.started) * 1000
+        try:
+            if isinstance(got, BotFault):
+                raise got
+            if not meter.free(replied, (control.overhead_ms + self.startup_extra) / 1000):
+                if meter.surely_in_time(replied):
+                    meter.read_late(replied)   # read after other bots' replies: no more than it could use by then
+                else:
+                    meter.look()
+                if meter.cpu_s * 1000 >= self.budget_ms:
+                    if not self.strikes_left:
+                        s.channel.proc.kill_tree()    # type: ignore[union-attr]
+                    raise BotFault(Termination.TIMEOUT, f"replied too late {self.when}: it used "
+                                                        f"{meter.cpu_s * 1000:.0f} ms of CPU")
+                used_ms = min(meter.used_s(wall_ms / 1000) * 1000, self.budget_ms)
+                s.clock.charge(max(0.0, used_ms - control.overhead_ms - self.startup_extra))
+            else:
+                s.clock.charge(0.0)
+        except BotFault as fault:
+            if fault.termination is Termination.TIMEOUT and self.strikes_left:
+                s.strikes += 1
+                s.clock.bank_ms = 0
+                legal = self.info.legal
+                move = legal[int(rng.random() * len(legal))]
+                return move, MoveRecord(seat=s.seat, move=game.move_text(move), wall_ms=round(wall_ms, 3),
+                                        substituted=f"timeout strike {s.strikes} of "
+                                                    f"{self.settings.timeout_policy.strikes}", turn=self.info.ply)
+            if self.startup_extra and fault.termination in (Termination.CRASH, Termination.RESOURCE_LIMIT):
+                fault = BotFault(Termination.STARTUP_FAILURE, fault.reason)   # no handshake: failing to start
+            raise fault from None
+        line = got
+        try:
+            move = s.dialect.parse_move(game, self.info, line)
+        except InvalidMoveError as exc:
+            raise BotFault(Termination.MALFORMED, f"turn {self.info.ply + 1}: {exc}") from exc
+        if move not in self.info.legal:
+            raise BotFault(Termination.ILLEGAL_MOVE, f"turn {self.info.ply + 1}: {game.move_text(move)!r} is not "
+                           f"one of its moves {[game.move_text(m) for m in self.info.legal]}")
+        return move, MoveRecord(seat=s.seat, move=game.move_text(move), wall_ms=round(wall_ms, 3),
+                                cpu_ms=round(meter.cpu_s * 1000, 3), wait_ms=round(meter.wait_s * 1000, 3),
+                                turn=self.info.ply)
+
+
+def _joint_turn(game: Game, seats: list[_Seat], state: State, turn: int, last_turn: tuple[int | None, ...] | None,
+                settings: MatchSettings, mux: Multiplexer, rng: random.Random, record: GameRecord,
+                local: Mapping[int, LocalPlayer]) -> tuple[State, tuple[int | None, ...]]:
+    """One turn where several seats move at once: every mover's request is written before
+    any reply is read, each bot's clock starting as its own is written; the replies are
+    judged as they come, and no bot is told another's move of the turn before the next
+    turn's request, which goes out once every move is in. A seat that faults is out where
+    the rules let the others play on (more than two seats); else the fault ends the game."""
+    movers = state.movers()
+    mux.poll_others()       # what the bots said since the last turn: an unasked line is a fault
+    faults: list[tuple[int, BotFault]] = []
+    for seat in movers:
+        channel = seats[seat].channel
+        if channel is not None and channel.fault is not None:
+            faults.append((seat, channel.fault))
+    asks = {seat: _Ask(game, seats[seat], state, turn, last_turn, settings)
+            for seat in movers if seat not in local and seat not in dict(faults)}
+    moves: dict[int, int] = {}
+    entries: dict[int, MoveRecord] = {}
+    waits = {ask.wait.channel: ask for ask in asks.values()}
+    pending = [ask.wait for ask in asks.values()]
+    while pending:
+        wait, got = mux.wait_first(pending)
+        pending.remove(wait)
+        ask = waits[wait.channel]
+        try:
+            moves[ask.s.seat], entries[ask.s.seat] = ask.take(game, got, rng)
+        except BotFault as fault:
+            faults.append((ask.s.seat, fault))
+    for seat in movers:
+        if seat in local:        # after the bots: a person does not hold up their clocks
+            sent = time.monotonic()
+            moves[seat] = local[seat](state, None)
+            entries[seat] = MoveRecord(seat=seat, move=game.move_text(moves[seat]),
+                                       wall_ms=round((time.monotonic() - sent) * 1000, 3), turn=turn)
+    joint = [moves.get(seat, 0) for seat in movers]
+    after: State | None
+    if not faults:
+        after = state.play_joint(joint)
+    else:
+        after = state.play_without(joint, [seat for seat, _ in faults]) if len(seats) > 2 else None
+    if after is None:     # the turn is not played: its moves are not recorded
+        raise _Faulted(*faults[0])
+    record.moves.extend(entries[seat] for seat in movers if seat in entries)
+    for seat, why in faults:
+        s = seats[seat]
+        s.out_among = frozenset(movers)
+        if s.channel is not None:
+            s.channel.proc.kill_tree()    # out: nothing it does now counts
+        record.out.append(SeatOut(seat, turn, why.termination, f"{s.spec.name} (seat {seat}): {why.reason}"))
+    return after, tuple(moves.get(seat) for seat in range(len(seats)))
+
+
 def _settle(pending: list[Callable[[], None]]) -> None:
     """Take the readings of replies left for later (see _one_move)."""
     while pending:
@@ -451,11 +644,11 @@ def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,
         if ch is None:
             continue
         keep = (pool is not None and s.dialect.reusable and record.faulted != s.seat
-                and record.termination is not Termination.ABORTED and ch.healthy)
+                and s.out_among is None and record.termination is not Termination.ABORTED and ch.healthy)
         live = ch.fault is None and not ch.stdout_closed and ch.proc.poll() is None
         quit_lines = [] if keep else s.dialect.quit_lines()
         if live:
-            result = record.outcome.result(s.seat) or Result.DRAW   # aborted: nobody won
+            result = _result(record, s.seat)
             ch.request(s.dialect.over_lines(result.value, record.termination.value) + quit_lines,
                        expects_reply=False)
         if keep and pool is not None:   # keep implies a pool; the check says so to mypy

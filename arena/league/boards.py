@@ -1,0 +1,49 @@
+"""A store's leaderboard as the commands and the site show it: its games in the store's
+order (a league's fixture order, a ladder's play order), each row's version, and a
+ladder's marks (new, suspended with its causes, old versions as history)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .config import LadderConfig, RatingConfig
+from .leaderboard import Leaderboard, build_leaderboard, with_marks, with_versions
+from .rating_systems import RatingSystem
+from .store import Store
+
+
+def store_board(store: Store, rating: RatingConfig, names: Sequence[str] | None, title: str = "",
+                anchor: str | None = None, system: RatingSystem | None = None,
+                all_versions: bool = False) -> Leaderboard:
+    """The leaderboard of a store: the current versions of names (retired bots left out;
+    None: every bot met in the games), or with all_versions every version as NAME@VERSION."""
+    games, versions = store.rated_games(all_versions)
+    if all_versions or names is None:
+        wanted = None
+    else:
+        retired = store.retired()
+        wanted = [name for name in names if name not in retired]
+    board = build_leaderboard(games, rating, wanted, title, anchor, system)
+    return ladder_marks(with_versions(board, versions), store, all_versions)
+
+
+def ladder_marks(board: Leaderboard, store: Store, all_versions: bool = False) -> Leaderboard:
+    """A ladder's board with its rows marked (a league's unchanged): new below the ladder's
+    min_games, suspended as the store says, and with all_versions the versions that are no
+    longer current as old."""
+    snapshot = store.snapshot()
+    if snapshot.get("schedule") != "ladder":
+        return board
+    section = snapshot.get("ladder")
+    min_games = section.get("min_games") if isinstance(section, dict) else None
+    if not isinstance(min_games, int):
+        min_games = LadderConfig.min_games
+    current = store.current_versions()
+    suspended = store.suspended()
+    if not all_versions:
+        now = {bot: why for (bot, version), why in suspended.items() if current.get(bot) == version}
+        return with_marks(board, min_games, now)
+    old = {row.bot for row in board.rows
+           if row.version is not None and current.get(row.bot.rpartition("@")[0]) != row.version}
+    return with_marks(board, min_games, {f"{bot}@{version}": why
+                                         for (bot, version), why in suspended.items()}, old)

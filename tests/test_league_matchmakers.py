@@ -223,3 +223,11 @@ def test_active_plays_no_pairing_over_and_over_in_a_ladder_with_one_far_stronger
     fair = 200 / 15
     assert max(pairs.values()) <= 2 * fair, pairs.most_common(3)
     assert games["strong"] <= 2 * statistics.fmean(games.values()), games
+
+
+def test_active_pairs_bots_whose_sigma_is_zero():
+    """A plugin's or a test's standings may say a bot is known exactly: equal mu and sigma 0
+    is an even pair (a half chance of being misordered), not a division by zero."""
+    bots = [BotStanding("a", 25.0, 0.0, 10), BotStanding("b", 25.0, 0.0, 10), BotStanding("c", 20.0, 0.0, 10)]
+    chosen = registry().require("active")().pairings(Standings(bots), 2, random.Random(16))
+    assert len(chosen) == 2 and {chosen[0].first, chosen[0].second} == {"a", "b"}

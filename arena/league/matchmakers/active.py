@@ -106,13 +106,16 @@ class Active:
         its neighbours within `window` places: the sum of the chances that the two are ranked
         the wrong way round, Phi(-|mu_a - mu_b| / sqrt(sigma_a^2 + sigma_b^2)) (a half for
         equal mu, near 0 once settled)."""
-        n, erfc, sqrt = len(order), math.erfc, math.sqrt     # n x window pairs a call: locals
+        # rating_systems.skill_los, inlined: that module imports arena.plugins, which loads
+        # this one, and this runs for n x window pairs a call
+        n, erfc, sqrt = len(order), math.erfc, math.sqrt
         mu = [b.mu for b in order]
         var = [b.sigma ** 2 for b in order]
         doubt = [0.0] * n
         for i in range(n):
             for j in range(i + 1, min(n, i + self.window + 1)):
-                wrong = 0.5 * erfc((mu[i] - mu[j]) / sqrt(2 * (var[i] + var[j])))
+                spread = sqrt(2 * (var[i] + var[j]))
+                wrong = 0.5 * erfc((mu[i] - mu[j]) / spread) if spread else 0.5 * (mu[i] == mu[j])
                 doubt[i] += wrong
                 doubt[j] += wrong
         return doubt

@@ -2,8 +2,11 @@
 
   (i)  random-vs-random ultimate games/s with 1 and 2 local workers (multiprocess),
        and the 2-worker speed-up; then 2 workers again with pin_workers: false;
-  (iii) many bots: 40 random bots, 2 games a pairing (1,560 games), 2 workers: what
-       starting and reusing bot processes across pairings costs;
+  (iii) many bots, 2 workers: a 100-bot round robin (2 games a pairing) and a 100-bot
+       ladder (schedule: ladder, matchmaker active) between two runs of an 8-bot league,
+       9,900 games each, in games/s and as a share of the 8-bot league's (the mean of
+       its two runs): what starting bot processes costs when each worker has 100 bots
+       to start (at least once) rather than 8;
   (ii) Ray: start and stop of a private local instance, the cost of an empty task,
        games/s with 2 workers on Ray, and the per-game overhead of Ray over local
        multiprocess at the same worker count.
@@ -16,7 +19,7 @@ files too; Ray's token authentication is off unless RAY_AUTH_MODE says otherwise
 The machine's load average is printed first: other work on it slows every number.
 "ms CPU a game" is the CPU time of every process of a local run (coordinator, workers,
 bots) over its games: a figure the load moves much less than games/s.
-Run: python benchmarks/league.py [--games 60] [--many-bots 40] [--no-ray]
+Run: python benchmarks/league.py [--games 600] [--many-bots 100] [--ladder-games N] [--no-ray]
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 
 from arena.league import LeagueConfig, config_from_dict, runner
 from arena.league.executors.base import chunks
+from arena.league.ladder import run_ladder
 from arena.league.progress import Progress
 from arena.league.schedule import schedule
 from arena.plugins import Plugins, load_plugins
@@ -64,10 +68,23 @@ def league(tmp: Path, name: str, games: int, workers: int, plugins: Plugins,
                             games=plugins.games)
 
 
+def ladder(tmp: Path, name: str, games: int, workers: int, plugins: Plugins,
+           bots: int) -> LeagueConfig:
+    """A ladder of `bots` random bots that stops after `games` games."""
+    data: dict[str, Any] = {
+        "name": name, "game": "ultimate", "schedule": "ladder", "workers": workers,
+        "ladder": {"matchmaker": "active", "games": games},
+        "bots": [{"name": f"r{i}", "bot": "uttt-random"} for i in range(bots)],
+        "store": str(tmp / f"{name}.sqlite"), "seed": 1}
+    return config_from_dict(data, base_dir=tmp, known_bots=runner.known_bots_check(plugins),
+                            games=plugins.games)
+
+
 def play(config: LeagueConfig, plugins: Plugins) -> tuple[int, float, float]:
-    """(games, whole-run games/s, steady games/s) of one run_league."""
+    """(games, whole-run games/s, steady games/s) of one run_league (run_ladder for a ladder)."""
     clock = _Stopwatch()
-    summary = runner.run_league(config, plugins, progress=clock)
+    run = run_ladder if config.ladder is not None else runner.run_league
+    summary = run(config, plugins, progress=clock)
     warm = config.workers  # each worker has finished one game: start-up is behind us
     steady = (len(clock.times) - warm) / (clock.times[-1] - clock.times[warm - 1])
     return summary.played, summary.played / summary.seconds, steady
@@ -115,6 +132,30 @@ def _pieces(config: LeagueConfig, workers: int) -> str:
     return f"{count} pieces of a pair, <= {len(config.bots) * workers} bot starts"
 
 
+def many_bots(base: Path, plugins: Plugins, bots: int, ladder_games: int | None,
+              few: int = 8) -> None:
+    """(iii): the many-bot round robin and ladder between two runs of the few-bot league,
+    2 workers each, as many games each as the round robin has unless ladder_games says
+    otherwise; each as a share of the few-bot league's mean (the two runs bracket the
+    others, so a load that changes meanwhile shows as a gap between them)."""
+    ladder_games = ladder_games or bots * (bots - 1)
+    runs = [(f"{few}-bot league", league(base, "few", ladder_games, 2, plugins, bots=few)),
+            (f"{bots}-bot round robin", league(base, "many", 0, 2, plugins, bots=bots)),
+            (f"{bots}-bot ladder", ladder(base, "ladder", ladder_games, 2, plugins, bots)),
+            (f"{few}-bot league", league(base, "few2", ladder_games, 2, plugins, bots=few))]
+    figures = []
+    for label, config in runs:
+        before = cpu_seconds()
+        played, whole, steady = play(config, plugins)
+        figures.append((label, played, whole, steady, (cpu_seconds() - before) / played * 1000))
+    few_whole = (figures[0][2] + figures[-1][2]) / 2
+    few_steady = (figures[0][3] + figures[-1][3]) / 2
+    for label, played, whole, steady, cpu_ms in figures:
+        print(f"(iii) {label:<20} 2 workers: {played:5d} games, {whole:6.1f} games/s whole run "
+              f"({whole / few_whole:4.0%} of the {few}-bot league's mean), {steady:6.1f} steady "
+              f"({steady / few_steady:4.0%}), {cpu_ms:.1f} ms CPU a game", flush=True)
+
+
 def _nothing() -> None:
     return None
 
@@ -123,8 +164,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=600, help="games per run (about)")
     parser.add_argument("--no-ray", action="store_true", help="local runs only")
-    parser.add_argument("--many-bots", type=int, default=40,
-                        help="bots in the many-bot league, 2 games a pairing (0: skip it)")
+    parser.add_argument("--many-bots", type=int, default=100,
+                        help="bots in the many-bot round robin (2 games a pairing) and ladder "
+                             "(0: skip them)")
+    parser.add_argument("--ladder-games", type=int, default=None,
+                        help="games the many-bot ladder and the few-bot league play (default: "
+                             "the round robin's)")
+    parser.add_argument("--few-bots", type=int, default=8, help="bots in the league they are "
+                        "measured against")
     args = parser.parse_args()
     plugins = load_plugins()
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -154,12 +201,7 @@ def main() -> None:
         print(f"     2 workers, pin_workers: false: {whole:6.1f} games/s whole run, {steady:6.1f} "
               f"steady ({whole / runs[1][1]:.2f}x)", flush=True)
         if args.many_bots > 1:
-            many = league(base, "many", 0, 2, plugins, bots=args.many_bots)
-            before = cpu_seconds()
-            played, whole, steady = play(many, plugins)
-            cpu_ms = (cpu_seconds() - before) / played * 1000
-            print(f"(iii) {args.many_bots} bots, 2 workers: {played} games, {whole:6.1f} games/s "
-                  f"whole run, {steady:6.1f} steady, {cpu_ms:.1f} ms CPU a game", flush=True)
+            many_bots(base, plugins, args.many_bots, args.ladder_games, args.few_bots)
         print(f"     load average now: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
         if args.no_ray:
             return

@@ -117,15 +117,20 @@ class LadderSource:
                 a, b = pair_key(*(f"{name}@{version}" for name, version in seats))
                 pairs.add((a, b, parts.pair))
         self.met.update((a, b) for a, b, _k in pairs)
+        self.met_now = self._met_of_current()   # self.met's pairs of current versions, by name
         for name, version in self.versions.items():   # settings may have changed since
             self._suspend_if_faulty((name, version))
         self._check_stops()
 
     # --- the FixtureSource ---
 
-    def take(self, slots: int, most_pairs: int | None = None) -> list[Fixture] | None:
+    def take(self, slots: int, most_pairs: int | None = None,
+             running: frozenset[str] = frozenset()) -> list[Fixture] | None:
         """One pair of the next pairing; [] while games in flight may change what comes
-        next (the `games` limit is reached unless one is aborted); None once stopped."""
+        next (the `games` limit is reached unless one is aborted); None once stopped.
+        running: the bots the asking worker keeps started (the matchmaker's
+        BotStanding.running), whose pairings are preferred among the matchmaker's last
+        answer."""
         self._look()
         self._check_stops()
         if self.stop is not None:
@@ -134,7 +139,7 @@ class LadderSource:
         left = None if limit is None else limit - self.stored - self.in_flight
         if left is not None and left <= 0:
             return []    # the games in flight make the count, unless one is aborted
-        pairing = self._next_pairing(slots)
+        pairing = self._next_pairing(slots, running)
         if pairing is None:
             if self.in_flight:
                 return []
@@ -171,11 +176,13 @@ class LadderSource:
         """A bot plays from its next pairing on (a new one, or a new version of one:
         the old version plays no more)."""
         self.versions[name], self.specs[name] = version, spec
+        self.met_now = self._met_of_current()
         self.queue.clear()    # chosen without it
 
     def leave(self, name: str) -> None:
         """A bot plays no more (its games in play are still stored)."""
         self.versions.pop(name, None)
+        self.met_now = self._met_of_current()
         self.queue = deque(p for p in self.queue if name not in p)
 
     def retune(self, config: LeagueConfig) -> None:
@@ -193,9 +200,9 @@ class LadderSource:
 
     # --- standings ---
 
-    def standings(self) -> Standings:
+    def standings(self, running: frozenset[str] = frozenset()) -> Standings:
         """The playing bots as the matchmaker sees them: current versions, not retired; their
-        games are those stored and those in play."""
+        games are those stored and those in play; running: the bots a worker keeps started."""
         ratings = self.rater.current()
         prior = (self.config.rating.mu, self.config.rating.sigma)
         bots = []
@@ -204,10 +211,18 @@ class LadderSource:
             mu, sigma = (rating.figures[0], rating.figures[1]) if rating is not None else prior
             games = self._version(name, version).games + self.busy[(name, version)]
             bots.append(BotStanding(name, mu, sigma, games,
-                                    suspended=(name, version) in self.suspended))
-        met = {pair_key(a.split("@")[0], b.split("@")[0]): n for (a, b), n in self.met.items()
-               if self._current(a) and self._current(b)}
-        return Standings(bots, met, self.ladder.min_games, self.config.rating.beta)
+                                    suspended=(name, version) in self.suspended,
+                                    running=name in running))
+        return Standings(bots, dict(self.met_now), self.ladder.min_games, self.config.rating.beta)
+
+    def _met_of_current(self) -> Counter[tuple[str, str]]:
+        """The pairs each two current versions have started, by name: made again only when
+        a version comes or goes, and counted up as pairs are minted (made at every call of
+        the matchmaker, it took 3.6 ms a call on average over a 100-bot ladder's first
+        6,000 games, growing with the pairs: more than the coordinator's every other cost
+        of a game)."""
+        return Counter({pair_key(a.split("@")[0], b.split("@")[0]): n
+                        for (a, b), n in self.met.items() if self._current(a) and self._current(b)})
 
     def table(self, rows: int = STANDINGS_ROWS) -> list[str]:
         """The top of the live standings: rank, mu - 3 sigma, mu +- sigma, games, marks."""
@@ -261,13 +276,13 @@ class LadderSource:
         self.say(f"{seat[0]} v{seat[1]}: suspended, {reason}; it plays no more until a new "
                  "version")
 
-    def _next_pairing(self, slots: int) -> Pairing | None:
+    def _next_pairing(self, slots: int, running: frozenset[str] = frozenset()) -> Pairing | None:
         """The next pairing of two playing bots: from the queue of the matchmaker's last
-        answer, else asked again for the free slots (a pairing naming a bot that cannot
-        play is passed over)."""
+        answer (the first with the most bots in running), else asked again for the free
+        slots (a pairing naming a bot that cannot play is passed over)."""
         for ask in (False, True):
             if ask:
-                standings = self.standings()
+                standings = self.standings(running)
                 if len(standings.playable()) < 2:
                     return None
                 free = max(1, slots - self.in_flight // 2)
@@ -277,10 +292,13 @@ class LadderSource:
                     raise RunError(f"matchmaker {self.ladder.matchmaker!r} failed: "
                                    f"{cause(exc)}") from exc
                 self.queue.extend(chosen)
-            while self.queue:
-                pairing = self.queue.popleft()
-                if self._playable(pairing):
-                    return pairing
+            playable = [pairing for pairing in self.queue if self._playable(pairing)]
+            self.queue.clear()
+            if playable:
+                pick = max(playable, key=lambda p: (p[0] in running) + (p[1] in running))
+                playable.remove(pick)
+                self.queue.extend(playable)
+                return pick
         return None
 
     def _playable(self, pairing: Pairing) -> bool:
@@ -312,6 +330,7 @@ class LadderSource:
             pair.reverse()
         a, b = (f"{name}@{self.versions[name]}" for name in (first, second))
         self.met[pair_key(a, b)] += 1
+        self.met_now[(first, second)] += 1
         return pair
 
     def _check_stops(self) -> None:

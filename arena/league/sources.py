@@ -9,9 +9,11 @@ record), or finished.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections import deque
-from collections.abc import Iterator, Sequence
-from typing import Protocol
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import Any, Protocol
 
 from arena.errors import ArenaError
 from arena.record import GameRecord
@@ -32,7 +34,13 @@ class SourceStalled(ArenaError, RuntimeError):
 
 
 class FixtureSource(Protocol):
-    """Where an executor takes its games from (`arena.league.sources`)."""
+    """Where an executor takes its games from (`arena.league.sources`).
+
+    A source may also accept `running` in its take, take(slots, most_pairs, running=...):
+    the names of the bots whose processes the asking worker keeps started, so that among
+    near-equal pieces it can hand out one those bots play (a start costs more than most
+    games). Executors ask through take_from, which passes it only to a take that has such
+    a parameter: a source written without it works unchanged."""
 
     def take(self, slots: int, most_pairs: int | None = None) -> Piece | None:
         """The next piece to play; [] when there is nothing now (ask again once the next
@@ -51,11 +59,35 @@ class FixtureSource(Protocol):
         ...
 
 
-def fixtures_of(source: FixtureSource) -> Iterator[Fixture]:
+def takes_running(source: FixtureSource) -> bool:
+    """True if the source's take accepts `running` (the bots the asking worker runs)."""
+    return _take_has_running(type(source))
+
+
+@functools.cache
+def _take_has_running(kind: Any) -> bool:
+    try:
+        return "running" in inspect.signature(kind.take).parameters
+    except (TypeError, ValueError, AttributeError):
+        return False
+
+
+def take_from(source: FixtureSource, slots: int, most_pairs: int | None = None,
+              running: Collection[str] = frozenset()) -> Piece | None:
+    """source.take(slots, most_pairs), telling it the bots the asking worker runs when its
+    take accepts them (FixtureSource)."""
+    if takes_running(source):
+        return source.take(slots, most_pairs, running=frozenset(running))  # type: ignore[call-arg]
+    return source.take(slots, most_pairs)
+
+
+def fixtures_of(source: FixtureSource,
+                running: Callable[[], Collection[str]] | None = None) -> Iterator[Fixture]:
     """The fixtures of a source one at a time (pieces of one pair, taken as each is
-    needed); SourceStalled if it has nothing now, since nothing else is in flight."""
+    needed, telling it the bots running() names); SourceStalled if it has nothing now,
+    since nothing else is in flight."""
     while True:
-        piece = source.take(1, 1)
+        piece = take_from(source, 1, 1, running() if running is not None else frozenset())
         if piece is None:
             return
         if not piece:
@@ -88,7 +120,14 @@ class FixtureList:
         return fixtures_of(self)
 
 
-def chunks(fixtures: list[Fixture], workers: int, most_pairs: int | None = None) -> list[Piece]:
+#: bots in a block of the crosstable's side: a league of more than twice this many plays
+#: its pairings block by block (chunks), so a worker needs 2 x this many bots started at
+#: a time (about 0.75 GB of sandboxed uttt-random), not every bot of the league
+BLOCK_BOTS = 16
+
+
+def chunks(fixtures: list[Fixture], workers: int, most_pairs: int | None = None,
+           block_bots: int = BLOCK_BOTS) -> list[Piece]:
     """Fixtures cut into pieces a worker plays in a row, handed out interleaved.
 
     A piece holds games of one pairing, at most most_pairs seat-swapped pairs of them;
@@ -96,7 +135,11 @@ def chunks(fixtures: list[Fixture], workers: int, most_pairs: int | None = None)
     when there are too few pairings to give every worker two pieces are pairings split,
     evenly. Pieces come round by round: every pairing's i-th piece before any pairing's
     (i+1)-th, so a run stopped early has played about as much of every pairing (with
-    most_pairs=1, pair k of every pairing before pair k+1 of any).
+    most_pairs=1, pair k of every pairing before pair k+1 of any). Within a round, a
+    league of more than 2 x block_bots bots goes block by block of its crosstable (the
+    bots, by name, in groups of at most block_bots; a block: the pairings of two groups,
+    or of one group among itself), so the bots a worker keeps started play on: each block
+    round (blocks of every group once) leaves every bot about as many games as the others.
     """
     by_pairing: dict[str, list[Fixture]] = {}
     for fixture in fixtures:
@@ -117,7 +160,25 @@ def chunks(fixtures: list[Fixture], workers: int, most_pairs: int | None = None)
             continue
         size = -(-len(games) // min(splits, len(games)))
         out.extend(enumerate(games[i:i + size] for i in range(0, len(games), size)))
-    return [piece for _n, piece in sorted(out, key=lambda p: (p[0], p[1][0].index))]
+    block = _crosstable_blocks(fixtures, block_bots)
+    return [piece for _n, piece in sorted(out, key=lambda p: (p[0], block(p[1][0]), p[1][0].index))]
+
+
+def _crosstable_blocks(fixtures: list[Fixture], block_bots: int) -> Callable[[Fixture], tuple[int, ...]]:
+    """The block of a fixture's pairing as a sort key: (block round, lower group), where
+    block round (i + j) mod groups holds each group once; () for all when there are at
+    most 2 x block_bots bots (one block: the order stays the seeds')."""
+    names = sorted({name for f in fixtures for name in (f.seat0, f.seat1)})
+    if len(names) <= 2 * block_bots:
+        return lambda fixture: ()
+    groups = -(-len(names) // block_bots)
+    size = -(-len(names) // groups)      # groups as even as they go
+    group = {name: i // size for i, name in enumerate(names)}
+
+    def block(fixture: Fixture) -> tuple[int, ...]:
+        a, b = group[fixture.seat0], group[fixture.seat1]
+        return ((a + b) % groups, min(a, b))
+    return block
 
 
 def as_source(fixtures: list[Fixture] | FixtureSource) -> FixtureSource:

@@ -214,6 +214,13 @@ class SandboxedProcess:
             self._tree = TreeSampler(init or self.pid, root_is_init=bool(init))
         return self._tree.sample(states)
 
+    def memory_bytes(self) -> int:
+        """Resident memory of the bot's processes now (the launcher's tree), in bytes;
+        0 once it has exited or been closed."""
+        if self._raw_status is not None or self._released:
+            return 0
+        return procfs.tree_rss_bytes(self.pid)
+
     def cpu_mark(self) -> CpuMark | None:
         """A cheap note of the bot's processes' CPU clocks now, for procfs.cpu_since (those
         the last usage() found); None where there is none to take."""

@@ -434,6 +434,23 @@ def children(pid: int, all_threads: bool = False) -> list[int]:
     return found
 
 
+def tree_rss_bytes(root: int) -> int:
+    """Resident memory of a process and all its descendants, in bytes (each process's RSS:
+    pages shared between them count once per process, so this errs on the high side);
+    0 for a process that is gone."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as file:
+                total += int(file.read().split()[1]) * page
+        except (OSError, ValueError, IndexError):
+            continue      # gone meanwhile: nothing of it is resident
+        todo.extend(children(pid, all_threads=True))
+    return total
+
+
 def real_uid(pid: int) -> int | None:
     """The real uid of a process, or None if it is gone."""
     try:

@@ -398,9 +398,11 @@ def _check_files(cwd_files: Mapping[str, bytes] | None) -> dict[str, bytes]:
 def _read_child_pid(fd: int) -> int | None:
     """The host pid of bwrap's child (the namespace init) from its --info-fd."""
     data = b""
+    # poll, not select: a worker keeping many bots holds descriptors past select's 1024
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
     while True:
-        ready, _, _ = select.select([fd], [], [], _INFO_TIMEOUT)
-        if not ready:
+        if not poller.poll(_INFO_TIMEOUT * 1000):
             return None
         chunk = os.read(fd, 4096)
         if not chunk:  # bwrap closes it right after writing, or on failure

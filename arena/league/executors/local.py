@@ -19,17 +19,12 @@ from arena.sandbox.scratch import remove_own_roots
 
 from ..config import LeagueConfig
 from ..schedule import Fixture
-from ..sources import FixtureList, FixtureSource, Piece, SourceStalled, as_source, fixtures_of
+from ..sources import FixtureList, FixtureSource, Piece, SourceStalled, as_source, fixtures_of, take_from
 from .base import Executor, GameJob, RunError, cause
-from .worker import bot_pool, play_piece, set_table
+from .worker import PoolCaps, bot_pool, play_piece, pool_caps, set_table
 
 #: local workers beyond this many per CPU are not used: they only slow every game down
 WORKERS_PER_CPU = 4
-
-
-#: bot processes a local worker keeps idle between games at most: every bot of a league
-#: this size stays started, as pairings come interleaved; larger leagues start bots more often
-MAX_IDLE_BOTS = 24
 
 
 PR_SET_PDEATHSIG = 1
@@ -111,7 +106,8 @@ class _Pieces:
         return self.work[index]
 
 
-def _worker_main(job: GameJob, pieces: _Pieces, results, parent: int, cpus: frozenset[int] | None) -> None:
+def _worker_main(job: GameJob, pieces: _Pieces, results, parent: int, cpus: frozenset[int] | None,
+                 caps: PoolCaps) -> None:
     """A worker process: play the pieces it takes from `pieces`, send each game back at once
     (pickled here, in this thread: a queue's feeder thread would contend with the referee
     for the interpreter lock during the next game). It plays the next game while the
@@ -121,9 +117,11 @@ def _worker_main(job: GameJob, pieces: _Pieces, results, parent: int, cpus: froz
     Given cpus, it and the bots it starts keep to those CPUs (cpu_shares). An error that
     is not a bot's fault is sent back as ("error", cause) and ends the worker. Its bots'
     processes outlive a piece: pieces come interleaved, and the next piece of a pairing
-    usually comes soon. Once the pieces known at the start are taken, it asks the
-    coordinator for more ("more"), which answers with a piece from the run's source (at
-    once, or after a later record if the source has nothing now) or "end"."""
+    usually comes soon, and it keeps as many as caps allow (pool_caps). Once the pieces
+    known at the start are taken, it asks the coordinator for more ("more", naming the
+    bots it keeps running, which the source may prefer), which answers with a piece from
+    the run's source (at once, or after a later record if the source has nothing now) or
+    "end"."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     # SIGTERM, from the coordinator or from the kernel when the coordinator dies, closes
     # this worker's bots (and their scratch dirs) on the way out
@@ -135,14 +133,14 @@ def _worker_main(job: GameJob, pieces: _Pieces, results, parent: int, cpus: froz
             os.sched_setaffinity(0, cpus)
         except OSError:
             pass   # the CPUs were taken away meanwhile: play anywhere, as unpinned
-    pool = bot_pool(job, MAX_IDLE_BOTS)
+    pool = bot_pool(job, caps)
     unstored = False   # a game sent back that the coordinator has not yet said it stored
     try:
         table = set_table(job)
         while True:
             chunk = pieces.take()
             if chunk is None:
-                results.send_bytes(pickle.dumps(("more", None), pickle.HIGHEST_PROTOCOL))
+                results.send_bytes(pickle.dumps(("more", pool.running()), pickle.HIGHEST_PROTOCOL))
                 if unstored:     # the answer comes after the last game's "stored"
                     results.recv_bytes()
                     unstored = False
@@ -179,10 +177,10 @@ def play_fixtures(job: GameJob, fixtures: FixtureSource | list[Fixture], workers
     if _empty(source):
         return
     if workers <= 1:
-        pool = bot_pool(job, MAX_IDLE_BOTS)
+        pool = bot_pool(job, pool_caps(1))
         try:
             table = set_table(job)
-            yield from play_piece(table, fixtures_of(source), pool)
+            yield from play_piece(table, fixtures_of(source, pool.running), pool)
         except Exception as exc:
             raise RunError(cause(exc)) from exc
         finally:
@@ -257,11 +255,12 @@ def _play_in_processes(job: GameJob, source: FixtureSource, workers: int,
     shares: list[frozenset[int] | None] = [None] * started
     if pin:
         shares = list(cpu_shares(started) or shares)
+    caps = pool_caps(started)
     try:
         for cpus in shares:
             reader, writer = multiprocess.Pipe()   # games one way, "stored" the other
             proc = multiprocess.Process(target=_worker_main,
-                                        args=(job, pieces, writer, os.getpid(), cpus), daemon=True)
+                                        args=(job, pieces, writer, os.getpid(), cpus, caps), daemon=True)
             # the child keeps the coordinator's handlers until _worker_main sets its own: a
             # stop in between waits, blocked, rather than print a traceback from the start-up
             mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
@@ -274,10 +273,11 @@ def _play_in_processes(job: GameJob, source: FixtureSource, workers: int,
             readers.append(reader)
         yield None     # started: the workers play while the caller goes on
         hungry: list[Any] = []    # workers waiting for a piece the source had not yet
+        running: dict[Any, frozenset[str]] = {}   # reader -> the bots its worker keeps
 
         def answer(reader: Any) -> bool:
             """Send the worker the source's next piece, or the end; False if nothing now."""
-            piece = source.take(workers, 1)
+            piece = take_from(source, workers, 1, running.get(reader, frozenset()))
             if piece == []:
                 return False
             try:
@@ -303,6 +303,7 @@ def _play_in_processes(job: GameJob, source: FixtureSource, workers: int,
                 if kind == "error":
                     raise RunError(item)
                 if kind == "more":
+                    running[reader] = item
                     if not answer(reader):
                         hungry.append(reader)
                     continue

@@ -44,7 +44,7 @@ from arena.referee.botspec import ARENA_PACKAGE_DIR
 
 from ..config import LeagueConfig, RayConfig
 from ..schedule import Fixture
-from ..sources import FixtureList, FixtureSource, SourceStalled, as_source
+from ..sources import FixtureList, FixtureSource, SourceStalled, as_source, take_from
 from .base import Executor, GameJob
 from .worker import Table, bot_pool, play_piece, set_table
 
@@ -209,7 +209,7 @@ def _play_all(ray: Any, job: GameJob, source: FixtureSource, settings: RayConfig
         while True:
             # pieces are taken from the source as slots free up, and again after each record
             while len(running) < window.size():
-                taken = None if finished else source.take(window.slots())
+                taken = None if finished else take_from(source, window.slots())
                 if not taken:
                     finished = taken is None
                     break

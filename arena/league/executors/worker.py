@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import resource
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -49,9 +51,77 @@ def set_table(job: GameJob, here: Callable[[BotSpec], BotSpec] | None = None) ->
                  bots={name: here(spec) for name, spec in job.bots.items()}, here=here)
 
 
-def bot_pool(job: GameJob, max_idle: int | None = None) -> BotPool:
-    """A worker's pool of kept bot processes, which says quit in the job's dialects."""
-    return BotPool(max_idle=max_idle, dialects=job.settings.dialects)
+#: the share of the memory available when a run starts that its workers' idle bots may
+#: hold together (a sandboxed uttt-random keeps about 23 MB resident: benchmarks/league.py)
+POOL_MEMORY_SHARE = 0.5
+#: descriptors a kept bot holds in its worker (pipes, pidfds, its tree's stat files: 13
+#: measured for a sandboxed SDK bot), and those kept free for everything else
+FDS_PER_KEPT_BOT = 16
+FDS_SPARE = 128
+#: idle bots a worker keeps at most, whatever the memory: past this many a league's bots
+#: are better dealt out so that each worker needs fewer of them
+MAX_IDLE_BOTS = 512
+
+
+@dataclass(frozen=True)
+class PoolCaps:
+    """How many idle bot processes a worker keeps, and how much of their memory."""
+
+    bots: int
+    bytes: int
+
+
+def pool_caps(workers: int, available: int | None = None, open_files: int | None = None) -> PoolCaps:
+    """A worker's caps when `workers` play on this machine: its share of POOL_MEMORY_SHARE
+    of the memory available now, and as many bots as its descriptor limit leaves room for,
+    once raised as far as allowed (allow_open_files; available, open_files: those
+    figures, instead of this machine's and this process's)."""
+    if available is None:
+        available = memory_available()
+    if open_files is None:
+        open_files = allow_open_files()
+        if open_files == resource.RLIM_INFINITY:
+            open_files = FDS_PER_KEPT_BOT * MAX_IDLE_BOTS + FDS_SPARE
+    by_fds = max(2, (open_files - FDS_SPARE) // FDS_PER_KEPT_BOT)
+    return PoolCaps(bots=min(MAX_IDLE_BOTS, by_fds),
+                    bytes=int(available * POOL_MEMORY_SHARE / max(1, workers)))
+
+
+def allow_open_files() -> int:
+    """Raise this process's soft descriptor limit toward its hard one, as far as
+    MAX_IDLE_BOTS kept bots need (a soft limit of 1,024, common, holds 56); the workers it
+    starts inherit it, the bots have their own (Limits.open_files). The soft limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = FDS_PER_KEPT_BOT * MAX_IDLE_BOTS + FDS_SPARE
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
+        except (ValueError, OSError):
+            pass     # kept as it is: the caps follow what there is
+    return soft
+
+
+def memory_available() -> int:
+    """The memory this machine can give without swapping (MemAvailable), in bytes; from the
+    physical pages when /proc/meminfo has no such line."""
+    try:
+        with open("/proc/meminfo", "rb") as file:
+            for line in file:
+                if line.startswith(b"MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def bot_pool(job: GameJob, caps: PoolCaps | None = None) -> BotPool:
+    """A worker's pool of kept bot processes, which says quit in the job's dialects; with
+    caps, it keeps no more than they allow."""
+    if caps is None:
+        return BotPool(dialects=job.settings.dialects)
+    return BotPool(max_idle=caps.bots, max_idle_bytes=caps.bytes, dialects=job.settings.dialects)
 
 
 def _now(call: Callable[[], T]) -> T:

@@ -49,3 +49,64 @@ def test_the_schedule_is_fixed_by_the_seed_and_keys_read_back():
     assert parts.pair == 5
     # two-seat keys read as they always did, a name made of digits included
     assert parse_fixture_key(fixture_key("1", "2", 3, 0, (4, 5))) == ("1", "2", 3, 0, (4, 5), ())
+
+
+def _league(tmp_path, games):
+    text = ("name: ffa\ngame: tron\nrules: {players: 3, width: 8, height: 8}\nbots:\n"
+            "  - {name: a, bot: tron-random}\n  - {name: b, bot: tron-territory, options: {depth: 1}}\n"
+            "  - {name: c, bot: tron-random, options: {seed: 5}}\n  - {name: d, bot: random}\n"
+            f"games: {games}\nworkers: 2\nstore: league.sqlite\nseed: 9\n"
+            "time_control: {move_ms: 2000, startup_ms: 10000}\n")
+    path = tmp_path / "ffa.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_a_three_seat_league_plays_stores_resumes_and_rates_as_trueskill_does(tmp_path):
+    import subprocess
+    import sys
+
+    import trueskill
+
+    from arena.league.config import RatingConfig
+    from arena.league.leaderboard import build_leaderboard, render
+    from arena.league.ratings import make_env
+    from arena.league.store import Store
+
+    run = [sys.executable, "-m", "arena", "run"]
+    first = subprocess.run([*run, str(_league(tmp_path, 6))], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=600)
+    assert first.returncode == 0, first.stderr
+    assert "6 of 6 stored" in first.stderr
+    again = subprocess.run([*run, str(_league(tmp_path, 9))], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=600)
+    assert again.returncode == 0 and "3 games played" in again.stderr, again.stderr
+    with Store(tmp_path / "league.sqlite", readonly=True) as store:
+        games = list(store.records(current=True))
+    assert len(games) == 9 and all(len(g.record.bots) == 3 for g in games)
+    for game in games:   # every seat stored and read back as played
+        parts = parse_fixture_key(game.key)
+        assert parts is not None
+        assert (parts.first, parts.second, *parts.more) == tuple(b.name for b in game.record.bots)
+    # TrueSkill's free-for-all: the package's rate() with ranks, game by game, in order
+    env, expected = make_env(RatingConfig()), {}
+    for game in games:
+        names = [b.name for b in game.record.bots]
+        teams = [(expected.get(name, env.create_rating()),) for name in names]
+        for name, (rating,) in zip(names, env.rate(teams, ranks=game.record.rank_of())):
+            expected[name] = rating
+    board = build_leaderboard(games, RatingConfig())
+    for row in board.rows:
+        assert row.rating.figures[:2] == (expected[row.bot].mu, expected[row.bot].sigma)
+    assert isinstance(trueskill.Rating(), trueskill.Rating)
+    # mean rank and first places; the crosstable's pairwise counts
+    firsts = sum(row.firsts for row in board.rows)
+    assert firsts >= 9 and sum(row.games for row in board.rows) == 27
+    for row in board.rows:
+        places = [1 + sorted(g.record.rank_of()).index(g.record.rank_of()[seat])
+                  for g in games for seat, b in enumerate(g.record.bots) if b.name == row.bot]
+        assert row.mean_rank == sum(places) / len(places)
+    a_b, b_a = board.cell("a", "b"), board.cell("b", "a")
+    assert (a_b.wins, a_b.draws, a_b.losses) == (b_a.losses, b_a.draws, b_a.wins)
+    assert "mean rank" in render(board, "table") and "firsts" in render(board, "md")
+    assert "mean_rank" in render(board, "csv") and '"firsts"' in render(board, "json")

@@ -232,7 +232,7 @@ class LadderSource:
     def _version(self, name: str, version: int) -> _Version:
         return self.known.setdefault((name, version), _Version())
 
-    def _learn(self, key: str, record: GameRecord, versions: tuple[int, int]) -> list[tuple[str, int]]:
+    def _learn(self, key: str, record: GameRecord, versions: tuple[int, ...]) -> list[tuple[str, int]]:
         """Count and rate one stored game (as NAME@VERSION: a new version starts afresh)."""
         self.stored += 1
         seats = [(entry.name, version) for entry, version in zip(record.bots, versions)]

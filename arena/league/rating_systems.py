@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Protocol
 
+from arena.games.base import scores_from_ranking
 from arena.plugins import loaded_plugins
 from arena.record import GameRecord
 
@@ -26,16 +27,26 @@ __all__ = ["DEFAULT_RATING_SYSTEM", "RatedGame", "Rater", "Rating", "RatingColum
 
 @dataclass(frozen=True)
 class RatedGame:
-    """A game as a rating system reads it: fixture key, the two bots by seat, their points
-    (win 1, draw 1/2; games left out of the standings never reach a rating system)."""
+    """A game as a rating system reads it: fixture key, the bots by seat, their points
+    (win 1, draw 1/2; of more than two seats, the share of the others each finished ahead
+    of, a tie counting half: the higher, the better placed; games left out of the
+    standings never reach a rating system)."""
 
     key: str
-    bots: tuple[str, str]
-    points: tuple[float, float]
+    bots: tuple[str, ...]
+    points: tuple[float, ...]
 
 
 def rated_game(key: str, record: GameRecord, faults_count_as_losses: bool) -> RatedGame | None:
-    """A stored game as rating systems read it; None for one left out of the standings."""
+    """A stored game as rating systems read it; None for one left out of the standings (a
+    game of more seats with a fault in it, when faults do not count as losses)."""
+    if len(record.bots) > 2:
+        ranking = record.rank_of()
+        if ranking is None or (not faults_count_as_losses
+                               and (record.out or record.termination.is_fault)):
+            return None
+        return RatedGame(key, tuple(b.name for b in record.bots),
+                         tuple(scores_from_ranking(ranking)))
     points = record.outcome.points(faults_count_as_losses)
     if points is None:
         return None

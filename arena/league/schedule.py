@@ -12,6 +12,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from itertools import combinations
 from math import comb
 from typing import NamedTuple
@@ -181,10 +182,7 @@ def make_ffa_fixtures(bots: Sequence[str], seats: int, games: int, seed: int) ->
     met: Counter[frozenset[str]] = Counter()
     fixtures = []
     for block in range(-(-games // seats)):
-        def cost(group: Sequence[str], block: int = block) -> tuple[int, int, int]:
-            meetings = sum(met[frozenset(pair)] ** 2 for pair in combinations(group, 2))
-            return (sum(blocks[name] for name in group), meetings,
-                    game_seed(seed, "ffa", "|".join(group), block))
+        cost = partial(_group_cost, blocks, met, seed, block)
         if comb(len(bots), seats) <= MAX_GROUPS_WEIGHED:
             group = list(min(combinations(bots, seats), key=cost))
         else:   # too many groups to weigh each: one bot at a time, by the same cost
@@ -204,6 +202,15 @@ def make_ffa_fixtures(bots: Sequence[str], seats: int, games: int, seed: int) ->
                 seat0=seated[0], seat1=seated[1], seed=block_seed, round=number,
                 more=tuple(seated[2:])))
     return fixtures
+
+
+def _group_cost(blocks: Mapping[str, int], met: Mapping[frozenset[str], int], seed: int,
+                block: int, group: Sequence[str]) -> tuple[int, int, int]:
+    """How a group fits the next block, lower first: blocks its bots played, the sum of its
+    pairs' meetings squared, a shuffle fixed by the seed."""
+    meetings = sum(met.get(frozenset(pair), 0) ** 2 for pair in combinations(group, 2))
+    return (sum(blocks[name] for name in group), meetings,
+            game_seed(seed, "ffa", "|".join(group), block))
 
 
 def schedule(config: LeagueConfig, games: GameRegistry | None = None) -> list[Fixture]:

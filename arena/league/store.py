@@ -71,6 +71,15 @@ CREATE INDEX IF NOT EXISTS games_in_order ON games (round, seed, fixture_key);
 -- what a ladder asks as it runs: a pairing's games (of given versions), a bot version's games
 CREATE INDEX IF NOT EXISTS games_by_pairing ON games (seat0, seat1, v0, v1);
 CREATE INDEX IF NOT EXISTS games_by_seat1 ON games (seat1, v1);
+-- the bots of seats 2, 3, ... of a game of more than two seats (seat0, seat1, v0 and v1
+-- hold the first two): a two-seat league's games have none
+CREATE TABLE IF NOT EXISTS more_seats (
+    game    INTEGER NOT NULL,     -- games.id
+    seat    INTEGER NOT NULL,     -- 2, 3, ...
+    bot     TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (game, seat)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS versions (
     bot         TEXT NOT NULL,
     version     INTEGER NOT NULL,     -- 1, 2, ... per bot
@@ -570,7 +579,7 @@ class Store:
     def add_game(self, fixture: Fixture, record: GameRecord) -> bool:
         """Store a finished game, durably, at once; False if its fixture was already stored."""
         names = [bot.name for bot in record.bots]
-        if names != [fixture.seat0, fixture.seat1] or record.seed != fixture.seed \
+        if names != list(fixture.seats) or record.seed != fixture.seed \
                 or record.opening != len(fixture.opening):
             raise ValueError(f"record does not match fixture {fixture.key!r}: seats {names} seed "
                              f"{record.seed} opening {record.opening} plies, expected "
@@ -583,35 +592,60 @@ class Store:
         row: tuple[Any, ...] = (
             fixture.key, fixture.index, fixture.round, fixture.seed, fixture.seat0, fixture.seat1,
             record.winner, record.termination.value, record.faulted, record.reason,
-            record.to_json(), _now(), *versions, self._season)
+            record.to_json(), _now(), *versions[:2], self._season)
+        try:
+            if len(versions) > 2:   # the game and its more seats at once, or neither
+                with self._transaction():   # holds the lock
+                    cursor = self._insert_game(row)
+                    if cursor.rowcount == 1:
+                        self._db.executemany(
+                            "INSERT INTO more_seats (game, seat, bot, version) VALUES (?, ?, ?, ?)",
+                            [(cursor.lastrowid, seat, bot, version) for seat, (bot, version)
+                             in enumerate(zip(fixture.seats[2:], versions[2:]), 2)])
+            else:
+                with self._lock:
+                    cursor = self._insert_game(row)
+        except sqlite3.Error as exc:    # disk full, read-only, I/O error: nothing half-written
+            raise StoreError(f"{self.path}: cannot store game {fixture.key!r} ({exc}); the "
+                             "games stored before it are intact") from None
         with self._lock:
-            try:
-                cursor = self._db.execute(
-                    "INSERT INTO games (fixture_key, fixture_index, round, seed, seat0, seat1,"
-                    " winner, termination, faulted, reason, record, finished_at, v0, v1, season)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                    " ON CONFLICT (fixture_key, v0, v1, season) DO NOTHING", row)
-            except sqlite3.Error as exc:    # disk full, read-only, I/O error: nothing half-written
-                raise StoreError(f"{self.path}: cannot store game {fixture.key!r} ({exc}); the "
-                                 "games stored before it are intact") from None
             self._added += cursor.rowcount
             self.check_file()   # one stat: a deleted store must not take more games with it
             return cursor.rowcount == 1
 
-    def versions_of(self, seats: tuple[str, str]) -> tuple[int, int]:
+    def _insert_game(self, row: tuple[Any, ...]) -> sqlite3.Cursor:
+        return self._db.execute(
+            "INSERT INTO games (fixture_key, fixture_index, round, seed, seat0, seat1,"
+            " winner, termination, faulted, reason, record, finished_at, v0, v1, season)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (fixture_key, v0, v1, season) DO NOTHING", row)
+
+    def versions_of(self, seats: Sequence[str]) -> tuple[int, ...]:
         """The versions games of these bots are stored for: as synced, else each bot's latest."""
         if any(bot not in self._current for bot in seats):
             self._current = {**self.current_versions(), **self._current}
-        return (self._current.get(seats[0], 1), self._current.get(seats[1], 1))
+        return tuple(self._current.get(bot, 1) for bot in seats)
+
+    def _more_seats(self) -> dict[int, list[tuple[str, int]]]:
+        """The (bot, version) of seats 2, 3, ... by game id (none in a two-seat league)."""
+        more: dict[int, list[tuple[str, int]]] = {}
+        if not self._rows("SELECT 1 FROM sqlite_master WHERE name = 'more_seats'"):
+            return more     # a store from before, read without being written
+        for game, bot, version in self._rows("SELECT game, bot, version FROM more_seats"
+                                             " ORDER BY game, seat"):
+            more.setdefault(game, []).append((bot, version))
+        return more
 
     def done_keys(self) -> set[str]:
         """Keys of the fixtures stored for the current season and the bots' current versions."""
         with self._lock:
-            rows = self._rows("SELECT fixture_key, seat0, seat1, v0, v1 FROM games"
+            rows = self._rows("SELECT id, fixture_key, seat0, seat1, v0, v1 FROM games"
                               " WHERE season = ?", (self._season,))
+            more = self._more_seats()
         done = set()
-        for key, seat0, seat1, v0, v1 in rows:
-            if self.versions_of((seat0, seat1)) == (v0, v1):
+        for id_, key, seat0, seat1, v0, v1 in rows:
+            seats = [(seat0, v0), (seat1, v1), *more.get(id_, ())]
+            if self.versions_of([bot for bot, _ in seats]) == tuple(v for _, v in seats):
                 done.add(key)
         return done
 
@@ -666,20 +700,25 @@ class Store:
         with self._lock:
             snapshot = self._snapshot()
             ladder = snapshot.get("schedule") == "ladder"
-            rows = self._rows("SELECT fixture_key, fixture_index, record, seat0, seat1, v0, v1,"
+            rows = self._rows("SELECT id, fixture_key, fixture_index, record, seat0, seat1, v0, v1,"
                               " season FROM games ORDER BY "
                               + ("id" if ladder else "round, seed, fixture_key"))
+            more = self._more_seats()
             pairs = None
             if current:
-                # a ladder's pairs are not bounded: its pairings meet as often as it chooses
-                pairs = (None if ladder
+                # a ladder's pairs are not bounded: its pairings meet as often as it chooses;
+                # a free-for-all's games are numbered, below its `games`
+                pairs = (None if ladder else int(snapshot["games"]) if "games" in snapshot
                          else int(snapshot.get("games_per_pairing", 0)) // 2 or None)
         retired = self.retired() if current else set()
-        for key, index, text, seat0, seat1, v0, v1, season in rows:
+        for id_, key, index, text, seat0, seat1, v0, v1, season in rows:
             if keys is not None and key not in keys:
                 continue
-            if current and (season != self._season or self.versions_of((seat0, seat1)) != (v0, v1)
-                            or seat0 in retired or seat1 in retired
+            seats = [(seat0, v0), (seat1, v1), *more.get(id_, ())]
+            names = [bot for bot, _ in seats]
+            if current and (season != self._season
+                            or self.versions_of(names) != tuple(v for _, v in seats)
+                            or any(bot in retired for bot in names)
                             or (pairs is not None and _pair_number(key) >= pairs)):
                 continue
             try:

@@ -110,3 +110,8 @@ def test_a_three_seat_league_plays_stores_resumes_and_rates_as_trueskill_does(tm
     assert (a_b.wins, a_b.draws, a_b.losses) == (b_a.losses, b_a.draws, b_a.wins)
     assert "mean rank" in render(board, "table") and "firsts" in render(board, "md")
     assert "mean_rank" in render(board, "csv") and '"firsts"' in render(board, "json")
+
+
+def test_a_free_for_all_key_reads_back_whole():
+    key = ffa_key(("a", "1", "2", "3"), 12)
+    assert fixture_key(*parse_fixture_key(key)) == key

@@ -78,10 +78,14 @@ class KeyParts(NamedTuple):
     more: tuple[str, ...] = ()
 
 
-def fixture_key(first: str, second: str, pair: int, swap: int, opening: Sequence[int] = ()) -> str:
+def fixture_key(first: str, second: str, pair: int, swap: int, opening: Sequence[int] = (),
+                more: Sequence[str] = ()) -> str:
     """A fixture's key: "alice|bob|3|0", with "|40,36,4,12" after it when the pair starts
     from an opening (a league without openings keeps the keys it always had). Bot names
-    never hold a '|' (the config refuses them)."""
+    never hold a '|' (the config refuses them). With more (the bots of seats 2..), the key
+    of game number `pair` of more than two seats (ffa_key)."""
+    if more:
+        return ffa_key((first, second, *more), pair)
     tail = "|" + ",".join(map(str, opening)) if opening else ""
     return f"{first}|{second}|{pair}|{swap}{tail}"
 

@@ -115,3 +115,37 @@ def test_a_three_seat_league_plays_stores_resumes_and_rates_as_trueskill_does(tm
 def test_a_free_for_all_key_reads_back_whole():
     key = ffa_key(("a", "1", "2", "3"), 12)
     assert fixture_key(*parse_fixture_key(key)) == key
+
+
+def test_a_bot_changed_in_any_seat_has_its_games_played_again_and_the_old_kept(tmp_path):
+    import subprocess
+    import sys
+
+    from arena.league.store import Store
+
+    run = [sys.executable, "-m", "arena", "run"]
+    config = _league(tmp_path, 6)
+    first = subprocess.run([*run, str(config)], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=600)
+    assert first.returncode == 0, first.stderr
+    with Store(tmp_path / "league.sqlite", readonly=True) as store:
+        before = list(store.records(current=True))
+    with_c = [g.key for g in before if "c" in [b.name for b in g.record.bots]]
+    seats_of_c = {[b.name for b in g.record.bots].index("c") for g in before if g.key in with_c}
+    assert 2 in seats_of_c    # c sits in seat 2 in some game: the case a two-seat store lacks
+    config.write_text(config.read_text().replace("{seed: 5}", "{seed: 6}"))   # c: version 2
+    again = subprocess.run([*run, str(config)], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert f"{len(with_c)} games played" in again.stderr, again.stderr
+    with Store(tmp_path / "league.sqlite", readonly=True) as store:
+        after = list(store.records(current=True))
+        assert store.count() == 6 + len(with_c)     # the old version's games stay, as history
+        versions = {(v.bot, v.version): v.games for v in store.versions()}
+        every, _info = store.rated_games(all_versions=True)
+    assert {b.name for g in every for b in g.record.bots} >= {"c@1", "c@2", "a@1"}
+    assert all("@" in b.name for g in every for b in g.record.bots)   # every seat named so
+    assert sorted(g.key for g in after) == sorted(g.key for g in before)
+    assert versions[("c", 1)] == versions[("c", 2)] == len(with_c)
+    assert versions[("a", 1)] == sum("a" in [b.name for b in g.record.bots] for g in before) + \
+        sum("a" in [b.name for b in g.record.bots] for g in after if g.key in with_c)

@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS league (
 );
 CREATE TABLE IF NOT EXISTS games (
     id            INTEGER PRIMARY KEY,
-    fixture_key   TEXT NOT NULL,
+    fixture_key   TEXT NOT NULL,      -- of more than two seats, "||V2.V3" after it (stored_key)
     fixture_index INTEGER NOT NULL,   -- index in the schedule that played it
     round         INTEGER NOT NULL,
     seed          INTEGER NOT NULL,
@@ -478,13 +478,15 @@ class Store:
 
     def versions(self, bot: str | None = None) -> list[VersionInfo]:
         """Every version of every bot (or of one), with its games and when they were played."""
+        with self._lock:
+            more = self._has_more_seats()
+        seated = (" OR g.id IN (SELECT game FROM more_seats m WHERE m.bot = v.bot AND"
+                  " m.version = v.version)" if more else "")
+        played = ("(SELECT id, finished_at FROM games g WHERE (g.seat0 = v.bot AND g.v0 = v.version)"
+                  f" OR (g.seat1 = v.bot AND g.v1 = v.version){seated})")
         query = ("SELECT v.bot, v.version, v.fingerprint, v.first_seen,"
-                 " (SELECT count(*) FROM games g WHERE (g.seat0 = v.bot AND g.v0 = v.version)"
-                 "  OR (g.seat1 = v.bot AND g.v1 = v.version)),"
-                 " (SELECT min(finished_at) FROM games g WHERE (g.seat0 = v.bot AND g.v0 = v.version)"
-                 "  OR (g.seat1 = v.bot AND g.v1 = v.version)),"
-                 " (SELECT max(finished_at) FROM games g WHERE (g.seat0 = v.bot AND g.v0 = v.version)"
-                 "  OR (g.seat1 = v.bot AND g.v1 = v.version)),"
+                 f" (SELECT count(*) FROM {played}), (SELECT min(finished_at) FROM {played}),"
+                 f" (SELECT max(finished_at) FROM {played}),"
                  " v.bot IN (SELECT bot FROM retired),"
                  " v.version = (SELECT max(version) FROM versions w WHERE w.bot = v.bot)"
                  " FROM versions v" + (" WHERE v.bot = ?" if bot is not None else "") +
@@ -503,9 +505,11 @@ class Store:
     def forget(self, bot: str, version: int | None = None) -> int:
         """Delete a bot's games (of one version, or all of them) and its version(s); how many games."""
         match = "(seat0 = ? AND (? IS NULL OR v0 = ?)) OR (seat1 = ? AND (? IS NULL OR v1 = ?))"
+        seated = "id IN (SELECT game FROM more_seats WHERE bot = ? AND (? IS NULL OR version = ?))"
         with self._transaction():
-            gone = self._db.execute(f"DELETE FROM games WHERE {match}",
-                                    (bot, version, version) * 2).rowcount
+            gone = self._db.execute(f"DELETE FROM games WHERE {match} OR {seated}",
+                                    (bot, version, version) * 3).rowcount
+            self._db.execute("DELETE FROM more_seats WHERE game NOT IN (SELECT id FROM games)")
             self._db.execute("DELETE FROM versions WHERE bot = ? AND (? IS NULL OR version = ?)",
                              (bot, version, version))
             if version is None:
@@ -590,8 +594,8 @@ class Store:
                              f"it out and the next run plays it again")
         versions = fixture.versions or self.versions_of(fixture.seats)
         row: tuple[Any, ...] = (
-            fixture.key, fixture.index, fixture.round, fixture.seed, fixture.seat0, fixture.seat1,
-            record.winner, record.termination.value, record.faulted, record.reason,
+            stored_key(fixture.key, versions), fixture.index, fixture.round, fixture.seed,
+            fixture.seat0, fixture.seat1, record.winner, record.termination.value, record.faulted, record.reason,
             record.to_json(), _now(), *versions[:2], self._season)
         try:
             if len(versions) > 2:   # the game and its more seats at once, or neither
@@ -626,11 +630,16 @@ class Store:
             self._current = {**self.current_versions(), **self._current}
         return tuple(self._current.get(bot, 1) for bot in seats)
 
+    def _has_more_seats(self) -> bool:
+        """Whether the file has the more_seats table: a store from before, read without being
+        written, has none (and no game of more than two seats)."""
+        return bool(self._rows("SELECT 1 FROM sqlite_master WHERE name = 'more_seats'"))
+
     def _more_seats(self) -> dict[int, list[tuple[str, int]]]:
         """The (bot, version) of seats 2, 3, ... by game id (none in a two-seat league)."""
         more: dict[int, list[tuple[str, int]]] = {}
-        if not self._rows("SELECT 1 FROM sqlite_master WHERE name = 'more_seats'"):
-            return more     # a store from before, read without being written
+        if not self._has_more_seats():
+            return more
         for game, bot, version in self._rows("SELECT game, bot, version FROM more_seats"
                                              " ORDER BY game, seat"):
             more.setdefault(game, []).append((bot, version))
@@ -646,7 +655,7 @@ class Store:
         for id_, key, seat0, seat1, v0, v1 in rows:
             seats = [(seat0, v0), (seat1, v1), *more.get(id_, ())]
             if self.versions_of([bot for bot, _ in seats]) == tuple(v for _, v in seats):
-                done.add(key)
+                done.add(fixture_key_of(key))
         return done
 
     def missing(self, fixtures: Iterable[Fixture]) -> list[Fixture]:
@@ -667,7 +676,7 @@ class Store:
             rows = self._db.execute(
                 "SELECT id, fixture_key, fixture_index, record, v0, v1 FROM games"
                 " WHERE id > ? AND season = ? ORDER BY id", (after, self._season)).fetchall()
-        return [(id_, StoredGame(key, index, GameRecord.from_json(text)), v0, v1)
+        return [(id_, StoredGame(fixture_key_of(key), index, GameRecord.from_json(text)), v0, v1)
                 for id_, key, index, text, v0, v1 in rows]
 
     def pairing_count(self, a: tuple[str, int], b: tuple[str, int]) -> int:
@@ -696,7 +705,13 @@ class Store:
 
     def versioned_records(self, current: bool = False, keys: Collection[str] | None = None
                           ) -> Iterator[tuple[StoredGame, int, int]]:
-        """records(), each with the versions of its two bots."""
+        """records(), each with the versions of its first two bots."""
+        for game, versions in self.seated_records(current, keys):
+            yield game, versions[0], versions[1]
+
+    def seated_records(self, current: bool = False, keys: Collection[str] | None = None
+                       ) -> Iterator[tuple[StoredGame, tuple[int, ...]]]:
+        """records(), each with the versions of its bots by seat."""
         with self._lock:
             snapshot = self._snapshot()
             ladder = snapshot.get("schedule") == "ladder"
@@ -711,7 +726,8 @@ class Store:
                 pairs = (None if ladder else int(snapshot["games"]) if "games" in snapshot
                          else int(snapshot.get("games_per_pairing", 0)) // 2 or None)
         retired = self.retired() if current else set()
-        for id_, key, index, text, seat0, seat1, v0, v1, season in rows:
+        for id_, stored, index, text, seat0, seat1, v0, v1, season in rows:
+            key = fixture_key_of(stored)
             if keys is not None and key not in keys:
                 continue
             seats = [(seat0, v0), (seat1, v1), *more.get(id_, ())]
@@ -727,7 +743,7 @@ class Store:
                 raise StoreDamagedError(f"{self.path}: the store is damaged (game {key!r}: its "
                                         f"record cannot be read: {exc}); restore it from a "
                                         "backup or use another file") from None
-            yield StoredGame(key, index, record), v0, v1
+            yield StoredGame(key, index, record), tuple(v for _, v in seats)
 
 
     def rated_games(self, all_versions: bool = False
@@ -741,10 +757,10 @@ class Store:
             return (list(self.records(current=True)),
                     {bot: (v, prints.get((bot, v))) for bot, v in current.items()})
         games, info = [], {}
-        for game, v0, v1 in self.versioned_records():
+        for game, versions in self.seated_records():
             bots = [dataclasses.replace(entry, name=f"{entry.name}@{v}")
-                    for entry, v in zip(game.record.bots, (v0, v1))]
-            for entry, v in zip(game.record.bots, (v0, v1)):
+                    for entry, v in zip(game.record.bots, versions)]
+            for entry, v in zip(game.record.bots, versions):
                 info[f"{entry.name}@{v}"] = (v, prints.get((entry.name, v)))
             games.append(game._replace(record=dataclasses.replace(game.record, bots=bots)))
         return games, info
@@ -791,6 +807,20 @@ def _migrate_from_1(db: sqlite3.Connection) -> None:
                " SELECT bot, 1, NULL, NULL, min(at) FROM (SELECT seat0 AS bot, finished_at AS at"
                " FROM games UNION ALL SELECT seat1, finished_at FROM games) GROUP BY bot")
     db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+
+
+def stored_key(key: str, versions: Sequence[int]) -> str:
+    """What the games table keeps as a game's fixture key: the key, and for more than two
+    seats "||" and the versions of seats 2.. ("a|b|c||7||1.2"), so that a version changed
+    in any seat stores a new game beside the old one (the table is unique on the key and
+    the versions of seats 0 and 1 alone, as two-seat stores have always been)."""
+    return key if len(versions) <= 2 else f"{key}||{'.'.join(map(str, versions[2:]))}"
+
+
+def fixture_key_of(stored: str) -> str:
+    """The fixture key of a games table's key (stored_key undone); no name is empty, so only
+    a free-for-all's key holds "||", once."""
+    return stored.rsplit("||", 1)[0] if stored.count("||") == 2 else stored
 
 
 def _pair_number(key: str) -> int:

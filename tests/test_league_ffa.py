@@ -110,6 +110,14 @@ def test_a_three_seat_league_plays_stores_resumes_and_rates_as_trueskill_does(tm
     assert (a_b.wins, a_b.draws, a_b.losses) == (b_a.losses, b_a.draws, b_a.wins)
     assert "mean rank" in render(board, "table") and "firsts" in render(board, "md")
     assert "mean_rank" in render(board, "csv") and '"firsts"' in render(board, "json")
+    # the site is published (it raised on a record of three bots) and lists every seat's games
+    site = subprocess.run([sys.executable, "-m", "arena", "publish", "league.sqlite", "--out", "site"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert site.returncode == 0, site.stderr
+    assert (tmp_path / "site" / "index.html").is_file()
+    pages = {path.name for path in (tmp_path / "site" / "matches").iterdir()}
+    for x, y in combinations("abcd", 2):   # a match page for every two bots that met
+        assert f"{x}~{y}.html" in pages or f"{y}~{x}.html" in pages, (x, y, pages)
 
 
 def test_a_free_for_all_key_reads_back_whole():

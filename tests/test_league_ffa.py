@@ -157,3 +157,33 @@ def test_a_bot_changed_in_any_seat_has_its_games_played_again_and_the_old_kept(t
     assert versions[("c", 1)] == versions[("c", 2)] == len(with_c)
     assert versions[("a", 1)] == sum("a" in [b.name for b in g.record.bots] for g in before) + \
         sum("a" in [b.name for b in g.record.bots] for g in after if g.key in with_c)
+
+
+def _three(names, ranking, out=()):
+    from arena.record import BotEntry, GameRecord, SeatOut, Termination
+    return GameRecord(game="tron", rule_options={"players": 3}, seed=1,
+                      bots=[BotEntry(n) for n in names], ranking=list(ranking),
+                      stderr_tails=["", "", ""],
+                      out=[SeatOut(seat, 2, Termination.TIMEOUT, "slept") for seat in out])
+
+
+def test_the_pairwise_split_counts_ahead_as_a_win_and_a_tie_as_a_draw_and_faults_as_set():
+    from arena.league.config import RatingConfig
+    from arena.league.leaderboard import build_leaderboard
+
+    games = [("a|b|c||0", 0, _three("abc", [0, 1, 1])),
+             ("b|c|a||1", 1, _three("bca", [2, 0, 1], out=[0]))]
+    board = build_leaderboard(games, RatingConfig())
+    ab, bc, ca = board.cell("a", "b"), board.cell("b", "c"), board.cell("c", "a")
+    assert (ab.wins, ab.draws, ab.losses) == (2, 0, 0)   # a ahead of b in both
+    assert (bc.wins, bc.draws, bc.losses) == (0, 1, 1)   # tied, then b out first: behind c
+    assert (ca.wins, ca.draws, ca.losses) == (1, 0, 1)
+    rows = {row.bot: row for row in board.rows}
+    assert (rows["a"].mean_rank, rows["a"].firsts, rows["a"].games) == (1.5, 1, 2)
+    assert (rows["b"].mean_rank, rows["b"].faults) == (2.5, {"timeout": 1})
+    assert all(row.elo is not None for row in board.rows)   # the fit reads the split
+    # faults not counted as losses: the game with a seat out is left out of all of it
+    lenient = build_leaderboard(games, RatingConfig(faults_count_as_losses=False))
+    rows = {row.bot: row for row in lenient.rows}
+    assert (rows["a"].games, rows["b"].mean_rank) == (1, 2.0)
+    assert lenient.cell("b", "c").games == 1

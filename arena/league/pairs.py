@@ -15,7 +15,7 @@ from itertools import combinations
 from arena.record import GameRecord, Result
 from arena.stats import MatchResults, Pentanomial, Trinomial
 
-from .ratings import GameRow
+from .ratings import GameRow, standing_points
 
 Pairing = tuple[str, str]     #: two bot names, sorted
 
@@ -82,9 +82,8 @@ class Tally:
         return self._counts.setdefault(pairing, _Count()).add(record.seed, seat, result)
 
     def _add_split(self, record: GameRecord) -> None:
-        ranking = record.rank_of()
-        if ranking is None or (not self.faults_count_as_losses
-                               and (record.out or record.termination.is_fault)):
+        points = standing_points(record, self.faults_count_as_losses)
+        if points is None:
             return
         names = [bot.name for bot in record.bots]
         for i, j in combinations(range(len(names)), 2):
@@ -92,8 +91,8 @@ class Tally:
                                         and not self._wanted.issuperset((names[i], names[j]))):
                 continue
             first, second = (i, j) if names[i] < names[j] else (j, i)
-            result = (Result.WIN if ranking[first] < ranking[second]
-                      else Result.DRAW if ranking[first] == ranking[second] else Result.LOSS)
+            result = (Result.WIN if points[first] > points[second]
+                      else Result.DRAW if points[first] == points[second] else Result.LOSS)
             self._counts.setdefault((names[first], names[second]), _Count()).add_lone(result)
 
     def results(self) -> dict[Pairing, MatchResults]:

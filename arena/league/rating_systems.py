@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Protocol
 
-from arena.games.base import scores_from_ranking
 from arena.plugins import loaded_plugins
 from arena.record import GameRecord
 
 from .config import DEFAULT_RATING_SYSTEM, RatingConfig
-from .ratings import LiveRatings, make_env, replay
+from .ratings import LiveRatings, make_env, replay, standing_points
 
 __all__ = ["DEFAULT_RATING_SYSTEM", "RatedGame", "Rater", "Rating", "RatingColumn", "RatingSystem",
            "RatingWords", "TrueSkill", "los_between", "rated_game", "rater", "rating_system"]
@@ -40,17 +39,10 @@ class RatedGame:
 def rated_game(key: str, record: GameRecord, faults_count_as_losses: bool) -> RatedGame | None:
     """A stored game as rating systems read it; None for one left out of the standings (a
     game of more seats with a fault in it, when faults do not count as losses)."""
-    if len(record.bots) > 2:
-        ranking = record.rank_of()
-        if ranking is None or (not faults_count_as_losses
-                               and (record.out or record.termination.is_fault)):
-            return None
-        return RatedGame(key, tuple(b.name for b in record.bots),
-                         tuple(scores_from_ranking(ranking)))
-    points = record.outcome.points(faults_count_as_losses)
+    points = standing_points(record, faults_count_as_losses)
     if points is None:
         return None
-    return RatedGame(key, (record.bots[0].name, record.bots[1].name), points)
+    return RatedGame(key, tuple(bot.name for bot in record.bots), points)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import trueskill
 
+from arena.games.base import scores_from_ranking
 from arena.record import GameRecord
 
 from .config import RatingConfig
@@ -59,10 +60,17 @@ def make_env(settings: RatingConfig) -> trueskill.TrueSkill:
                                tau=settings.tau, draw_probability=settings.draw_probability)
 
 
-def rated_game(key: str, record: GameRecord, faults_count_as_losses: bool):  # noqa: ANN201
-    """rating_systems.rated_game, imported late: that module imports this one."""
-    from .rating_systems import rated_game as rated
-    return rated(key, record, faults_count_as_losses)
+def standing_points(record: GameRecord, faults_count_as_losses: bool) -> tuple[float, ...] | None:
+    """A game's points per seat as the standings count them: win 1, draw 1/2; of more than
+    two seats, the share of the others each finished ahead of (a tie counting half), from
+    the ranking. None for a game left out: aborted, or with a fault when faults do not
+    count as losses."""
+    if len(record.bots) <= 2:
+        return record.outcome.points(faults_count_as_losses)
+    ranking = record.rank_of()
+    if ranking is None or (not faults_count_as_losses and (record.out or record.termination.is_fault)):
+        return None
+    return tuple(scores_from_ranking(ranking))
 
 
 def compute_ratings(games: Iterable[GameRow], settings: RatingConfig,
@@ -79,9 +87,9 @@ def compute_ratings(games: Iterable[GameRow], settings: RatingConfig,
         seats = tuple(bot.name for bot in record.bots)
         if wanted is not None and not wanted.issuperset(seats):
             continue
-        game = rated_game(key, record, settings.faults_count_as_losses)
-        if game is not None:
-            rated.append((key, game.bots, game.points))
+        result = standing_points(record, settings.faults_count_as_losses)
+        if result is not None:
+            rated.append((key, seats, result))
     ratings: dict[str, trueskill.Rating] = {name: env.create_rating() for name in bots or ()}
     final, history = _replay(env, rated)
     ratings.update(final)

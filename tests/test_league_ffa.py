@@ -110,6 +110,12 @@ def test_a_three_seat_league_plays_stores_resumes_and_rates_as_trueskill_does(tm
     assert (a_b.wins, a_b.draws, a_b.losses) == (b_a.losses, b_a.draws, b_a.wins)
     assert "mean rank" in render(board, "table") and "firsts" in render(board, "md")
     assert "mean_rank" in render(board, "csv") and '"firsts"' in render(board, "json")
+    # arena replay reads a game of three seats from the store (it raised a ValueError)
+    shown = subprocess.run([sys.executable, "-m", "arena", "replay", "league.sqlite", "--game", "1"],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    names = [b.name for b in games[0].record.bots]
+    assert shown.returncode == 0, shown.stderr
+    assert f"played by {names[0]} v1, {names[1]} v1 and {names[2]} v1" in shown.stdout
     # the site is published (it raised on a record of three bots) and lists every seat's games
     site = subprocess.run([sys.executable, "-m", "arena", "publish", "league.sqlite", "--out", "site"],
                           capture_output=True, text=True, cwd=tmp_path, timeout=600)

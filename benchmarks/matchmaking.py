@@ -3,8 +3,9 @@
 Bots have a true strength (Bradley-Terry, Elo drawn with a spread of 300); every game is
 drawn from it with 10% draws; TrueSkill (the trueskill package's environment, with draws)
 rates the games one at a time, in the order played. Each matchmaker in the registry is
-asked for `--slots` pairings at a time, as a ladder asks when its slots free up, and each
-pairing is played as a seat-swapped pair. After every 5 games per bot the ranking (by mu,
+asked for `--slots` pairings at a time, as a ladder asks when its slots free up, while
+`--in-play` of its pairings are still unplayed, and each pairing is played as a
+seat-swapped pair. After every 5 games per bot the ranking (by mu,
 or by mu - 3 sigma with --rank-by exposed; the same for every matchmaker) is compared with
 the truth by Kendall's tau. Each (bots, seed) has one truth that every matchmaker faces.
 
@@ -14,10 +15,14 @@ seeds) at each budget of --games, the games per bot each matchmaker needs to rea
 pairings() call, and the mean information of its games: p(1 - p), p the true chance
 that one bot beats the other, which is what a game tells of the two bots' difference
 (Fisher information, in units of (ln 10 / 400)^2 per Elo^2; a quarter at most, for an
-even game). Seeded: a run is reproducible. CPU only, no bots.
+even game), and how it shared its games out: the most pairs one pairing started (top
+pair) and the most games one bot played over the mean (top bot), the worst over the
+seeds. Seeded: a run is reproducible. CPU only, no bots.
 
 Run: python benchmarks/matchmaking.py                      (64 and 256 bots, 10 seeds)
      python benchmarks/matchmaking.py --bots 64 --seeds 3  (a quick check)
+     python benchmarks/matchmaking.py --bots 8,64 --slots 1 --in-play 1
+                                (as a ladder of 2 workers asks: one pairing a call)
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import multiprocessing
 import random
 import statistics
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass
 
 import trueskill
@@ -56,6 +61,7 @@ class Task:
     seed: int
     budget: int          #: games per bot at the end
     slots: int
+    in_play: int         #: pairings still in play (unrated) when the matchmaker is asked
     rank_by: str
     min_games: int
 
@@ -113,10 +119,25 @@ def kendall_tau(truth: list[float], shown: list[float]) -> float:
     return (concordant - discordant) / math.sqrt(pairs * (pairs - tied_shown))
 
 
-def simulate(task: Task) -> tuple[Task, list[float], float, int, float]:
-    """One ladder to task.budget games per bot: tau at every STEP games per bot, the
-    seconds spent in pairings(), the number of calls, and the mean information of a game
-    (p(1 - p), p the true chance that one bot beats the other, a quarter at most)."""
+@dataclass(frozen=True)
+class Outcome:
+    """What one simulated ladder measured."""
+
+    task: Task
+    taus: list[float]        #: Kendall tau at every STEP games per bot
+    picking: float           #: seconds spent in pairings()
+    calls: int
+    information: float       #: mean p(1 - p) of a game
+    top_pair: int            #: the most pairs one pairing started
+    top_bot: float           #: the most games one bot played, over the mean
+
+
+def simulate(task: Task) -> Outcome:
+    """One ladder to task.budget games per bot: tau at every STEP games per bot, the time
+    spent in pairings(), the mean information of a game (p(1 - p), p the true chance that
+    one bot beats the other, a quarter at most) and how its games were shared out. The
+    matchmaker is asked while task.in_play of its pairings are still unplayed, as a
+    ladder asks while its workers play (counted as started, not rated)."""
     truth_rng = random.Random(f"truth {task.bots} {task.seed}")
     truth = [truth_rng.gauss(0, ELO_SPREAD) for _ in range(task.bots)]
     games_rng = random.Random(f"games {task.matchmaker} {task.bots} {task.seed}")
@@ -132,6 +153,7 @@ def simulate(task: Task) -> tuple[Task, list[float], float, int, float]:
     pairs: Counter[tuple[str, str]] = Counter()
     taus: list[float] = []
     played, picking, calls, information = 0, 0.0, 0, 0.0
+    in_play: deque[tuple[int, int]] = deque()
     while len(taus) < task.budget // STEP:
         standings = Standings(
             bots=[BotStanding(names[i], mu[i], math.sqrt(var[i]), games[i]) for i in range(task.bots)],
@@ -145,19 +167,21 @@ def simulate(task: Task) -> tuple[Task, list[float], float, int, float]:
             a, b = index[first], index[second]
             assert a != b, f"{task.matchmaker} paired {first} with itself"
             pairs[pair_key(first, second)] += 1
+            games[a] += 2
+            games[b] += 2
+            in_play.append((a, b))
+        while len(in_play) > task.in_play and len(taus) < task.budget // STEP:
+            a, b = in_play.popleft()
             p = 1 / (1 + 10 ** ((truth[b] - truth[a]) / 400))
             information += 2 * p * (1 - p)
             for x, y in ((a, b), (b, a)):            # the seat-swapped pair
                 rater.rate(mu, var, x, y, game(games_rng, truth[x], truth[y]))
-            games[a] += 2
-            games[b] += 2
             played += 2
             if played >= (len(taus) + 1) * STEP * task.bots / 2:
                 shown = mu if task.rank_by == "mu" else [m - 3 * math.sqrt(v) for m, v in zip(mu, var)]
                 taus.append(kendall_tau(truth, shown))
-                if len(taus) == task.budget // STEP:
-                    break
-    return task, taus, picking, calls, information / played
+    return Outcome(task, taus, picking, calls, information / played, max(pairs.values()),
+                   max(games) / statistics.fmean(games))
 
 
 def interval(values: list[float]) -> tuple[float, float]:
@@ -190,6 +214,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--matchmakers", default="", help="comma-separated (default: every registered one)")
     parser.add_argument("--slots", type=int, default=8, help="pairings asked for at a time")
+    parser.add_argument("--in-play", type=int, default=0,
+                        help="pairings still unplayed when the matchmaker is asked (a ladder with "
+                             "2 workers asks for 1 while 1 is in play: --slots 1 --in-play 1)")
     parser.add_argument("--rank-by", choices=("mu", "exposed"), default="mu")
     parser.add_argument("--min-games", type=int, default=0, help="the ladder's newcomer threshold")
     parser.add_argument("--jobs", type=int, default=2, help="processes")
@@ -205,26 +232,28 @@ def main() -> None:
     budgets = [int(g) for g in args.games.split(",")]
     budget = -(-max(budgets) // STEP) * STEP
     sizes = [int(n) for n in args.bots.split(",")]
-    tasks = [Task(m, n, s, budget, args.slots, args.rank_by, args.min_games)
+    tasks = [Task(m, n, s, budget, args.slots, args.in_play, args.rank_by, args.min_games)
              for n in sizes for s in range(args.seeds) for m in names]
     started = time.perf_counter()
     with multiprocessing.Pool(args.jobs) as pool:
         results = pool.map(simulate, tasks, chunksize=1)
     print(f"{len(tasks)} ladders in {time.perf_counter() - started:.0f} s ({args.jobs} processes); "
           f"Elo spread {ELO_SPREAD:.0f}, {DRAW_RATE:.0%} draws, {args.seeds} seeds, "
-          f"{args.slots} pairings a call, ranked by {args.rank_by}, min_games {args.min_games}")
+          f"{args.slots} pairings a call, {args.in_play} in play, ranked by {args.rank_by}, min_games {args.min_games}")
     figures: dict[str, dict] = {}
     for n in sizes:
-        mine = {m: [r for r in results if r[0].bots == n and r[0].matchmaker == m] for m in names}
-        curves = {m: [r[1] for r in mine[m]] for m in names}
-        cost = {m: sum(r[2] for r in mine[m]) / max(1, sum(r[3] for r in mine[m])) for m in names}
-        information = {m: statistics.fmean(r[4] for r in mine[m]) for m in names}
+        mine = {m: [r for r in results if r.task.bots == n and r.task.matchmaker == m] for m in names}
+        curves = {m: [r.taus for r in mine[m]] for m in names}
+        cost = {m: sum(r.picking for r in mine[m]) / max(1, sum(r.calls for r in mine[m])) for m in names}
+        information = {m: statistics.fmean(r.information for r in mine[m]) for m in names}
+        top_pair = {m: max(r.top_pair for r in mine[m]) for m in names}
+        top_bot = {m: max(r.top_bot for r in mine[m]) for m in names}
         means = {m: [statistics.fmean(c[k] for c in curves[m]) for k in range(budget // STEP)]
                  for m in names}
         reference = means["uniform"][-1] if "uniform" in means else math.nan
         print(f"\n{n} bots: Kendall tau, mean ± 95% interval over {args.seeds} seeds")
         print(f"{'matchmaker':<11}" + "".join(f"{g:>8} games" for g in budgets)
-              + "  to 0.85  to 0.90  to uniform@" + f"{budget} ({reference:.3f})  ms/call  p(1-p)")
+              + "  to 0.85  to 0.90  to uniform@" + f"{budget} ({reference:.3f})  ms/call  p(1-p)  top pair  top bot")
         figures[str(n)] = {}
         for m in names:
             cells = []
@@ -236,10 +265,12 @@ def main() -> None:
             reach = [games_to_reach(means[m], t) for t in (0.85, 0.9, reference)]
             figures[str(n)][m] = {"tau": taus, "games_to_0.85": reach[0], "games_to_0.9": reach[1],
                                   "games_to_uniform": reach[2], "ms_per_call": 1000 * cost[m],
-                                  "information_per_game": information[m]}
+                                  "information_per_game": information[m],
+                                  "top_pair": top_pair[m], "top_bot": top_bot[m]}
             shown = [f"{r:.0f}" if r is not None else f">{budget}" for r in reach]
             print(f"{m:<11}" + "".join(cells) + f"  {shown[0]:>7}  {shown[1]:>7}  {shown[2]:>17}"
-                  + f"  {1000 * cost[m]:>7.2f}  {information[m]:>6.3f}")
+                  + f"  {1000 * cost[m]:>7.2f}  {information[m]:>6.3f}  {top_pair[m]:>8}"
+                  + f"  {top_bot[m]:>6.2f}x")
     if args.json:
         with open(args.json, "w") as out:
             json.dump(figures, out, indent=1)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install bot-arena into .venv, with the system tools it uses.
 #   scripts/install.sh          the sandbox tool (bubblewrap) and the package
-#   scripts/install.sh --test   also the test and ray extras and the browser for the web-page tests
+#   scripts/install.sh --test   also the test and ray extras, the browser for the web-page tests
+#                               and g++ for the C++ example bot's (examples/tron-cpp)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,8 +11,8 @@ packages=(bubblewrap)
 commands=(bwrap)
 if [ "${1:-}" = "--test" ]; then
   extra="[test,ray]"
-  packages+=(chromium chromium-driver)
-  commands+=(chromium chromedriver)
+  packages+=(chromium chromium-driver g++)
+  commands+=(chromium chromedriver g++)
 fi
 
 missing=()

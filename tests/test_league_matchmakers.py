@@ -6,12 +6,14 @@ import json
 import os
 import random
 import re
+import statistics
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+import trueskill
 
 from arena.league.matchmakers import BotStanding, Pairing, Standings, pair_key
 from arena.plugins import load_plugins
@@ -190,3 +192,42 @@ def test_active_gives_newcomers_distinct_opponents_while_there_are_free_bots():
     chosen = registry().require("active")().pairings(Standings(bots, min_games=10), 4, rng)
     seated = [bot for pairing in chosen for bot in pairing]
     assert len(set(seated)) == 8 and {"new0", "new1", "new2", "new3"} <= set(seated)
+
+
+def test_active_plays_no_pairing_over_and_over_in_a_ladder_with_one_far_stronger_bot():
+    """A ladder asks for one pairing at a time: six bots, one of them 1,000 Elo above the
+    rest, 200 seat-swapped pairs rated by TrueSkill as they come. No pairing takes more
+    than twice its share (the mean over the 15 pairings), the strong bot included."""
+    env = trueskill.TrueSkill(draw_probability=0.1)
+    elo = {"e0": 0, "e1": 100, "e2": 200, "e3": 300, "e4": 400, "strong": 1400}
+    ratings = {name: env.create_rating() for name in elo}
+    games: Counter = Counter()
+    pairs: Counter = Counter()
+    rng, results = random.Random(14), random.Random(15)
+    matchmaker = registry().require("active")()
+    for _ in range(200):
+        bots = [BotStanding(n, r.mu, r.sigma, games[n]) for n, r in ratings.items()]
+        (pairing,) = matchmaker.pairings(Standings(bots, pairs=dict(pairs), beta=env.beta), 1, rng)
+        pairs[pair_key(*pairing)] += 1
+        for a, b in (pairing, pairing[::-1]):
+            expected = 1 / (1 + 10 ** ((elo[b] - elo[a]) / 400))
+            roll = results.random()
+            if abs(roll - expected) < 0.05:
+                ratings[a], ratings[b] = trueskill.rate_1vs1(ratings[a], ratings[b], drawn=True, env=env)
+            elif roll < expected:
+                ratings[a], ratings[b] = trueskill.rate_1vs1(ratings[a], ratings[b], env=env)
+            else:
+                ratings[b], ratings[a] = trueskill.rate_1vs1(ratings[b], ratings[a], env=env)
+            games[a] += 1
+            games[b] += 1
+    fair = 200 / 15
+    assert max(pairs.values()) <= 2 * fair, pairs.most_common(3)
+    assert games["strong"] <= 2 * statistics.fmean(games.values()), games
+
+
+def test_active_pairs_bots_whose_sigma_is_zero():
+    """A plugin's or a test's standings may say a bot is known exactly: equal mu and sigma 0
+    is an even pair (a half chance of being misordered), not a division by zero."""
+    bots = [BotStanding("a", 25.0, 0.0, 10), BotStanding("b", 25.0, 0.0, 10), BotStanding("c", 20.0, 0.0, 10)]
+    chosen = registry().require("active")().pairings(Standings(bots), 2, random.Random(16))
+    assert len(chosen) == 2 and {chosen[0].first, chosen[0].second} == {"a", "b"}

@@ -101,7 +101,9 @@ class Grid(NamedTuple):
 
     rows: int
     columns: int
-    #: one letter per square, row-major: 'x' (seat 0), 'o' (seat 1), '.' empty
+    #: one letter per square, row-major: 'x' (seat 0), 'o' (seat 1), '.' empty; a game
+    #: whose seats move at once its own letters (tron: a trail 'a'-'d' by seat, its head
+    #: in capitals)
     marks: str
     #: for a board made of 3x3 sub-boards of 3x3 squares (the nine-board games), one
     #: letter per sub-board, row-major: '.' open, 'x' / 'o' won, '-' full; else ""

@@ -25,6 +25,7 @@ from .base import (
     Game,
     GameError,
     GameInfo,
+    Grid,
     IllegalMoveError,
     InvalidMoveError,
     InvalidStateError,
@@ -190,6 +191,10 @@ class TronState(State):
         """The board, one string of cell letters per row."""
         b = self.board
         return ["".join(self.cell_char(b.cell(r, c)) for c in range(b.width)) for r in range(b.height)]
+
+    def grid(self) -> Grid:
+        """The board as rows() letters it: what the site's replay viewer draws."""
+        return Grid(self.board.height, self.board.width, "".join(self.rows()))
 
     def encode(self) -> str:
         status = ",".join("-" if t == IN else str(t) for t in self.out)

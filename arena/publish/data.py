@@ -113,6 +113,8 @@ class LeagueData:
     versions: dict[str, list[VersionInfo]] = field(default_factory=dict)
     #: fixture key -> the versions of its bots that played it, by seat
     played: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    #: the game's seats move at once (tron): replays step through turns (assets/turns.js)
+    simultaneous: bool = False
 
     @property
     def ids(self) -> dict[str, int]:
@@ -187,11 +189,21 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     data = LeagueData(title=title, name=name, game=game, rules=rules,
                       created=meta.get("created", ""), updated=meta.get("updated", ""),
                       settings=settings, board=board, bots=bots, games=games,
-                      played={game.key: versions for game, versions in rows})
+                      played={game.key: versions for game, versions in rows},
+                      simultaneous=_simultaneous(game, rules))
     for info in store.versions():
         data.versions.setdefault(info.bot, []).append(info)
     _tally(data)
     return data
+
+
+def _simultaneous(game: str, rules: Mapping[str, Any]) -> bool:
+    """Whether the league's game is one whose seats move at once (False for a game this
+    arena does not know, whose replays show no board either way)."""
+    try:
+        return game_registry().create(game, **rules).info.simultaneous
+    except (GameError, TypeError):
+        return False
 
 
 def _tally(data: LeagueData) -> None:
@@ -361,6 +373,8 @@ class Replayer:
         """
         record = stored.record
         game = self.game(record)
+        if game is not None and game.info.simultaneous:
+            return self.replay_turns(no, stored, ids, game)
         out: dict[str, Any] = {
             "no": no, "key": stored.key, "bots": _bot_ids(record, ids), "game": record.game,
             "fixture": fixture_text(stored.key, [b.name for b in record.bots]),
@@ -417,6 +431,63 @@ class Replayer:
             out["texts"] = [move.move for move in record.moves[:len(moves)]]   # the game's own move text
         out.update(moves=moves, subs=subs, status=status, error=error,
                    over=bool(state is not None and error is None and state.is_terminal()))
+        return out
+
+
+    def replay_turns(self, no: int, stored: StoredGame, ids: Mapping[str, int],
+                     game: Game) -> dict[str, Any]:
+        """One game whose seats move at once, for the turn viewer (assets/turns.js).
+
+        turns: per turn [moves, changes]: moves [seat, text, wall ms, cpu ms or null,
+        substituted or null] in the order the record keeps them, changes [square, letter]
+        of the board (State.grid()'s marks) after the turn; board: the marks at the start.
+        ranking: rank per seat (0 first), null for an aborted game; out: [seat, turn,
+        termination, reason] of each seat put out for a fault while the others played on.
+        """
+        record = stored.record
+        state = game.initial_state()
+        grid = state.grid()
+        out: dict[str, Any] = {
+            "no": no, "key": stored.key, "bots": _bot_ids(record, ids), "game": record.game,
+            "fixture": fixture_text(stored.key, [b.name for b in record.bots]),
+            "rules": record.rule_options, "seed": str(record.seed), "winner": record.winner,
+            "termination": record.termination.value, "faulted": record.faulted,
+            "reason": record.reason, "ranking": record.rank_of(),
+            "out": [[o.seat, o.turn, o.termination.value, o.reason] for o in record.out],
+            "stderr": list(record.stderr_tails), "started": record.started_at,
+            "durationMs": round(record.duration_ms, 1),
+            "grid": None if grid is None else [grid.rows, grid.columns],
+            "board": None if grid is None else grid.marks,
+        }
+        gone_on: dict[int, list[int]] = {}
+        for seat_out in record.out:
+            gone_on.setdefault(seat_out.turn, []).append(seat_out.seat)
+        turns: list[list[Any]] = []
+        error = None
+        for number, moves in enumerate(record.turns()):
+            changes: list[list[Any]] = []
+            if error is None and state.movers():
+                gone = gone_on.get(number, [])
+                try:
+                    by_seat = {m.seat: game.parse_move(m.move) for m in moves}
+                    # a turn some seat left unplayed ended the game on its fault: no board change
+                    if set(state.movers()) - set(gone) <= set(by_seat):
+                        joint = [by_seat.get(seat, 0) for seat in state.movers()]
+                        after = state.play_without(joint, gone) if gone else state.play_joint(joint)
+                        # None: the rules cannot go on without the faulted seats, whose
+                        # fault ended the game (State.play_without)
+                        if after is not None:
+                            new = after.grid()
+                            if grid is not None and new is not None:
+                                changes = [[square, mark] for square, (was, mark)
+                                           in enumerate(zip(grid.marks, new.marks)) if was != mark]
+                            state, grid = after, new
+                except GameError as exc:
+                    error = f"turn {number + 1} cannot be replayed: {exc}"
+            turns.append([[[m.seat, m.move, round(m.wall_ms, 1),
+                            None if m.cpu_ms is None else round(m.cpu_ms, 1), m.substituted]
+                           for m in moves], changes])
+        out.update(turns=turns, error=error, over=error is None and state.is_terminal())
         return out
 
 

@@ -606,6 +606,8 @@ only its games.</p>
 
 def replay_page(data: LeagueData) -> str:
     """replay.html: the replay viewer (the game comes from data/moves/...)."""
+    if data.simultaneous:
+        return turns_page(data)
     content = """
 <h1 id="replay-title">Replay</h1>
 <p class="lead" id="replay-sub"></p>
@@ -637,6 +639,42 @@ def replay_page(data: LeagueData) -> str:
 <nav class="gamenav" id="gamenav"></nav>
 <noscript><p>The replay viewer needs JavaScript.</p></noscript>"""
     return page(data, name="replay", title="Replay", content=content, scripts=["replay.js"])
+
+
+def turns_page(data: LeagueData) -> str:
+    """replay.html of a game whose seats move at once: the board after each turn, every
+    seat's move of the turn together (assets/turns.js draws it)."""
+    content = """
+<h1 id="replay-title">Replay</h1>
+<p class="lead" id="replay-sub"></p>
+<p class="status" id="replay-status" role="status">Loading…</p>
+<div class="replay" id="replay" hidden>
+<div class="board-side">
+<div class="players" id="players"></div>
+<div class="board small many" id="board" aria-label="board"></div>
+<div class="controls" id="controls">
+<button type="button" data-go="first" title="start (Home)">« Start</button>
+<button type="button" data-go="prev" title="back one turn (←)">‹ Back</button>
+<span class="ply" id="ply">0 / 0</span>
+<button type="button" data-go="next" title="forward one turn (→)">Next ›</button>
+<button type="button" data-go="last" title="end (End)">End »</button>
+</div>
+<input type="range" id="scrub" min="0" max="0" value="0" aria-label="turn">
+<p class="hint">Keys: ← → step a turn, Home / End jump. Every seat moves at once each turn.</p>
+</div>
+<div class="info-side">
+<div class="now" id="now"></div>
+<div class="result" id="result"></div>
+<h2>Turns</h2>
+<div class="movelist-wrap"><table class="data movelist" id="movelist">
+<thead><tr><th class="num">Turn</th><th class="text">Moves</th>
+<th class="num">Wall ms</th><th class="num">CPU ms</th></tr></thead><tbody></tbody></table></div>
+</div>
+</div>
+<div id="fault-detail"></div>
+<nav class="gamenav" id="gamenav"></nav>
+<noscript><p>The replay viewer needs JavaScript.</p></noscript>"""
+    return page(data, name="replay", title="Replay", content=content, scripts=["turns.js"])
 
 
 def all_pages(data: LeagueData) -> Iterator[tuple[str, str]]:

@@ -32,6 +32,17 @@ class ScratchRoot:
         self._path: Path | None = None
         self._fd = -1
         self._owner = 0                 # the pid that made it: a forked child makes its own
+        _roots.append(self)
+
+    def remove(self) -> None:
+        """Remove this process's root and whatever is left in it: for a process on its way
+        out, whose bots are closed (or die with it), so nothing it made outlives it."""
+        with self._lock:
+            if self._path is None or self._owner != os.getpid():
+                return
+            remove_tree(self._path)
+            os.close(self._fd)
+            self._path, self._fd = None, -1
 
     def new_dir(self) -> Path:
         """A new, private scratch dir for one bot."""
@@ -63,6 +74,17 @@ class ScratchRoot:
         os.rename(made, path)
         self._path, self._fd, self._owner = path, fd, os.getpid()
         return path
+
+
+#: every ScratchRoot of this process (and those a fork inherited, which remove() skips)
+_roots: list[ScratchRoot] = []
+
+
+def remove_own_roots() -> None:
+    """Remove the scratch roots this process made, with what is left in them (a process
+    that is exiting: its bots are closed, or die with it)."""
+    for root in list(_roots):
+        root.remove()
 
 
 def sweep(parent: Path) -> int:

@@ -15,6 +15,7 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from arena.record import GameRecord
+from arena.sandbox.scratch import remove_own_roots
 
 from ..config import LeagueConfig
 from ..schedule import Fixture
@@ -162,6 +163,9 @@ def _worker_main(job: GameJob, pieces: _Pieces, results, parent: int, cpus: froz
         results.send_bytes(pickle.dumps(("error", cause(exc)), pickle.HIGHEST_PROTOCOL))
     finally:
         pool.close()
+        # a worker stopped mid-game (its coordinator gone) may leave a bot's scratch dir
+        # behind a game cut short; nothing of this process's bots outlives it
+        remove_own_roots()
 
 
 def play_fixtures(job: GameJob, fixtures: FixtureSource | list[Fixture], workers: int,

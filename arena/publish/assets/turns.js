@@ -1,0 +1,315 @@
+/* bot-arena static site: the replay viewer of a game whose seats move at once (tron).
+ * #g=N&t=K shows game N after K turns (#g=N&m=K, as other pages link a game: the turn of
+ * its K-th move). The publisher replayed the game through its rules
+ * (data/moves/CHUNK.js): the board's letters at the start and, per turn, every seat's move
+ * and the squares that changed, so this file knows no rules. A letter is a seat's trail
+ * ('a' seat 0 .. 'd' seat 3), its head in capitals; any number of seats is drawn. */
+(function () {
+  "use strict";
+  const A = window.Arena;
+  const el = A.el;
+  const status = document.getElementById("replay-status");
+  const view = document.getElementById("replay");
+  const boardNode = document.getElementById("board");
+  const scrub = document.getElementById("scrub");
+  const turnBody = document.querySelector("#movelist tbody");
+  const controls = document.getElementById("controls");
+  let league = null;
+  let game = null;       // the game shown
+  let step = 0;          // turns played on the board shown
+  let cellNodes = [];
+  let loading = 0;
+
+  /* one colour a seat: its head full, its trail a light tint of it */
+  const COLOURS = ["#2f6fd6", "#d6452f", "#2f9e44", "#b8860b", "#8e44ad", "#16a2b8"];
+  const TINTS = ["#9dbcf0", "#f0a89c", "#9dd3a9", "#e2c67a", "#c8a2d9", "#8fd6e0"];
+  const TRAILS = "abcdefghijklmnopqrstuvwxyz";
+
+  function colour(seat) { return COLOURS[seat % COLOURS.length]; }
+
+  function seatOf(mark) {
+    const seat = TRAILS.indexOf(mark.toLowerCase());
+    return seat < 0 ? null : seat;
+  }
+
+  function botName(ref) { return typeof ref === "number" ? league.bots[ref].name : String(ref); }
+
+  function botLink(ref) {
+    if (typeof ref !== "number") return document.createTextNode(String(ref));
+    return el("a", { href: "bots/" + league.bots[ref].slug + ".html" }, league.bots[ref].name);
+  }
+
+  function swatch(seat) {
+    const node = el("span", { className: "swatch", title: "seat " + seat });
+    node.style.background = colour(seat);
+    return node;
+  }
+
+  function ms(value) { return value === null || value === undefined ? "–" : value.toFixed(1); }
+
+  function ordinal(n) {
+    const tens = n % 100, ones = n % 10;
+    const suffix = tens > 10 && tens < 14 ? "th" : ones === 1 ? "st" : ones === 2 ? "nd" : ones === 3 ? "rd" : "th";
+    return n + suffix;
+  }
+
+  function rulesText(rules) {
+    const parts = Object.keys(rules || {}).map(function (k) { return k + ": " + rules[k]; });
+    return parts.length ? " (" + parts.join(", ") + ")" : "";
+  }
+
+  function label(termination) { return league.terminations[termination] || termination; }
+
+  /* seat -> the termination of its fault, for each seat a fault put out or ended the game of */
+  function faultsBySeat() {
+    const out = {};
+    game.out.forEach(function (o) { out[o[0]] = o[2]; });
+    if (game.faulted !== null && game.faulted !== undefined) out[game.faulted] = game.termination;
+    return out;
+  }
+
+  /* "1st mine, 2nd random (out for a fault: timeout)", in rank order */
+  function rankingNodes() {
+    if (!game.ranking) return ["no ranking: " + label(game.termination)];
+    const faults = faultsBySeat();
+    const seats = game.bots.map(function (_b, s) { return s; });
+    seats.sort(function (a, b) { return game.ranking[a] - game.ranking[b] || a - b; });
+    const parts = [];
+    seats.forEach(function (seat, i) {
+      if (i) parts.push(", ");
+      const tied = game.ranking.filter(function (r) { return r === game.ranking[seat]; }).length > 1;
+      parts.push(el("span", { className: "rank", dataset: { seat: String(seat), rank: String(game.ranking[seat]) } }, [
+        ordinal(game.ranking[seat] + 1) + (tied ? " (tied) " : " "), swatch(seat), " ", botName(game.bots[seat]),
+        faults[seat] ? " (out for a fault: " + label(faults[seat]) + ")" : ""]));
+    });
+    return parts;
+  }
+
+  /* --- building the page for one game ---------------------------------------------------- */
+
+  function buildBoard() {
+    boardNode.replaceChildren();
+    cellNodes = [];
+    const grid = game.grid;
+    boardNode.hidden = !grid;
+    if (!grid) return;
+    const st = boardNode.style;
+    st.gridTemplateColumns = "repeat(" + grid[1] + ", minmax(0, 1fr))";
+    st.gridTemplateRows = "repeat(" + grid[0] + ", minmax(0, 1fr))";
+    st.aspectRatio = grid[1] + " / " + grid[0];
+    st.gap = "1px";
+    boardNode.dataset.rows = String(grid[0]);
+    boardNode.dataset.columns = String(grid[1]);
+    for (let c = 0; c < grid[0] * grid[1]; c++) {
+      const cell = el("div", { className: "cell", dataset: { cell: String(c), mark: "" } });
+      cell.style.borderRadius = "1px";
+      cellNodes[c] = cell;
+      boardNode.append(cell);
+    }
+  }
+
+  function buildTurnList() {
+    const rows = game.turns.map(function (turn, i) {
+      const moves = el("td", { className: "text" });
+      turn[0].forEach(function (mv, j) {
+        if (j) moves.append("  ");
+        moves.append(swatch(mv[0]), " " + mv[1]);
+        if (mv[4]) moves.append(el("span", { className: "sub", title: "played by the referee: " + mv[4] }, " (referee)"));
+      });
+      const times = function (k) { return turn[0].map(function (mv) { return ms(mv[k]); }).join(" / "); };
+      return el("tr", { dataset: { turn: String(i + 1) } }, [
+        el("td", { className: "num" }, String(i + 1)), moves,
+        el("td", { className: "num" }, times(2)), el("td", { className: "num" }, times(3))]);
+    });
+    turnBody.replaceChildren.apply(turnBody, rows);
+  }
+
+  function buildHeader() {
+    const no = game.no;
+    document.title = "Game " + no + " · " + league.title;
+    const title = document.getElementById("replay-title");
+    const names = ["Game " + no + ": "];
+    game.bots.forEach(function (ref, seat) { names.push(seat ? ", " : "", botLink(ref)); });
+    title.replaceChildren.apply(title, names);
+    const started = game.started ? " · started " + game.started.replace("T", " ") : "";
+    document.getElementById("replay-sub").textContent = game.game + rulesText(game.rules)
+      + " · " + game.fixture + " · seed " + game.seed + started
+      + (game.durationMs ? " · " + (game.durationMs / 1000).toFixed(2) + " s" : "");
+    const players = document.getElementById("players");
+    players.replaceChildren.apply(players, game.bots.map(function (ref, seat) {
+      return el("div", { className: "player", dataset: { seat: String(seat) } },
+        [swatch(seat), el("span", { className: "name" }, botLink(ref))]);
+    }));
+    const result = document.getElementById("result");
+    const how = el("div", { className: "muted" });
+    if (game.faulted !== null && game.faulted !== undefined) {
+      how.append("Ended by a fault: ", el("span", { className: "badge bad" }, label(game.termination)), " " + game.reason);
+    } else {
+      how.append("Ended: " + label(game.termination) + " after " + game.turns.length + " turns"
+        + (game.reason ? " · " + game.reason : "") + ".");
+    }
+    game.out.forEach(function (o) {
+      how.append(el("div", null, [swatch(o[0]), " " + botName(game.bots[o[0]]) + " out on turn " + (o[1] + 1)
+        + " (" + label(o[2]) + "): " + o[3]]));
+    });
+    result.replaceChildren(el("div", { id: "ranking" }, [el("strong", null, "Ranking: ")].concat(rankingNodes())), how);
+    if (game.error) result.append(el("p", { className: "status error" }, game.error));
+    const detail = document.getElementById("fault-detail");
+    detail.replaceChildren();
+    game.bots.forEach(function (ref, seat) {
+      const tail = game.stderr[seat] || "";
+      if (!tail.trim()) return;
+      detail.append(el("h2", null, ["stderr of ", botName(ref), " (seat " + seat + "), last part"]),
+        el("pre", { className: "stderr" }, tail));
+    });
+    const nav = document.getElementById("gamenav");
+    const page = Math.ceil(no / league.pageGames);
+    nav.replaceChildren(
+      no > 1 ? el("a", { href: "#g=" + (no - 1) }, "← game " + (no - 1)) : el("span", { className: "muted" }, "first game"),
+      el("a", { href: "games.html#page=" + page }, "games list"),
+      no < league.games ? el("a", { href: "#g=" + (no + 1) }, "game " + (no + 1) + " →") : el("span", { className: "muted" }, "last game"));
+  }
+
+  /* --- one position --------------------------------------------------------------------- */
+
+  /* the board's letters after k turns: the start with each turn's changes applied */
+  function marksAfter(k) {
+    const marks = game.board ? game.board.split("") : [];
+    for (let i = 0; i < k; i++) {
+      game.turns[i][1].forEach(function (change) { marks[change[0]] = change[1]; });
+    }
+    return marks;
+  }
+
+  function show(k) {
+    const n = game.turns.length;
+    step = Math.min(Math.max(k, 0), n);
+    const marks = marksAfter(step);
+    cellNodes.forEach(function (node, c) {
+      const mark = marks[c] === "." ? "" : marks[c];
+      if (node.dataset.mark === mark) return;
+      node.dataset.mark = mark;
+      const seat = mark ? seatOf(mark) : null;
+      const head = !!mark && mark !== mark.toLowerCase();
+      node.style.background = seat === null ? "" : head ? colour(seat) : TINTS[seat % TINTS.length];
+      node.style.boxShadow = head ? "inset 0 0 0 2px #111" : "";
+      node.title = seat === null ? "" : botName(game.bots[seat]) + (head ? ": head" : ": trail");
+    });
+    boardNode.dataset.turn = String(step);
+    boardNode.dataset.marks = marks.join("");
+    describe(step === n);
+    document.getElementById("ply").textContent = step + " / " + n;
+    scrub.max = String(n);
+    scrub.value = String(step);
+    controls.querySelector("[data-go=first]").disabled = step === 0;
+    controls.querySelector("[data-go=prev]").disabled = step === 0;
+    controls.querySelector("[data-go=next]").disabled = step === n;
+    controls.querySelector("[data-go=last]").disabled = step === n;
+    Array.prototype.forEach.call(turnBody.rows, function (row, i) {
+      row.classList.toggle("current", i === step - 1);
+      row.classList.toggle("future", i >= step);
+    });
+    const current = turnBody.rows[step - 1];
+    if (current) {
+      const wrap = current.closest(".movelist-wrap");
+      wrap.scrollTop = Math.max(0, current.offsetTop - wrap.clientHeight / 2);
+    }
+    A.setHash({ g: game.no, t: step });
+  }
+
+  function describe(finished) {
+    const now = document.getElementById("now");
+    const parts = [];
+    if (step === 0) {
+      parts.push(el("div", { className: "big" }, "Start position"));
+    } else {
+      const turn = game.turns[step - 1];
+      const said = el("div", { className: "big" }, "Turn " + step + " of " + game.turns.length + ": ");
+      turn[0].forEach(function (mv, j) {
+        said.append(j ? ", " : "", swatch(mv[0]), " " + botName(game.bots[mv[0]]) + " " + mv[1]);
+      });
+      parts.push(said);
+      turn[0].forEach(function (mv) {
+        if (mv[4]) parts.push(el("div", { className: "status error" }, botName(game.bots[mv[0]]) + ": played by the referee: " + mv[4]));
+      });
+      game.out.forEach(function (o) {
+        if (o[1] === step - 1) {
+          parts.push(el("div", { className: "status error" }, botName(game.bots[o[0]]) + " is out: " + label(o[2]) + ", " + o[3]));
+        }
+      });
+    }
+    if (finished) parts.push(el("div", null, [step ? "Game over. " : "", "Ranking: "].concat(rankingNodes())));
+    now.replaceChildren.apply(now, parts);
+  }
+
+  /* --- loading and input ---------------------------------------------------------------- */
+
+  /* the turn a link's #m=K (K moves played, as the fault lists link a game) falls in */
+  function turnOfMove(k) {
+    let moves = 0;
+    for (let i = 0; i < game.turns.length; i++) {
+      moves += game.turns[i][0].length;
+      if (moves >= k) return i + 1;
+    }
+    return game.turns.length;
+  }
+
+  /* the turn the hash asks for: #t=K, or #m=K moves */
+  function turnOf(params) {
+    if (params.t !== undefined) return parseInt(params.t, 10) || 0;
+    if (params.m !== undefined) return turnOfMove(parseInt(params.m, 10) || 0);
+    return 0;
+  }
+
+  function open() {
+    const params = A.hashParams();
+    const no = parseInt(params.g, 10) || 1;
+    if (game && game.no === no) {
+      if (params.t !== undefined || params.m !== undefined) show(turnOf(params));
+      return;
+    }
+    if (no < 1 || no > league.games) {
+      A.showError(status, "There is no game " + no + " (games are numbered 1 to " + league.games + ").");
+      view.hidden = true;
+      return;
+    }
+    const ticket = ++loading;
+    status.classList.remove("error");
+    status.hidden = false;
+    status.textContent = "Loading game " + no + "…";
+    A.loadData("moves/" + Math.floor((no - 1) / league.chunkGames)).then(function (chunk) {
+      if (ticket !== loading) return;
+      game = chunk.games[no - chunk.first];
+      buildHeader();
+      buildBoard();
+      buildTurnList();
+      view.hidden = false;
+      status.hidden = true;
+      show(turnOf(params));
+    }).catch(function (err) { A.showError(status, err); });
+  }
+
+  controls.addEventListener("click", function (event) {
+    const button = event.target.closest("button[data-go]");
+    if (!button || !game) return;
+    show({ first: 0, prev: step - 1, next: step + 1, last: game.turns.length }[button.dataset.go]);
+  });
+  scrub.addEventListener("input", function () { if (game) show(parseInt(scrub.value, 10)); });
+  turnBody.addEventListener("click", function (event) {
+    const row = event.target.closest("tr[data-turn]");
+    if (row) show(parseInt(row.dataset.turn, 10));
+  });
+  document.addEventListener("keydown", function (event) {
+    if (!game || event.altKey || event.ctrlKey || event.metaKey || event.target === scrub) return;
+    const to = { ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: game.turns.length }[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    show(to);
+  });
+  window.addEventListener("hashchange", open);
+
+  A.loadData("league").then(function (data) {
+    league = data;
+    open();
+  }).catch(function (err) { A.showError(status, err); });
+})();

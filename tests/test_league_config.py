@@ -245,6 +245,10 @@ def test_a_game_of_more_than_two_seats_takes_games_and_refuses_what_pairs_two(le
     message = error_of(write(league_dir, three.replace("  - {name: c, bot: tron-random}\n", "")
                              + "games: 7\n"))
     assert "bots: a game of tron with these rules seats 3 bots; the league has 2" in message
+    laddered = load_config(write(league_dir, three + "schedule: ladder\nladder: {games: 9}\n"))
+    assert laddered.games is None and laddered.ladder.games == 9
+    message = error_of(write(league_dir, three + "schedule: ladder\ngames: 9\n"))
+    assert "games: not allowed for a game of 3 seats (give ladder: {games: N})" in message
     two = three.replace("players: 3", "players: 2")
     assert "games" not in load_config(write(league_dir, two)).to_dict()   # snapshots as before
     assert "games: only for games of more than two seats" in error_of(write(league_dir, two + "games: 4\n"))

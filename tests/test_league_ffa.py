@@ -193,3 +193,35 @@ def test_the_pairwise_split_counts_ahead_as_a_win_and_a_tie_as_a_draw_and_faults
     rows = {row.bot: row for row in lenient.rows}
     assert (rows["a"].games, rows["b"].mean_rank) == (1, 2.0)
     assert lenient.cell("b", "c").games == 1
+
+
+def test_a_ladder_of_three_seat_games_plays_blocks_of_three_bots_and_resumes(tmp_path):
+    import subprocess
+    import sys
+
+    from arena.league.store import Store
+
+    path = _league(tmp_path, 6)
+    text = path.read_text().replace("games: 6\n", "schedule: ladder\nladder: {games: 9}\n")
+    path.write_text(text.replace("bots:\n", "bots:\n  - {name: e, bot: tron-random, "
+                                             "options: {seed: 7}}\n"))
+    run = [sys.executable, "-m", "arena", "run", str(path)]
+    first = subprocess.run(run, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert first.returncode == 0, first.stderr
+    assert "finished (games: 9 stored): 9 games played" in first.stderr, first.stderr
+    path.write_text(path.read_text().replace("games: 9}", "games: 15}"))
+    again = subprocess.run(run, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert "finished (games: 15 stored): 6 games played" in again.stderr, again.stderr
+    with Store(tmp_path / "league.sqlite", readonly=True) as store:
+        games = list(store.records(current=True))
+    assert len(games) == 15 and len({g.key for g in games}) == 15   # no key minted twice
+    blocks: dict[tuple, list[tuple[str, ...]]] = {}   # in blocks of three: one group, every seat
+    for game in games:
+        seated = tuple(b.name for b in game.record.bots)
+        parts = parse_fixture_key(game.key)
+        assert len(set(seated)) == 3 and (parts.first, parts.second, *parts.more) == seated
+        blocks.setdefault((tuple(sorted(seated)), parts.pair // 3), []).append(seated)
+    assert len(blocks) == 5
+    for seatings in blocks.values():
+        assert sorted(s[0] for s in seatings) == sorted(seatings[0])
+    assert "mean rank" in again.stdout

@@ -416,15 +416,19 @@ def _ffa_games(reader: Reader, top: Mapping[str, Any], game: str, seats: int) ->
             reader.fail(("games",), f"only for games of more than two seats ({game} with these "
                                     "rules has two: give games_per_pairing)")
         return None
-    for key, why in (("games_per_pairing", "give games: N, the number of games"),
+    laddered = top.get("schedule") == "ladder"
+    for key, why in (("games_per_pairing", "give ladder: {games: N}" if laddered
+                      else "give games: N, the number of games"),
                      ("openings", "games start from the game's own start"),
-                     ("candidates", "use schedule: round-robin"),
-                     ("ladder", "use schedule: round-robin and games: N")):
+                     ("candidates", "use schedule: round-robin or ladder"),
+                     *((("games", "give ladder: {games: N}"),) if laddered else ())):
         if key in top:
             reader.fail((key,), f"not allowed for a game of {seats} seats ({why})")
-    if top.get("schedule", "round-robin") != "round-robin":
+    if top.get("schedule", "round-robin") not in ("round-robin", "ladder"):
         reader.fail(("schedule",), f"a game of {seats} seats plays round-robin (its games drawn "
-                                   f"so that bots meet evenly); got {top['schedule']!r}")
+                                   f"so that bots meet evenly) or ladder; got {top['schedule']!r}")
+    if laddered:
+        return None     # the ladder's matchmaker picks the games, as they go
     if "games" not in top:
         reader.fail(("game",), f"a game of {game} with these rules seats {seats} bots: give games: N, "
                         "the number of games the league plays")

@@ -672,11 +672,18 @@ class Store:
         """This season's games stored after the one whose id is `after`, in the order they
         were stored (played), each as (id, game, v0, v1): what ratings updated game by game
         read as a run goes on; the last id is the next call's `after`."""
+        return [(id_, game, versions[0], versions[1])
+                for id_, game, versions in self.seated_since(after)]
+
+    def seated_since(self, after: int = 0) -> list[tuple[int, StoredGame, tuple[int, ...]]]:
+        """games_since(), each with the versions of its bots by seat."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT id, fixture_key, fixture_index, record, v0, v1 FROM games"
                 " WHERE id > ? AND season = ? ORDER BY id", (after, self._season)).fetchall()
-        return [(id_, StoredGame(fixture_key_of(key), index, GameRecord.from_json(text)), v0, v1)
+            more = self._more_seats() if rows else {}
+        return [(id_, StoredGame(fixture_key_of(key), index, GameRecord.from_json(text)),
+                 (v0, v1, *(v for _bot, v in more.get(id_, ()))))
                 for id_, key, index, text, v0, v1 in rows]
 
     def pairing_count(self, a: tuple[str, int], b: tuple[str, int]) -> int:

@@ -1,9 +1,10 @@
 """Fixtures of a league: a double round robin (or a gauntlet) with seat swaps, fixed by the
-league seed alone.
+league seed alone; for a game of more than two seats, balanced blocks of free-for-all games.
 
 A fixture's identity (its key) and its seed depend only on the league seed, the two
 bot names and the pair number, never on the other bots or their order in the config:
-adding a bot adds fixtures and leaves every existing one as it was.
+adding a bot adds fixtures and leaves every existing one as it was. A free-for-all
+schedule is drawn over the whole bot list, so there adding a bot draws it anew.
 """
 
 from __future__ import annotations
@@ -172,9 +173,9 @@ def make_ffa_fixtures(bots: Sequence[str], seats: int, games: int, seed: int) ->
     so far, then whose pairs met least (the sum of their meeting counts squared), then a
     shuffle fixed by the league seed: so games per bot differ by a block or so and every
     two bots meet about equally often. Of more than MAX_GROUPS_WEIGHED possible groups the
-    group is picked one bot at a time by the same measure. The key names the bots in seat order and
-    the game number ("a|b|c|d||7"); the schedule depends on the bot list, so adding a bot
-    changes it (games stored for keys it no longer has are left out).
+    group is picked one bot at a time by the same measure. The key names the bots in seat
+    order and the game number ("a|b|c|d||7"); the schedule depends on the bot list, so
+    adding a bot changes it (games stored for keys it no longer has are left out).
     """
     if len(set(bots)) != len(bots):
         raise ValueError(f"bot names must be unique: {list(bots)}")

@@ -163,6 +163,14 @@ def test_a_bot_changed_in_any_seat_has_its_games_played_again_and_the_old_kept(t
     assert versions[("c", 1)] == versions[("c", 2)] == len(with_c)
     assert versions[("a", 1)] == sum("a" in [b.name for b in g.record.bots] for g in before) + \
         sum("a" in [b.name for b in g.record.bots] for g in after if g.key in with_c)
+    # arena forget c@1 deletes its games in every seat, seat 2 too, and nothing else
+    forgot = subprocess.run([sys.executable, "-m", "arena", "forget", "league.sqlite", "c@1", "--yes"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert forgot.returncode == 0 and f"{len(with_c)} games deleted" in forgot.stdout, forgot
+    with Store(tmp_path / "league.sqlite", readonly=True) as store:
+        assert store.count() == 6 and len(list(store.records(current=True))) == 6
+        assert {(v.bot, v.version) for v in store.versions()} >= {("c", 2)}
+        assert ("c", 1) not in {(v.bot, v.version) for v in store.versions()}
 
 
 def _three(names, ranking, out=()):

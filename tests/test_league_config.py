@@ -231,20 +231,33 @@ def test_bots_must_be_two_or_more(league_dir):
     assert ":3: bots: must be a list" in message and "got 'mcts'" in message
 
 
-def test_a_game_of_more_than_two_seats_is_refused_and_tron_of_two_loads(league_dir):
-    # before: 'arena run' of a 3-player tron league failed as "cannot start bots: IndexError"
+def test_a_game_of_more_than_two_seats_takes_games_and_refuses_what_pairs_two(league_dir):
+    # before: a 3-player tron league was refused ("a league plays games of two seats for now")
     three = "name: q\ngame: tron\nrules: {players: 3}\nbots:\n  - {name: a, bot: tron-random}\n" \
-            "  - {name: b, bot: tron-territory}\n"
+            "  - {name: b, bot: tron-territory}\n  - {name: c, bot: tron-random}\n"
     message = error_of(write(league_dir, three))
-    assert ":3: rules: game 'tron' is played by 3 seats with these rules; a league plays games of two " \
-           "seats for now (tron: players: 2)" in message
-    assert load_config(write(league_dir, three.replace("players: 3", "players: 2"))).rules["players"] == 2
+    assert ":2: game: a game of tron with these rules seats 3 bots: give games: N, the number " \
+           "of games the league plays" in message
+    config = load_config(write(league_dir, three + "games: 7\n"))
+    assert config.games == 7 and "games" in config.to_dict()
+    message = error_of(write(league_dir, three + "games: 7\ngames_per_pairing: 4\n"))
+    assert "games_per_pairing: not allowed for a game of 3 seats (give games: N" in message
+    message = error_of(write(league_dir, three.replace("  - {name: c, bot: tron-random}\n", "")
+                             + "games: 7\n"))
+    assert "bots: a game of tron with these rules seats 3 bots; the league has 2" in message
+    laddered = load_config(write(league_dir, three + "schedule: ladder\nladder: {games: 9}\n"))
+    assert laddered.games is None and laddered.ladder.games == 9
+    message = error_of(write(league_dir, three + "schedule: ladder\ngames: 9\n"))
+    assert "games: not allowed for a game of 3 seats (give ladder: {games: N})" in message
+    two = three.replace("players: 3", "players: 2")
+    assert "games" not in load_config(write(league_dir, two)).to_dict()   # snapshots as before
+    assert "games: only for games of more than two seats" in error_of(write(league_dir, two + "games: 4\n"))
 
 
 def test_missing_required_keys_and_rules_for_a_game_without_options(league_dir):
     message = error_of(write(league_dir, "name: q\nbots: []\n"))
     assert message.endswith(":1: required key 'game' is missing; allowed keys: name, game, rules, "
-                            "bots, games_per_pairing, time_control, timeout_policy, sandbox, "
+                            "bots, games_per_pairing, games, time_control, timeout_policy, sandbox, "
                             "rating, workers, pin_workers, executor, ray, store, seed, publish, openings, "
                             "schedule, candidates, ladder")
     text = BASE.replace("game: ultimate", "game: meta")

@@ -32,15 +32,15 @@ def _records_from_store(path, args: argparse.Namespace):
     which game it is, and which versions of the bots played it."""
     from arena.league import Store
     with Store(path, readonly=True) as store:   # the bots' current versions, as the site
-        rows = list(store.versioned_records(current=True))
-    games = [game for game, _v0, _v1 in rows]
+        rows = list(store.seated_records(current=True))
+    games = [game for game, _versions in rows]
     if not games:
         raise UserError(f"{path} holds no games yet")
 
     def found(i: int, which: str):
-        stored, v0, v1 = rows[i]
-        a, b = (bot.name for bot in stored.record.bots)
-        return stored.record, which, f", played by {a} v{v0} and {b} v{v1}"
+        stored, versions = rows[i]
+        played = [f"{bot.name} v{v}" for bot, v in zip(stored.record.bots, versions)]
+        return stored.record, which, f", played by {', '.join(played[:-1])} and {played[-1]}"
     if args.fixture is not None:
         for i, stored in enumerate(games):
             if stored.key == args.fixture:

@@ -166,6 +166,9 @@ class LeagueConfig:
     rules: Mapping[str, Any]
     bots: tuple[BotConfig, ...]
     games_per_pairing: int = 2
+    #: a game of more than two seats: the number of games (None: a league of two seats,
+    #: which plays games_per_pairing games a pairing)
+    games: int | None = None
     time_control: TimeControl = TimeControl()
     timeout_policy: TimeoutPolicy = TimeoutPolicy()
     #: the isolation mode (arena.sandbox.MODES) and the limits of every bot: the `sandbox` section
@@ -206,6 +209,8 @@ class LeagueConfig:
         snapshot["sandbox"] = {"mode": snapshot.pop("sandbox_mode"), **snapshot.pop("limits")}
         if snapshot["ladder"] is None:   # a league's snapshot stays as it was before ladders
             del snapshot["ladder"]
+        if snapshot["games"] is None:    # and a two-seat league's as before free-for-alls
+            del snapshot["games"]
         return snapshot
 
     def to_json(self) -> str:
@@ -223,7 +228,7 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-TOP_KEYS = ("name", "game", "rules", "bots", "games_per_pairing", "time_control", "timeout_policy",
+TOP_KEYS = ("name", "game", "rules", "bots", "games_per_pairing", "games", "time_control", "timeout_policy",
             "sandbox", "rating", "workers", "pin_workers", "executor", "ray", "store", "seed", "publish",
             "openings", "schedule", "candidates", "ladder")
 LADDER_KEYS = ("matchmaker", "games", "hours", "until", "min_games", "suspend")
@@ -314,6 +319,8 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         reader.fail(("game",), f"unknown game {game!r}{hint}; known games: "
                                f"{', '.join(games.names())}")
     rules = _rules(reader, top.get("rules"), games, game)
+    seats = games.create(game, **rules).seats
+    ffa_games = _ffa_games(reader, top, game, seats)
 
     gpp = reader.value(top.get("games_per_pairing", 2), ("games_per_pairing",), int,
                        {"min": 2, "max": MAX_GAMES})
@@ -325,7 +332,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         reader.fail(("games_per_pairing",), "not allowed with schedule: ladder (its matchmaker "
                                             "chooses how often bots meet; stop it with "
                                             "ladder: {games: N})")
-    if isinstance(top["bots"], list) and not laddered:
+    if isinstance(top["bots"], list) and not laddered and ffa_games is None:
         count = len(top["bots"])
         total = count * (count - 1) // 2 * gpp
         if total > MAX_GAMES:
@@ -378,6 +385,9 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
     openings, order = _openings(reader, top.get("openings", "none"), known, game, rules, seed,
                                 base, bots)
 
+    if ffa_games is not None and len(bots) < seats:
+        reader.fail(("bots",), f"a game of {game} with these rules seats {seats} bots; the "
+                               f"league has {len(bots)}")
     schedule, candidates = _schedule(reader, top, bots)
     ladder = _ladder(reader, top) if schedule == "ladder" else None
     sandbox_mode, limits = _sandbox(reader, top.get("sandbox"))
@@ -385,7 +395,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
     return LeagueConfig(
         name=name, game=game, rules=rules, bots=bots, openings=openings, openings_order=order,
         schedule=schedule, candidates=candidates, ladder=ladder,
-        games_per_pairing=gpp,
+        games_per_pairing=gpp, games=ffa_games,
         time_control=reader.section(top.get("time_control"), ("time_control",), TimeControl),
         timeout_policy=timeout_policy,
         sandbox_mode=sandbox_mode, limits=limits,
@@ -396,6 +406,33 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         executor=executor, ray=ray, store=store,
         seed=seed, publish=publish, base_dir=base, source=source,
     )
+
+
+def _ffa_games(reader: Reader, top: Mapping[str, Any], game: str, seats: int) -> int | None:
+    """games: the number of games of a league of more than two seats (None for two seats,
+    where it means nothing); what only two-seat leagues have is refused there."""
+    if seats == 2:
+        if "games" in top:
+            reader.fail(("games",), f"only for games of more than two seats ({game} with these "
+                                    "rules has two: give games_per_pairing)")
+        return None
+    laddered = top.get("schedule") == "ladder"
+    for key, why in (("games_per_pairing", "give ladder: {games: N}" if laddered
+                      else "give games: N, the number of games"),
+                     ("openings", "games start from the game's own start"),
+                     ("candidates", "use schedule: round-robin or ladder"),
+                     *((("games", "give ladder: {games: N}"),) if laddered else ())):
+        if key in top:
+            reader.fail((key,), f"not allowed for a game of {seats} seats ({why})")
+    if top.get("schedule", "round-robin") not in ("round-robin", "ladder"):
+        reader.fail(("schedule",), f"a game of {seats} seats plays round-robin (its games drawn "
+                                   f"so that bots meet evenly) or ladder; got {top['schedule']!r}")
+    if laddered:
+        return None     # the ladder's matchmaker picks the games, as they go
+    if "games" not in top:
+        reader.fail(("game",), f"a game of {game} with these rules seats {seats} bots: give games: N, "
+                        "the number of games the league plays")
+    return int(reader.value(top["games"], ("games",), int, {"min": 1, "max": MAX_GAMES}))
 
 
 def _sandbox(reader: Reader, raw: Any) -> tuple[str, Limits]:
@@ -529,13 +566,7 @@ def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str) -> dict[str
                                                                   for c in choices):
             allowed = ", ".join(repr(c) for c in choices)
             reader.fail(("rules", key), f"must be one of {allowed}, got {_describe(value)}")
-    rules = {key: given.get(key, opt.default) for key, opt in options.items()}
-    seats = games.create(game, **rules).seats
-    if seats != 2:     # the schedules, standings and ratings pair two bots a game
-        reader.fail(("rules",) if given else ("game",),
-                    f"game {game!r} is played by {seats} seats with these rules; a league plays games "
-                    "of two seats for now (tron: players: 2)")
-    return rules
+    return {key: given.get(key, opt.default) for key, opt in options.items()}
 
 
 def _bots(reader: Reader, raw: Any, base: Path, game: str, known_bots: BotCheck | None,

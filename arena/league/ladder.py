@@ -16,6 +16,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from itertools import combinations
 from typing import TextIO
 
 from arena.games import Game
@@ -43,7 +44,7 @@ from .runner import (
     play_source,
     registered_executor,
 )
-from .schedule import Fixture, fixture_key, game_seed, league_openings, parse_fixture_key
+from .schedule import Fixture, ffa_key, fixture_key, game_seed, league_openings, parse_fixture_key
 from .sources import fixtures_of
 from .store import Store, check_store_path
 
@@ -92,6 +93,9 @@ class LadderSource:
         self.rater: Rater = rater(TrueSkill(), config.rating)
         self.known: dict[tuple[str, int], _Version] = {}
         self.next_pair: Counter[tuple[str, str]] = Counter()   # (first, second) sorted -> k
+        #: a game of more seats: the bots of a block, sorted -> the number of its next block
+        self.next_block: Counter[tuple[str, ...]] = Counter()
+        self.seats = game.seats
         self.met: Counter[tuple[str, str]] = Counter()         # pair_key of NAME@V -> pairs
         self.suspended = store.suspended()
         self.stored = 0          # the ladder's games stored, all runs (this season)
@@ -108,10 +112,15 @@ class LadderSource:
         self._watched = clock()
         self.rng = random.Random(f"{config.seed}|{store.count()}")
         pairs: set[tuple[str, str, int]] = set()   # pairs earlier runs started, by version
-        for _id, stored, v0, v1 in store.games_since(0):
-            seats = self._learn(stored.key, stored.record, (v0, v1))
+        for _id, stored, played in store.seated_since(0):
+            seats = self._learn(stored.key, stored.record, played)
             parts = parse_fixture_key(stored.key)
-            if parts is not None:
+            if parts is not None and parts.more:    # a block of a game of more seats
+                group = tuple(sorted((parts.first, parts.second, *parts.more)))
+                self.next_block[group] = max(self.next_block[group], parts.pair // len(group) + 1)
+                for a, b in combinations(sorted(f"{name}@{version}" for name, version in seats), 2):
+                    pairs.add((a, b, -1 - parts.pair // len(group)))
+            elif parts is not None:
                 at = (parts.first, parts.second)
                 self.next_pair[at] = max(self.next_pair[at], parts.pair + 1)
                 a, b = pair_key(*(f"{name}@{version}" for name, version in seats))
@@ -144,14 +153,14 @@ class LadderSource:
             if self.in_flight:
                 return []
             playable = len(self.standings().playable())
-            self._halt("fewer than two bots can play" if playable < 2 else
+            self._halt(f"fewer than {self.seats} bots can play" if playable < self.seats else
                        f"matchmaker {self.ladder.matchmaker!r} chose no pairing of two bots "
                        f"that can play, among {playable}")
             return None
-        piece = self._mint(pairing)[:left]
+        piece = (self._mint(pairing) if self.seats == 2 else self._mint_block(pairing))[:left]
         self.in_flight += len(piece)
         for fixture in piece:
-            self.busy.update(zip(fixture.seats, fixture.versions or (0, 0)))
+            self.busy.update(zip(fixture.seats, fixture.versions or (0,) * len(fixture.seats)))
         return piece
 
     def done(self, fixture: Fixture, record: GameRecord) -> None:
@@ -247,16 +256,19 @@ class LadderSource:
     def _version(self, name: str, version: int) -> _Version:
         return self.known.setdefault((name, version), _Version())
 
-    def _learn(self, key: str, record: GameRecord, versions: tuple[int, int]) -> list[tuple[str, int]]:
+    def _learn(self, key: str, record: GameRecord, versions: tuple[int, ...]) -> list[tuple[str, int]]:
         """Count and rate one stored game (as NAME@VERSION: a new version starts afresh)."""
         self.stored += 1
         seats = [(entry.name, version) for entry, version in zip(record.bots, versions)]
         for seat in seats:
             self._version(*seat).games += 1
-        if record.faulted in (0, 1) and record.termination.is_fault:
-            faulty = self._version(*seats[record.faulted])
+        faults = [(record.faulted, record.termination)] if (
+            record.faulted is not None and record.termination.is_fault) else []
+        faults += [(out.seat, out.termination) for out in record.out if out.seat != record.faulted]
+        for at, termination in faults:
+            faulty = self._version(*seats[at])
             faulty.faults += 1
-            faulty.kinds[record.termination.label] += 1
+            faulty.kinds[termination.label] += 1
         renamed = replace(record, bots=[replace(entry, name=f"{name}@{version}")
                                         for entry, (name, version) in zip(record.bots, seats)])
         self.rater.update(key, renamed)
@@ -332,6 +344,35 @@ class LadderSource:
         self.met[pair_key(a, b)] += 1
         self.met_now[(first, second)] += 1
         return pair
+
+    def _mint_block(self, pairing: Pairing) -> list[Fixture]:
+        """A game of more seats: the pairing and the playing bots nearest the pair in mu (the
+        least busy first, then a draw) fill a block of games, the group seated at every seat
+        in turn under one seed (as a free-for-all league's block; key "a|b|c||N")."""
+        standings = {bot.name: bot for bot in self.standings().playable()}
+        pair = list(pairing)
+        mean = sum(standings[name].mu for name in pair if name in standings) / 2
+        others = sorted((name for name in standings if name not in pair),
+                        key=lambda name: (self.busy[(name, self.versions[name])],
+                                          abs(standings[name].mu - mean), self.rng.random()))
+        group = pair + others[:self.seats - 2]
+        if len(group) < self.seats:
+            return []
+        key_group = tuple(sorted(group))
+        block = self.next_block[key_group]
+        self.next_block[key_group] += 1
+        seed = game_seed(self.config.seed, "ffa", "|".join(key_group), block)
+        fixtures = []
+        for turn in range(self.seats):
+            seated = [group[(s + turn) % self.seats] for s in range(self.seats)]
+            fixture = Fixture(index=self.stored + self.in_flight + turn,
+                              key=ffa_key(seated, block * self.seats + turn),
+                              pairing="|".join(key_group), seat0=seated[0], seat1=seated[1],
+                              seed=seed, round=block * self.seats + turn, more=tuple(seated[2:]))
+            fixtures.append(fixture.carrying(self.specs, tuple(self.versions[n] for n in seated)))
+        for a, b in combinations(sorted(f"{name}@{self.versions[name]}" for name in group), 2):
+            self.met[(a, b)] += 1
+        return fixtures
 
     def _check_stops(self) -> None:
         if self.stop is not None:

@@ -57,6 +57,9 @@ class Row:
     #: current, shown as history by --all-versions)
     marks: tuple[str, ...] = ()
     suspended: str | None = None      #: why it was suspended (its fault causes)
+    #: games of more than two seats: the bot's mean place (1 first) over its rated games
+    mean_rank: float | None = None
+    firsts: int | None = None         #: and how many of them it finished first (ties too)
 
     @property
     def significant(self) -> bool | None:
@@ -99,6 +102,12 @@ class Leaderboard:
     #: a ladder's board: rows carry marks, a bot with fewer games than this is new
     min_games: int | None = None
 
+    @property
+    def ffa(self) -> bool:
+        """A board of games of more than two seats: rows have a mean rank and first places,
+        and W, D, L and the crosstable count each game as its pairwise results."""
+        return any(row.firsts is not None for row in self.rows)
+
     def cell(self, bot: str, opponent: str) -> Cell:
         """Results of bot against opponent (an empty Cell if they never met)."""
         return self.crosstable.get(bot, {}).get(opponent, Cell())
@@ -125,17 +134,25 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
     rated: list[RatedGame] = []
     faults: dict[str, dict[str, int]] = {name: {} for name in names}
     move_ms: dict[str, list[float]] = {name: [] for name in names}
+    places: dict[str, list[int]] | None = (
+        {name: [] for name in names} if any(len(g[2].bots) > 2 for g in games) else None)
     for key, _index, record in games:
-        seats = (record.bots[0].name, record.bots[1].name)
+        seats = tuple(bot.name for bot in record.bots)
         for move in record.moves[record.opening:]:   # the opening's moves took no time
             move_ms[seats[move.seat]].append(move.wall_ms)
         if record.termination.is_fault and record.faulted is not None:
             kinds = faults[seats[record.faulted]]
             kinds[record.termination.value] = kinds.get(record.termination.value, 0) + 1
         tally.add(record)
+        for out in record.out:
+            kinds = faults[seats[out.seat]]
+            kinds[out.termination.value] = kinds.get(out.termination.value, 0) + 1
         game = rated_game(key, record, settings.faults_count_as_losses)
         if game is not None:
             rated.append(game)
+            if places is not None:
+                for name, points in zip(game.bots, game.points):
+                    places[name].append(1 + sum(other > points for other in game.points))
     history = _history(rater, rated, settings)
     prior = rater.prior(settings)
     final = {name: history[name][-1][1] if history.get(name) else prior for name in names}
@@ -150,11 +167,14 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
         total = sum(crosstable[name].values(), Trinomial())
         times = move_ms[name]
         rows.append(Row(
-            rank=rank, bot=name, score=total.points, rating=final[name], games=total.games,
+            rank=rank, bot=name, score=total.points, rating=final[name],
+            games=total.games if places is None else len(places[name]),
             wins=total.wins, draws=total.draws, losses=total.losses,
             faults={kind: faults[name][kind] for kind in FAULT_KINDS if kind in faults[name]},
             mean_move_ms=sum(times) / len(times) if times else None,
-            los_next=None if below is None else los_between(rater, final[name], final[below])))
+            los_next=None if below is None else los_between(rater, final[name], final[below]),
+            mean_rank=(sum(places[name]) / len(places[name]) if places and places[name] else None),
+            firsts=None if places is None else places[name].count(1)))
     fit = fit_elo(table.values(), [row.bot for row in rows], elo_anchor)
     return Leaderboard(rows=_with_elo(rows, fit), crosstable=crosstable, history=history,
                        title=title, elo_anchor=elo_anchor, matches=table, elo_fit=fit,
@@ -240,6 +260,7 @@ def rating_texts(row: Row) -> list[str]:
 
 def _headers(board: Leaderboard) -> list[str]:
     return ["rank", "bot", "score", *rating_headers(board), "LOS>next", "Elo", "+-95%", "games",
+            *(["mean rank", "firsts"] if board.ffa else []),
             "W", "D", "L", "faults", "move ms", *(["marks"] if board.min_games is not None else [])]
 
 
@@ -252,9 +273,16 @@ def _row_cells(board: Leaderboard, row: Row) -> list[str]:
     detail = ", ".join(f"{kind} {n}" for kind, n in row.faults.items())
     marks = [", ".join(row.marks)] if board.min_games is not None else []
     return [str(row.rank), row.bot, f"{row.score:g}", *rating_texts(row), _los_cell(row),
-            *_elo_cells(row), str(row.games), str(row.wins),
+            *_elo_cells(row), str(row.games), *_place_cells(board, row), str(row.wins),
             str(row.draws), str(row.losses), f"{row.fault_count} ({detail})" if detail else "0",
             "-" if row.mean_move_ms is None else f"{row.mean_move_ms:.1f}", *marks]
+
+
+def _place_cells(board: Leaderboard, row: Row) -> list[str]:
+    """A free-for-all row's mean rank and first places (none for a board of two seats)."""
+    if not board.ffa:
+        return []
+    return ["-" if row.mean_rank is None else f"{row.mean_rank:.2f}", str(row.firsts or 0)]
 
 
 def _marks_note(board: Leaderboard) -> list[str]:
@@ -363,12 +391,16 @@ def render_top(board: Leaderboard, rows: int = 10) -> list[str]:
 
 def _legend(board: Leaderboard) -> list[str]:
     """What the table's columns mean, under it: the rating system's words, then the rest."""
-    return ["", *textwrap.wrap(f"{board.system.words.legend} {LEGEND}", LEGEND_WIDTH)]
+    more = f" {FFA_LEGEND}" if board.ffa else ""
+    return ["", *textwrap.wrap(f"{board.system.words.legend} {LEGEND}{more}", LEGEND_WIDTH)]
 
 
 LEGEND = ("score: win 1, draw 1/2; faults: games the bot lost by misbehaving (timeout, crash, "
           "...); move ms: mean time per move.")
 LEGEND_WIDTH = 94
+FFA_LEGEND = ("Games of more than two seats: mean rank: mean place (1 first, ties share the "
+              "best); firsts: games finished first; W D L, score, Elo and the crosstable count "
+              "each game as its pairwise results (ahead of a bot: a win, tied: a draw).")
 
 
 COMPACT_COLUMNS = 100   #: the compact crosstable fits this many columns up to ~20 bots
@@ -424,13 +456,15 @@ def render_csv(board: Leaderboard, wide: bool = False) -> str:
     """CSV: one line a bot, every figure of the standings."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["rank", "bot", "score", *rating_headers(board), "games", "wins", "draws",
+    places = ["mean_rank", "firsts"] if board.ffa else []
+    writer.writerow(["rank", "bot", "score", *rating_headers(board), "games", *places, "wins", "draws",
                      "losses", "faults", *(f"faults_{kind}" for kind in FAULT_KINDS),
                      "mean_move_ms", *_ELO_FIELDS, "version", "fingerprint",
                      *(["marks", "suspended"] if board.min_games is not None else [])])
     for row in board.rows:
         writer.writerow([row.rank, row.bot, row.score, *(round(x, 4) for x in row.rating.figures),
-                         row.games, row.wins, row.draws, row.losses,
+                         row.games, *([_csv_value(row.mean_rank), row.firsts] if places else []),
+                         row.wins, row.draws, row.losses,
                          row.fault_count, *(row.faults.get(kind, 0) for kind in FAULT_KINDS),
                          "" if row.mean_move_ms is None else round(row.mean_move_ms, 3),
                          *(_csv_value(v) for v in _elo_values(row).values()),
@@ -457,7 +491,9 @@ def render_json(board: Leaderboard, wide: bool = False) -> str:
 def _as_dict(board: Leaderboard) -> dict[str, Any]:
     keys = rating_headers(board)
     rows = [{"rank": r.rank, "bot": r.bot, "score": r.score, **dict(zip(keys, r.rating.figures)),
-             "games": r.games, "wins": r.wins, "draws": r.draws,
+             "games": r.games,
+             **({"mean_rank": r.mean_rank, "firsts": r.firsts} if board.ffa else {}),
+             "wins": r.wins, "draws": r.draws,
              "losses": r.losses, "faults": dict(r.faults), "mean_move_ms": r.mean_move_ms,
              **_elo_values(r), "version": r.version, "fingerprint": r.fingerprint,
              **({"marks": list(r.marks), "suspended": r.suspended}

@@ -10,11 +10,12 @@ or left out of the standings) counts on its own.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import combinations
 
 from arena.record import GameRecord, Result
 from arena.stats import MatchResults, Pentanomial, Trinomial
 
-from .ratings import GameRow
+from .ratings import GameRow, standing_points
 
 Pairing = tuple[str, str]     #: two bot names, sorted
 
@@ -27,6 +28,7 @@ class _Count:
         self.pairs = [0, 0, 0, 0, 0]
         #: seed -> first bot's points in its games as seat 0, and as seat 1, not yet paired
         self.waiting: dict[int, tuple[list[float], list[float]]] = {}
+        self.lone: list[float] = []
 
     def add(self, seed: int, seat: int, result: Result) -> bool:
         self.wdl[(Result.WIN, Result.DRAW, Result.LOSS).index(result)] += 1
@@ -39,8 +41,13 @@ class _Count:
             del self.waiting[seed]
         return True
 
+    def add_lone(self, result: Result) -> None:
+        """A result that has no partner game (a pair's in a game of more seats)."""
+        self.wdl[(Result.WIN, Result.DRAW, Result.LOSS).index(result)] += 1
+        self.lone.append(result.points)
+
     def results(self, pairing: Pairing) -> MatchResults:
-        lone = [p for first, second in self.waiting.values() for p in first + second]
+        lone = [p for first, second in self.waiting.values() for p in first + second] + self.lone
         p = self.pairs
         return MatchResults(pairing[0], pairing[1], Trinomial(*self.wdl),
                             Pentanomial((p[0], p[1], p[2], p[3], p[4])),
@@ -57,7 +64,13 @@ class Tally:
         self._counts: dict[Pairing, _Count] = {}     # in the order pairings were first counted
 
     def add(self, record: GameRecord) -> bool:
-        """Count a game; True when it completed a seat-swapped pair."""
+        """Count a game; True when it completed a seat-swapped pair. A game of more than two
+        seats counts as its P(P-1)/2 pairwise results, each a lone game: the bot that
+        finished ahead of the other wins, bots tied draw (a fault ranks as the ranking says;
+        a game with a fault counts for none when faults do not count as losses)."""
+        if len(record.bots) > 2:
+            self._add_split(record)
+            return False
         names = (record.bots[0].name, record.bots[1].name)
         if names[0] == names[1] or (self._wanted is not None and not self._wanted.issuperset(names)):
             return False
@@ -67,6 +80,20 @@ class Tally:
         if result is None:
             return False
         return self._counts.setdefault(pairing, _Count()).add(record.seed, seat, result)
+
+    def _add_split(self, record: GameRecord) -> None:
+        points = standing_points(record, self.faults_count_as_losses)
+        if points is None:
+            return
+        names = [bot.name for bot in record.bots]
+        for i, j in combinations(range(len(names)), 2):
+            if names[i] == names[j] or (self._wanted is not None
+                                        and not self._wanted.issuperset((names[i], names[j]))):
+                continue
+            first, second = (i, j) if names[i] < names[j] else (j, i)
+            result = (Result.WIN if points[first] > points[second]
+                      else Result.DRAW if points[first] == points[second] else Result.LOSS)
+            self._counts.setdefault((names[first], names[second]), _Count()).add_lone(result)
 
     def results(self) -> dict[Pairing, MatchResults]:
         """Every pairing's results from its first (alphabetically) bot's side, in the order met."""

@@ -80,11 +80,13 @@ def check_start(game: Game, spec: BotSpec, sandbox: Sandbox, settings: MatchSett
     # with a handshake the bot sits in seat 1, so the stand-in, to move first, ends the
     # game as soon as the handshake is done; without one the bot must make a move
     seats, local = ((stand_in, spec), 0) if handshake else ((spec, stand_in), 1)
+    more = [stand_in] * (game.seats - 2)    # a game of more seats: stand-ins fill the rest
     # a bot that came up is kept by the pool rather than given time to quit: closing the
     # pool kills it at once, and the league's first games wait for no goodbye
     pool = BotPool(dialects=settings.dialects)
     try:
-        record = play_game(game, seats, seed, sandbox, settings, local={local: _stand_in}, pool=pool)
+        record = play_game(game, [*seats, *more], seed, sandbox, settings, pool=pool,
+                           local={seat: _stand_in for seat in (local, *range(2, game.seats))})
     except _Started:
         return None
     finally:

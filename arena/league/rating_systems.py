@@ -18,7 +18,7 @@ from arena.plugins import loaded_plugins
 from arena.record import GameRecord
 
 from .config import DEFAULT_RATING_SYSTEM, RatingConfig
-from .ratings import LiveRatings, make_env, replay
+from .ratings import LiveRatings, make_env, replay, standing_points
 
 __all__ = ["DEFAULT_RATING_SYSTEM", "RatedGame", "Rater", "Rating", "RatingColumn", "RatingSystem",
            "RatingWords", "TrueSkill", "los_between", "rated_game", "rater", "rating_system"]
@@ -26,20 +26,23 @@ __all__ = ["DEFAULT_RATING_SYSTEM", "RatedGame", "Rater", "Rating", "RatingColum
 
 @dataclass(frozen=True)
 class RatedGame:
-    """A game as a rating system reads it: fixture key, the two bots by seat, their points
-    (win 1, draw 1/2; games left out of the standings never reach a rating system)."""
+    """A game as a rating system reads it: fixture key, the bots by seat, their points
+    (win 1, draw 1/2; of more than two seats, the share of the others each finished ahead
+    of, a tie counting half: the higher, the better placed; games left out of the
+    standings never reach a rating system)."""
 
     key: str
-    bots: tuple[str, str]
-    points: tuple[float, float]
+    bots: tuple[str, ...]
+    points: tuple[float, ...]
 
 
 def rated_game(key: str, record: GameRecord, faults_count_as_losses: bool) -> RatedGame | None:
-    """A stored game as rating systems read it; None for one left out of the standings."""
-    points = record.outcome.points(faults_count_as_losses)
+    """A stored game as rating systems read it; None for one left out of the standings (a
+    game of more seats with a fault in it, when faults do not count as losses)."""
+    points = standing_points(record, faults_count_as_losses)
     if points is None:
         return None
-    return RatedGame(key, (record.bots[0].name, record.bots[1].name), points)
+    return RatedGame(key, tuple(bot.name for bot in record.bots), points)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import trueskill
 
+from arena.games.base import scores_from_ranking
 from arena.record import GameRecord
 
 from .config import RatingConfig
@@ -59,6 +60,19 @@ def make_env(settings: RatingConfig) -> trueskill.TrueSkill:
                                tau=settings.tau, draw_probability=settings.draw_probability)
 
 
+def standing_points(record: GameRecord, faults_count_as_losses: bool) -> tuple[float, ...] | None:
+    """A game's points per seat as the standings count them: win 1, draw 1/2; of more than
+    two seats, the share of the others each finished ahead of (a tie counting half), from
+    the ranking. None for a game left out: aborted, or with a fault when faults do not
+    count as losses."""
+    if len(record.bots) <= 2:
+        return record.outcome.points(faults_count_as_losses)
+    ranking = record.rank_of()
+    if ranking is None or (not faults_count_as_losses and (record.out or record.termination.is_fault)):
+        return None
+    return tuple(scores_from_ranking(ranking))
+
+
 def compute_ratings(games: Iterable[GameRow], settings: RatingConfig,
                     bots: Sequence[str] | None = None) -> Ratings:
     """Replay games in the order given (Store.records() gives fixture order).
@@ -70,10 +84,10 @@ def compute_ratings(games: Iterable[GameRow], settings: RatingConfig,
     wanted = set(bots) if bots is not None else None
     rated = []
     for key, _index, record in games:
-        seats = (record.bots[0].name, record.bots[1].name)
+        seats = tuple(bot.name for bot in record.bots)
         if wanted is not None and not wanted.issuperset(seats):
             continue
-        result = record.outcome.points(settings.faults_count_as_losses)
+        result = standing_points(record, settings.faults_count_as_losses)
         if result is not None:
             rated.append((key, seats, result))
     ratings: dict[str, trueskill.Rating] = {name: env.create_rating() for name in bots or ()}
@@ -84,7 +98,7 @@ def compute_ratings(games: Iterable[GameRow], settings: RatingConfig,
 
 
 #: a game as TrueSkill rates it: fixture key, the bots by seat, their points
-RatedRow = tuple[str, tuple[str, str], tuple[float, float]]
+RatedRow = tuple[str, tuple[str, ...], tuple[float, ...]]
 
 
 def replay(env: trueskill.TrueSkill, games: Iterable[RatedRow]) -> dict[str, list[HistoryPoint]]:
@@ -109,15 +123,18 @@ class LiveRatings:
         self.ratings: dict[str, trueskill.Rating] = {}
         self.history: dict[str, list[HistoryPoint]] = {}
 
-    def update(self, key: str, seats: tuple[str, str], result: tuple[float, float]) -> None:
-        """Rate one more game: its fixture key, the bots by seat, their points."""
+    def update(self, key: str, seats: Sequence[str], result: Sequence[float]) -> None:
+        """Rate one more game: its fixture key, the bots by seat, their points (more points,
+        better placed). More than two seats: TrueSkill's free-for-all update, each bot a
+        team of one ranked by its points, ties sharing a rank."""
         ratings, env = self.ratings, self.env
         for name in seats:
             if name not in ratings:
                 ratings[name] = env.create_rating()
                 self.history[name] = []
-        ranks = [0 if result[0] >= result[1] else 1, 0 if result[1] >= result[0] else 1]
-        (ratings[seats[0]],), (ratings[seats[1]],) = env.rate(
-            [(ratings[seats[0]],), (ratings[seats[1]],)], ranks=ranks)
+        ranks = [sum(other > mine for other in result) for mine in result]
+        rated = env.rate([(ratings[name],) for name in seats], ranks=ranks)
+        for name, (rating,) in zip(seats, rated):
+            ratings[name] = rating
         for name in seats:
             self.history[name].append(HistoryPoint(key, ratings[name].mu, ratings[name].sigma))

@@ -202,7 +202,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         for name in sorted(retired):
             print(f"{name}: retired, plays no new games (arena retire --undo brings it back)", file=out)
         fixtures = [f for f in schedule(config, plugins.games)
-                    if f.seat0 not in retired and f.seat1 not in retired]
+                    if not retired.intersection(f.seats)]
         todo = store.missing(fixtures)
         progress = _watch(progress, store, config, fixtures, len(todo), standings)
         workers = _bounded_workers(executor, workers or config.workers, progress)

@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS league (
 );
 CREATE TABLE IF NOT EXISTS games (
     id            INTEGER PRIMARY KEY,
-    fixture_key   TEXT NOT NULL,
+    fixture_key   TEXT NOT NULL,      -- of more than two seats, "||V2.V3" after it (stored_key)
     fixture_index INTEGER NOT NULL,   -- index in the schedule that played it
     round         INTEGER NOT NULL,
     seed          INTEGER NOT NULL,
@@ -71,6 +71,15 @@ CREATE INDEX IF NOT EXISTS games_in_order ON games (round, seed, fixture_key);
 -- what a ladder asks as it runs: a pairing's games (of given versions), a bot version's games
 CREATE INDEX IF NOT EXISTS games_by_pairing ON games (seat0, seat1, v0, v1);
 CREATE INDEX IF NOT EXISTS games_by_seat1 ON games (seat1, v1);
+-- the bots of seats 2, 3, ... of a game of more than two seats (seat0, seat1, v0 and v1
+-- hold the first two): a two-seat league's games have none
+CREATE TABLE IF NOT EXISTS more_seats (
+    game    INTEGER NOT NULL,     -- games.id
+    seat    INTEGER NOT NULL,     -- 2, 3, ...
+    bot     TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (game, seat)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS versions (
     bot         TEXT NOT NULL,
     version     INTEGER NOT NULL,     -- 1, 2, ... per bot
@@ -469,13 +478,15 @@ class Store:
 
     def versions(self, bot: str | None = None) -> list[VersionInfo]:
         """Every version of every bot (or of one), with its games and when they were played."""
+        with self._lock:
+            more = self._has_more_seats()
+        seated = (" OR g.id IN (SELECT game FROM more_seats m WHERE m.bot = v.bot AND"
+                  " m.version = v.version)" if more else "")
+        played = ("(SELECT id, finished_at FROM games g WHERE (g.seat0 = v.bot AND g.v0 = v.version)"
+                  f" OR (g.seat1 = v.bot AND g.v1 = v.version){seated})")
         query = ("SELECT v.bot, v.version, v.fingerprint, v.first_seen,"
-                 " (SELECT count(*) FROM games g WHERE (g.seat0 = v.bot AND g.v0 = v.version)"
-                 "  OR (g.seat1 = v.bot AND g.v1 = v.version)),"
-                 " (SELECT min(finished_at) FROM games g WHERE (g.seat0 = v.bot AND g.v0 = v.version)"
-                 "  OR (g.seat1 = v.bot AND g.v1 = v.version)),"
-                 " (SELECT max(finished_at) FROM games g WHERE (g.seat0 = v.bot AND g.v0 = v.version)"
-                 "  OR (g.seat1 = v.bot AND g.v1 = v.version)),"
+                 f" (SELECT count(*) FROM {played}), (SELECT min(finished_at) FROM {played}),"
+                 f" (SELECT max(finished_at) FROM {played}),"
                  " v.bot IN (SELECT bot FROM retired),"
                  " v.version = (SELECT max(version) FROM versions w WHERE w.bot = v.bot)"
                  " FROM versions v" + (" WHERE v.bot = ?" if bot is not None else "") +
@@ -494,9 +505,11 @@ class Store:
     def forget(self, bot: str, version: int | None = None) -> int:
         """Delete a bot's games (of one version, or all of them) and its version(s); how many games."""
         match = "(seat0 = ? AND (? IS NULL OR v0 = ?)) OR (seat1 = ? AND (? IS NULL OR v1 = ?))"
+        seated = "id IN (SELECT game FROM more_seats WHERE bot = ? AND (? IS NULL OR version = ?))"
         with self._transaction():
-            gone = self._db.execute(f"DELETE FROM games WHERE {match}",
-                                    (bot, version, version) * 2).rowcount
+            gone = self._db.execute(f"DELETE FROM games WHERE {match} OR {seated}",
+                                    (bot, version, version) * 3).rowcount
+            self._db.execute("DELETE FROM more_seats WHERE game NOT IN (SELECT id FROM games)")
             self._db.execute("DELETE FROM versions WHERE bot = ? AND (? IS NULL OR version = ?)",
                              (bot, version, version))
             if version is None:
@@ -570,7 +583,7 @@ class Store:
     def add_game(self, fixture: Fixture, record: GameRecord) -> bool:
         """Store a finished game, durably, at once; False if its fixture was already stored."""
         names = [bot.name for bot in record.bots]
-        if names != [fixture.seat0, fixture.seat1] or record.seed != fixture.seed \
+        if names != list(fixture.seats) or record.seed != fixture.seed \
                 or record.opening != len(fixture.opening):
             raise ValueError(f"record does not match fixture {fixture.key!r}: seats {names} seed "
                              f"{record.seed} opening {record.opening} plies, expected "
@@ -581,38 +594,68 @@ class Store:
                              f"it out and the next run plays it again")
         versions = fixture.versions or self.versions_of(fixture.seats)
         row: tuple[Any, ...] = (
-            fixture.key, fixture.index, fixture.round, fixture.seed, fixture.seat0, fixture.seat1,
-            record.winner, record.termination.value, record.faulted, record.reason,
-            record.to_json(), _now(), *versions, self._season)
+            stored_key(fixture.key, versions), fixture.index, fixture.round, fixture.seed,
+            fixture.seat0, fixture.seat1, record.winner, record.termination.value, record.faulted, record.reason,
+            record.to_json(), _now(), *versions[:2], self._season)
+        try:
+            if len(versions) > 2:   # the game and its more seats at once, or neither
+                with self._transaction():   # holds the lock
+                    cursor = self._insert_game(row)
+                    if cursor.rowcount == 1:
+                        self._db.executemany(
+                            "INSERT INTO more_seats (game, seat, bot, version) VALUES (?, ?, ?, ?)",
+                            [(cursor.lastrowid, seat, bot, version) for seat, (bot, version)
+                             in enumerate(zip(fixture.seats[2:], versions[2:]), 2)])
+            else:
+                with self._lock:
+                    cursor = self._insert_game(row)
+        except sqlite3.Error as exc:    # disk full, read-only, I/O error: nothing half-written
+            raise StoreError(f"{self.path}: cannot store game {fixture.key!r} ({exc}); the "
+                             "games stored before it are intact") from None
         with self._lock:
-            try:
-                cursor = self._db.execute(
-                    "INSERT INTO games (fixture_key, fixture_index, round, seed, seat0, seat1,"
-                    " winner, termination, faulted, reason, record, finished_at, v0, v1, season)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                    " ON CONFLICT (fixture_key, v0, v1, season) DO NOTHING", row)
-            except sqlite3.Error as exc:    # disk full, read-only, I/O error: nothing half-written
-                raise StoreError(f"{self.path}: cannot store game {fixture.key!r} ({exc}); the "
-                                 "games stored before it are intact") from None
             self._added += cursor.rowcount
             self.check_file()   # one stat: a deleted store must not take more games with it
             return cursor.rowcount == 1
 
-    def versions_of(self, seats: tuple[str, str]) -> tuple[int, int]:
+    def _insert_game(self, row: tuple[Any, ...]) -> sqlite3.Cursor:
+        return self._db.execute(
+            "INSERT INTO games (fixture_key, fixture_index, round, seed, seat0, seat1,"
+            " winner, termination, faulted, reason, record, finished_at, v0, v1, season)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (fixture_key, v0, v1, season) DO NOTHING", row)
+
+    def versions_of(self, seats: Sequence[str]) -> tuple[int, ...]:
         """The versions games of these bots are stored for: as synced, else each bot's latest."""
         if any(bot not in self._current for bot in seats):
             self._current = {**self.current_versions(), **self._current}
-        return (self._current.get(seats[0], 1), self._current.get(seats[1], 1))
+        return tuple(self._current.get(bot, 1) for bot in seats)
+
+    def _has_more_seats(self) -> bool:
+        """Whether the file has the more_seats table: a store from before, read without being
+        written, has none (and no game of more than two seats)."""
+        return bool(self._rows("SELECT 1 FROM sqlite_master WHERE name = 'more_seats'"))
+
+    def _more_seats(self) -> dict[int, list[tuple[str, int]]]:
+        """The (bot, version) of seats 2, 3, ... by game id (none in a two-seat league)."""
+        more: dict[int, list[tuple[str, int]]] = {}
+        if not self._has_more_seats():
+            return more
+        for game, bot, version in self._rows("SELECT game, bot, version FROM more_seats"
+                                             " ORDER BY game, seat"):
+            more.setdefault(game, []).append((bot, version))
+        return more
 
     def done_keys(self) -> set[str]:
         """Keys of the fixtures stored for the current season and the bots' current versions."""
         with self._lock:
-            rows = self._rows("SELECT fixture_key, seat0, seat1, v0, v1 FROM games"
+            rows = self._rows("SELECT id, fixture_key, seat0, seat1, v0, v1 FROM games"
                               " WHERE season = ?", (self._season,))
+            more = self._more_seats()
         done = set()
-        for key, seat0, seat1, v0, v1 in rows:
-            if self.versions_of((seat0, seat1)) == (v0, v1):
-                done.add(key)
+        for id_, key, seat0, seat1, v0, v1 in rows:
+            seats = [(seat0, v0), (seat1, v1), *more.get(id_, ())]
+            if self.versions_of([bot for bot, _ in seats]) == tuple(v for _, v in seats):
+                done.add(fixture_key_of(key))
         return done
 
     def missing(self, fixtures: Iterable[Fixture]) -> list[Fixture]:
@@ -629,11 +672,18 @@ class Store:
         """This season's games stored after the one whose id is `after`, in the order they
         were stored (played), each as (id, game, v0, v1): what ratings updated game by game
         read as a run goes on; the last id is the next call's `after`."""
+        return [(id_, game, versions[0], versions[1])
+                for id_, game, versions in self.seated_since(after)]
+
+    def seated_since(self, after: int = 0) -> list[tuple[int, StoredGame, tuple[int, ...]]]:
+        """games_since(), each with the versions of its bots by seat."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT id, fixture_key, fixture_index, record, v0, v1 FROM games"
                 " WHERE id > ? AND season = ? ORDER BY id", (after, self._season)).fetchall()
-        return [(id_, StoredGame(key, index, GameRecord.from_json(text)), v0, v1)
+            more = self._more_seats() if rows else {}
+        return [(id_, StoredGame(fixture_key_of(key), index, GameRecord.from_json(text)),
+                 (v0, v1, *(v for _bot, v in more.get(id_, ()))))
                 for id_, key, index, text, v0, v1 in rows]
 
     def pairing_count(self, a: tuple[str, int], b: tuple[str, int]) -> int:
@@ -662,24 +712,36 @@ class Store:
 
     def versioned_records(self, current: bool = False, keys: Collection[str] | None = None
                           ) -> Iterator[tuple[StoredGame, int, int]]:
-        """records(), each with the versions of its two bots."""
+        """records(), each with the versions of its first two bots."""
+        for game, versions in self.seated_records(current, keys):
+            yield game, versions[0], versions[1]
+
+    def seated_records(self, current: bool = False, keys: Collection[str] | None = None
+                       ) -> Iterator[tuple[StoredGame, tuple[int, ...]]]:
+        """records(), each with the versions of its bots by seat."""
         with self._lock:
             snapshot = self._snapshot()
             ladder = snapshot.get("schedule") == "ladder"
-            rows = self._rows("SELECT fixture_key, fixture_index, record, seat0, seat1, v0, v1,"
+            rows = self._rows("SELECT id, fixture_key, fixture_index, record, seat0, seat1, v0, v1,"
                               " season FROM games ORDER BY "
                               + ("id" if ladder else "round, seed, fixture_key"))
+            more = self._more_seats()
             pairs = None
             if current:
-                # a ladder's pairs are not bounded: its pairings meet as often as it chooses
-                pairs = (None if ladder
+                # a ladder's pairs are not bounded: its pairings meet as often as it chooses;
+                # a free-for-all's games are numbered, below its `games`
+                pairs = (None if ladder else int(snapshot["games"]) if "games" in snapshot
                          else int(snapshot.get("games_per_pairing", 0)) // 2 or None)
         retired = self.retired() if current else set()
-        for key, index, text, seat0, seat1, v0, v1, season in rows:
+        for id_, stored, index, text, seat0, seat1, v0, v1, season in rows:
+            key = fixture_key_of(stored)
             if keys is not None and key not in keys:
                 continue
-            if current and (season != self._season or self.versions_of((seat0, seat1)) != (v0, v1)
-                            or seat0 in retired or seat1 in retired
+            seats = [(seat0, v0), (seat1, v1), *more.get(id_, ())]
+            names = [bot for bot, _ in seats]
+            if current and (season != self._season
+                            or self.versions_of(names) != tuple(v for _, v in seats)
+                            or any(bot in retired for bot in names)
                             or (pairs is not None and _pair_number(key) >= pairs)):
                 continue
             try:
@@ -688,7 +750,7 @@ class Store:
                 raise StoreDamagedError(f"{self.path}: the store is damaged (game {key!r}: its "
                                         f"record cannot be read: {exc}); restore it from a "
                                         "backup or use another file") from None
-            yield StoredGame(key, index, record), v0, v1
+            yield StoredGame(key, index, record), tuple(v for _, v in seats)
 
 
     def rated_games(self, all_versions: bool = False
@@ -702,10 +764,10 @@ class Store:
             return (list(self.records(current=True)),
                     {bot: (v, prints.get((bot, v))) for bot, v in current.items()})
         games, info = [], {}
-        for game, v0, v1 in self.versioned_records():
+        for game, versions in self.seated_records():
             bots = [dataclasses.replace(entry, name=f"{entry.name}@{v}")
-                    for entry, v in zip(game.record.bots, (v0, v1))]
-            for entry, v in zip(game.record.bots, (v0, v1)):
+                    for entry, v in zip(game.record.bots, versions)]
+            for entry, v in zip(game.record.bots, versions):
                 info[f"{entry.name}@{v}"] = (v, prints.get((entry.name, v)))
             games.append(game._replace(record=dataclasses.replace(game.record, bots=bots)))
         return games, info
@@ -752,6 +814,20 @@ def _migrate_from_1(db: sqlite3.Connection) -> None:
                " SELECT bot, 1, NULL, NULL, min(at) FROM (SELECT seat0 AS bot, finished_at AS at"
                " FROM games UNION ALL SELECT seat1, finished_at FROM games) GROUP BY bot")
     db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+
+
+def stored_key(key: str, versions: Sequence[int]) -> str:
+    """What the games table keeps as a game's fixture key: the key, and for more than two
+    seats "||" and the versions of seats 2.. ("a|b|c||7||1.2"), so that a version changed
+    in any seat stores a new game beside the old one (the table is unique on the key and
+    the versions of seats 0 and 1 alone, as two-seat stores have always been)."""
+    return key if len(versions) <= 2 else f"{key}||{'.'.join(map(str, versions[2:]))}"
+
+
+def fixture_key_of(stored: str) -> str:
+    """The fixture key of a games table's key (stored_key undone); no name is empty, so only
+    a free-for-all's key holds "||", once."""
+    return stored.rsplit("||", 1)[0] if stored.count("||") == 2 else stored
 
 
 def _pair_number(key: str) -> int:

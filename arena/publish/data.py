@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from itertools import combinations
 from typing import Any
 
 from arena.games import Game, GameError, GameRegistry, Grid
@@ -110,8 +111,8 @@ class LeagueData:
     history: dict[int, list[tuple[int, float, float]]] = field(default_factory=dict)
     #: bot name -> its versions in the store, oldest first
     versions: dict[str, list[VersionInfo]] = field(default_factory=dict)
-    #: fixture key -> the versions of its two bots that played it
-    played: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: fixture key -> the versions of its bots that played it, by seat
+    played: dict[str, tuple[int, ...]] = field(default_factory=dict)
     #: the game's seats move at once (tron): replays step through turns (assets/turns.js)
     simultaneous: bool = False
 
@@ -167,8 +168,8 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     """
     meta = store.meta()
     settings = rating if rating is not None else rating_from_meta(meta)
-    rows = list(store.versioned_records(current=True))   # the bots' current versions
-    games = [game for game, _v0, _v1 in rows]
+    rows = list(store.seated_records(current=True))   # the bots' current versions
+    games = [game for game, _versions in rows]
     name = meta.get("name", "")
     title = title or name or "League"
     names = bots_from_meta(meta)
@@ -188,7 +189,7 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     data = LeagueData(title=title, name=name, game=game, rules=rules,
                       created=meta.get("created", ""), updated=meta.get("updated", ""),
                       settings=settings, board=board, bots=bots, games=games,
-                      played={game.key: (v0, v1) for game, v0, v1 in rows},
+                      played={game.key: versions for game, versions in rows},
                       simultaneous=_simultaneous(game, rules))
     for info in store.versions():
         data.versions.setdefault(info.bot, []).append(info)
@@ -216,25 +217,30 @@ def _tally(data: LeagueData) -> None:
     for no, stored in enumerate(data.games, 1):
         record = stored.record
         number[stored.key] = no
-        x, o = (ids.get(b.name) for b in record.bots)
-        if x is None or o is None:
+        seats = [ids.get(b.name) for b in record.bots]
+        if None in seats:
             continue            # a bot no longer in the league: listed, not tallied
-        seats = (x, o)
-        for seat in (0, 1):
-            vs = data.versus[seats[seat]].setdefault(seats[1 - seat], Versus())
-            if seat == 0:
-                vs.as_x += 1
-            else:
-                vs.as_o += 1
-        if record.termination.is_fault and record.faulted in (0, 1):
-            seat = record.faulted
+        # every two seats of the game (of two seats, the one pair): as_x counts the games
+        # a bot sat before the other, as_o after it
+        for first, second in combinations(range(len(seats)), 2):
+            x, o = seats[first], seats[second]
+            assert x is not None and o is not None
+            data.versus[x].setdefault(o, Versus()).as_x += 1
+            data.versus[o].setdefault(x, Versus()).as_o += 1
+        faulted = [record.faulted] if record.termination.is_fault and record.faulted is not None else []
+        for seat in dict.fromkeys([*faulted, *(out.seat for out in record.out)]):
             me = seats[seat]
-            data.versus[me][seats[1 - seat]].faults += 1
+            them = seats[1 - seat] if len(seats) == 2 else seats[0 if seat else 1]
+            assert me is not None and them is not None
+            data.versus[me][them].faults += 1
             tails = record.stderr_tails
+            termination = (record.termination if seat == record.faulted
+                           else next(o.termination for o in record.out if o.seat == seat))
             data.faults[me].append(Fault(
-                no=no, opponent=seats[1 - seat], seat=seat, termination=record.termination.value,
-                reason=record.reason, stderr=tails[seat] if seat < len(tails) else "",
-                moves=len(record.moves)))
+                no=no, opponent=them, seat=seat, termination=termination.value,
+                reason=record.reason if seat == record.faulted
+                else next(o.reason for o in record.out if o.seat == seat),
+                stderr=tails[seat] if seat < len(tails) else "", moves=len(record.moves)))
     for me, opponents in data.versus.items():
         for them, vs in opponents.items():
             games = between(data.board.matches, names[me], names[them]).games
@@ -256,11 +262,18 @@ def league_json(data: LeagueData) -> dict[str, Any]:
         "pages": data.pages(len(data.games), PAGE_GAMES),
         "terminations": TERMINATION_LABELS, "faultVerbs": FAULT_VERBS,
         "bots": [{"id": b.id, "name": b.name, "slug": b.slug, "rank": b.row.rank,
-                  "games": sum(v.as_x + v.as_o for v in data.versus[b.id].values()),
-                  "pages": data.pages(sum(v.as_x + v.as_o for v in data.versus[b.id].values()),
-                                      PAGE_GAMES)}
+                  "games": _games_of(data, b.id), "pages": data.pages(_games_of(data, b.id), PAGE_GAMES)}
                  for b in data.bots],
     }
+
+
+def _games_of(data: LeagueData, bot: int) -> int:
+    """How many of the league's games a bot played (tallied: every seat a league bot)."""
+    if all(len(g.record.bots) == 2 for g in data.games):   # one opponent a game
+        return sum(v.as_x + v.as_o for v in data.versus[bot].values())
+    ids = data.ids
+    return sum(1 for g in data.games if bot in [ids.get(b.name) for b in g.record.bots]
+               and None not in [ids.get(b.name) for b in g.record.bots])
 
 
 def _bot_ids(record: GameRecord, ids: Mapping[str, int]) -> list[int | str]:
@@ -269,11 +282,13 @@ def _bot_ids(record: GameRecord, ids: Mapping[str, int]) -> list[int | str]:
 
 
 def game_row(no: int, stored: StoredGame, ids: Mapping[str, int]) -> list[Any]:
-    """A game's line in the games list: [no, x, o, winner, termination, faulted, moves, round]."""
+    """A game's line in the games list: [no, x, o, winner, termination, faulted, moves, round],
+    and of more than two seats [..., the bots of seats 2.., the ranking] after it."""
     record = stored.record
-    x, o = _bot_ids(record, ids)
-    return [no, x, o, record.winner, record.termination.value, record.faulted, len(record.moves),
-            _round_of(stored.key)]
+    x, o, *more = _bot_ids(record, ids)
+    row = [no, x, o, record.winner, record.termination.value, record.faulted, len(record.moves),
+           _round_of(stored.key)]
+    return row + [more, record.rank_of()] if more else row
 
 
 def _pair_and_swap(key: str) -> tuple[int, int] | None:
@@ -283,7 +298,11 @@ def _pair_and_swap(key: str) -> tuple[int, int] | None:
 
 
 def fixture_text(key: str, seats: Sequence[str]) -> str:
-    """A fixture key "a|b|k|swap" as people read it: "pair 1, game 2: b plays x, a plays o"."""
+    """A fixture key "a|b|k|swap" as people read it: "pair 1, game 2: b plays x, a plays o";
+    of more than two seats "game 8: a, b, c, d by seat"."""
+    parts = parse_fixture_key(key)
+    if parts is not None and parts.more:
+        return f"game {parts.pair + 1}: {', '.join(seats)} by seat"
     found = _pair_and_swap(key)
     if found is None:
         return f"fixture {key}"
@@ -302,7 +321,8 @@ def list_pages(data: LeagueData) -> Iterator[tuple[str, dict[str, Any]]]:
     rows = [game_row(no, stored, ids) for no, stored in enumerate(data.games, 1)]
     yield from _paged("games/all", rows, PAGE_GAMES)
     for bot in data.bots:
-        mine = [row for row in rows if row[1] == bot.id or row[2] == bot.id]
+        mine = [row for row in rows
+                if row[1] == bot.id or row[2] == bot.id or (len(row) > 8 and bot.id in row[8])]
         yield from _paged(f"games/{bot.id}", mine, PAGE_GAMES)
 
 
@@ -506,5 +526,5 @@ def _with_versions(replay: dict[str, Any], stored: StoredGame, data: LeagueData)
     if versions is not None:
         replay["versions"] = list(versions)
         names = [b.name for b in stored.record.bots]
-        replay["fixture"] += f" · {names[0]} v{versions[0]}, {names[1]} v{versions[1]}"
+        replay["fixture"] += " · " + ", ".join(f"{name} v{v}" for name, v in zip(names, versions))
     return replay

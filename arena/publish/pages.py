@@ -12,10 +12,12 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from html import escape
 from importlib import resources
+from itertools import combinations
 from string import Template
 
 from arena.league import Row, StoredGame
 from arena.league.pairs import between
+from arena.record import GameRecord
 from arena.stats import summarize
 
 from .chart import Series, colour, rating_chart
@@ -415,6 +417,15 @@ games.</p>
     return page(data, name="match", title=f"{a.name} vs {b.name}", content=content, root="../")
 
 
+def _result_text(record: GameRecord, names: list[str]) -> str:
+    """Who won ("a wins"), or of more than two seats each bot's place ("b 1, a 2, c 2")."""
+    ranking = record.rank_of()
+    if len(names) == 2 or ranking is None:
+        return record.outcome.text(names)
+    return ", ".join(f"{names[seat]} {ranking[seat] + 1}"
+                     for seat in sorted(range(len(names)), key=lambda seat: ranking[seat]))
+
+
 def _match_games(games: Sequence[tuple[int, StoredGame]]) -> str:
     rows = []
     for no, stored in games:
@@ -423,7 +434,7 @@ def _match_games(games: Sequence[tuple[int, StoredGame]]) -> str:
         label = TERMINATION_LABELS.get(record.termination.value, record.termination.value)
         rows.append(
             f'<tr><td class="num">{no}</td><td class="text">{e(fixture_text(stored.key, names))}</td>'
-            f'<td class="text">{e(record.outcome.text(names))}</td>'
+            f'<td class="text">{e(_result_text(record, names))}</td>'
             f'<td class="text">{e(label)}</td><td class="num">{len(record.moves)}</td>'
             f'<td class="text"><a href="../replay.html#g={no}">replay</a></td></tr>')
     return "".join(rows)
@@ -444,7 +455,7 @@ def fault_items(faults: Sequence[Fault], data: LeagueData, root: str) -> str:
         out.append(
             f'<li class="fault"><div class="fault-head"><span class="badge bad">{e(label)}</span> '
             f'<a href="{root}replay.html#g={f.no}&amp;m={f.moves}">game {f.no}</a> '
-            f'vs {versus} as {"xo"[f.seat]}, after {f.moves} moves</div>'
+            f'vs {versus} as {"xo"[f.seat] if f.seat < 2 else f"seat {f.seat}"}, after {f.moves} moves</div>'
             f'<p class="reason">{e(f.reason)}</p>{tail}</li>')
     return "".join(out)
 
@@ -677,7 +688,8 @@ def all_pages(data: LeagueData) -> Iterator[tuple[str, str]]:
         yield f"bots/{bot.slug}.html", bot_page(data, bot)
     by_pairing: dict[frozenset[str], list[tuple[int, StoredGame]]] = {}
     for no, stored in enumerate(data.games, 1):
-        by_pairing.setdefault(frozenset(b.name for b in stored.record.bots), []).append((no, stored))
+        for pair in combinations(sorted({b.name for b in stored.record.bots}), 2):   # every two seats
+            by_pairing.setdefault(frozenset(pair), []).append((no, stored))
     for bot in data.bots:
         for other in data.bots[bot.id + 1:]:
             games = by_pairing.get(frozenset((bot.name, other.name)))

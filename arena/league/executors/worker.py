@@ -33,11 +33,11 @@ class Table:
     #: a fixture carries
     here: Callable[[BotSpec], BotSpec] = lambda spec: spec
 
-    def seats(self, fixture: Fixture) -> tuple[BotSpec, BotSpec]:
-        """How to start the fixture's two bots here: the specs it carries, else the job's."""
+    def seats(self, fixture: Fixture) -> tuple[BotSpec, ...]:
+        """How to start the fixture's bots here, by seat: the specs it carries, else the job's."""
         if fixture.bots is not None:
-            return (self.here(fixture.bots[0]), self.here(fixture.bots[1]))
-        return (self.bots[fixture.seat0], self.bots[fixture.seat1])
+            return tuple(self.here(spec) for spec in fixture.bots)
+        return tuple(self.bots[name] for name in fixture.seats)
 
 
 def set_table(job: GameJob, here: Callable[[BotSpec], BotSpec] | None = None) -> Table:

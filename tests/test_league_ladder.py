@@ -2,6 +2,7 @@
 workers and bots, a real SQLite store; stopped by each of its conditions, by SIGTERM and
 by kill -9, resumed, with a bot that always crashes and a matchmaker from a plugin."""
 
+import json
 import math
 import os
 import re
@@ -397,3 +398,10 @@ def test_bots_join_change_and_leave_a_running_ladder(tmp_path):
     assert games_of(db, "r1") <= retired + IN_PLAY
     assert games_of(db, "d") == 0
     assert "Traceback" not in err
+    # the tables read the bots as they are now: the one that joined has its row, the one
+    # removed has none (the store kept the config the run started with)
+    board = arena("leaderboard", str(db), "--format", "json")
+    assert board.returncode == 0, board.stderr
+    rows = {row["bot"]: row for row in json.loads(board.stdout)["rows"]}
+    assert "n" in rows and rows["n"]["games"] > 0
+    assert "r2" not in rows

@@ -39,7 +39,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from arena.league import Store
     from arena.league.boards import store_board
     with Store(config.store, readonly=True) as store:
-        board = store_board(store, config.rating, config.bot_names, config.name,
+        # a ladder's bots may have joined or left while it ran: the store keeps its last config
+        bots = store.snapshot().get("bots") if config.ladder is not None else None
+        names = [bot["name"] for bot in bots] if isinstance(bots, list) else config.bot_names
+        board = store_board(store, config.rating, names, config.name,
                             all_versions=args.all_versions)
     print(render(board, args.format))
     if config.publish is not None and not summary.interrupted:

@@ -605,76 +605,54 @@ only its games.</p>
 
 
 def replay_page(data: LeagueData) -> str:
-    """replay.html: the replay viewer (the game comes from data/moves/...)."""
+    """replay.html: the replay viewer (the game comes from data/moves/...); a game whose
+    seats move at once steps turn by turn, every seat's move of the turn together
+    (assets/turns.js draws it), any other move by move (assets/replay.js)."""
     if data.simultaneous:
-        return turns_page(data)
-    content = """
+        return _replay_page(
+            data, step="turn", board="board small many", script="turns.js",
+            hint="Keys: ← → step a turn, Home / End jump. Every seat moves at once each turn.",
+            listing="Turns", columns='<th class="num">Turn</th><th class="text">Moves</th>')
+    return _replay_page(
+        data, step="move", board="board", script="replay.js",
+        hint="Keys: ← → step, Home / End jump.", listing="Moves",
+        columns='<th class="num">#</th><th class="text">Player</th><th class="text">Move</th>')
+
+
+def _replay_page(data: LeagueData, step: str, board: str, script: str, hint: str,
+                 listing: str, columns: str) -> str:
+    """The replay viewer's page: stepping by `step`, its list of them headed `listing`."""
+    content = f"""
 <h1 id="replay-title">Replay</h1>
 <p class="lead" id="replay-sub"></p>
 <p class="status" id="replay-status" role="status">Loading…</p>
 <div class="replay" id="replay" hidden>
 <div class="board-side">
 <div class="players" id="players"></div>
-<div class="board" id="board" aria-label="board"></div>
+<div class="{board}" id="board" aria-label="board"></div>
 <div class="controls" id="controls">
 <button type="button" data-go="first" title="start (Home)">« Start</button>
-<button type="button" data-go="prev" title="back one move (←)">‹ Back</button>
+<button type="button" data-go="prev" title="back one {step} (←)">‹ Back</button>
 <span class="ply" id="ply">0 / 0</span>
-<button type="button" data-go="next" title="forward one move (→)">Next ›</button>
+<button type="button" data-go="next" title="forward one {step} (→)">Next ›</button>
 <button type="button" data-go="last" title="end (End)">End »</button>
 </div>
-<input type="range" id="scrub" min="0" max="0" value="0" aria-label="move">
-<p class="hint">Keys: ← → step, Home / End jump.</p>
+<input type="range" id="scrub" min="0" max="0" value="0" aria-label="{step}">
+<p class="hint">{hint}</p>
 </div>
 <div class="info-side">
 <div class="now" id="now"></div>
 <div class="result" id="result"></div>
-<h2>Moves</h2>
+<h2>{listing}</h2>
 <div class="movelist-wrap"><table class="data movelist" id="movelist">
-<thead><tr><th class="num">#</th><th class="text">Player</th><th class="text">Move</th>
+<thead><tr>{columns}
 <th class="num">Wall ms</th><th class="num">CPU ms</th></tr></thead><tbody></tbody></table></div>
 </div>
 </div>
 <div id="fault-detail"></div>
 <nav class="gamenav" id="gamenav"></nav>
 <noscript><p>The replay viewer needs JavaScript.</p></noscript>"""
-    return page(data, name="replay", title="Replay", content=content, scripts=["replay.js"])
-
-
-def turns_page(data: LeagueData) -> str:
-    """replay.html of a game whose seats move at once: the board after each turn, every
-    seat's move of the turn together (assets/turns.js draws it)."""
-    content = """
-<h1 id="replay-title">Replay</h1>
-<p class="lead" id="replay-sub"></p>
-<p class="status" id="replay-status" role="status">Loading…</p>
-<div class="replay" id="replay" hidden>
-<div class="board-side">
-<div class="players" id="players"></div>
-<div class="board small many" id="board" aria-label="board"></div>
-<div class="controls" id="controls">
-<button type="button" data-go="first" title="start (Home)">« Start</button>
-<button type="button" data-go="prev" title="back one turn (←)">‹ Back</button>
-<span class="ply" id="ply">0 / 0</span>
-<button type="button" data-go="next" title="forward one turn (→)">Next ›</button>
-<button type="button" data-go="last" title="end (End)">End »</button>
-</div>
-<input type="range" id="scrub" min="0" max="0" value="0" aria-label="turn">
-<p class="hint">Keys: ← → step a turn, Home / End jump. Every seat moves at once each turn.</p>
-</div>
-<div class="info-side">
-<div class="now" id="now"></div>
-<div class="result" id="result"></div>
-<h2>Turns</h2>
-<div class="movelist-wrap"><table class="data movelist" id="movelist">
-<thead><tr><th class="num">Turn</th><th class="text">Moves</th>
-<th class="num">Wall ms</th><th class="num">CPU ms</th></tr></thead><tbody></tbody></table></div>
-</div>
-</div>
-<div id="fault-detail"></div>
-<nav class="gamenav" id="gamenav"></nav>
-<noscript><p>The replay viewer needs JavaScript.</p></noscript>"""
-    return page(data, name="replay", title="Replay", content=content, scripts=["turns.js"])
+    return page(data, name="replay", title="Replay", content=content, scripts=[script])
 
 
 def all_pages(data: LeagueData) -> Iterator[tuple[str, str]]:

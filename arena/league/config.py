@@ -230,7 +230,7 @@ def _jsonable(value: Any) -> Any:
 
 TOP_KEYS = ("name", "game", "rules", "bots", "games_per_pairing", "games", "time_control", "timeout_policy",
             "sandbox", "rating", "workers", "pin_workers", "executor", "ray", "store", "seed", "publish",
-            "openings", "schedule", "candidates", "ladder")
+            "openings", "schedule", "candidates", "ladder", "server")
 LADDER_KEYS = ("matchmaker", "games", "hours", "until", "min_games", "suspend")
 UNTIL_KEYS = ("separated", "top")
 SUSPEND_KEYS = ("share", "after")

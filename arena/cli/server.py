@@ -57,7 +57,52 @@ def _users_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--admin", action="store_true", help="add: the user may administer the server")
 
 
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from arena.server.serve import serve
+    return serve(args.config, host=args.host, port=args.port, secure_cookies=args.secure_cookies,
+                 plugins=loaded())
+
+
+def _serve_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", help="the ladder config, e.g. tournaments/ladder-demo.yaml")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default 127.0.0.1: this machine only; put a TLS "
+                        "reverse proxy in front to serve others, docs/server.md)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--secure-cookies", action="store_true",
+                   help="mark the session cookie Secure (behind an https proxy that does not send "
+                        "X-Forwarded-Proto)")
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    from arena.server.submit import submit
+    return submit(args)
+
+
+def _submit_arguments(p: argparse.ArgumentParser) -> None:
+    import os
+    p.add_argument("url", help="the server, e.g. http://127.0.0.1:8000")
+    p.add_argument("path", nargs="?", metavar="PATH",
+                   help="the bot: one source file, or a .zip / .tar.gz of its directory")
+    p.add_argument("--token", default=os.environ.get("ARENA_TOKEN"),
+                   help="your token (default: $ARENA_TOKEN)")
+    p.add_argument("--name", required=True, help="the bot's name (yours, or a new one)")
+    p.add_argument("--command", help="how to run it, from its directory: e.g. 'python3 bot.py'")
+    p.add_argument("--dialect", help="the protocol it speaks (default: arena)")
+    p.add_argument("--build", help="a build command, run in the sandbox in its directory: e.g. 'make'")
+    p.add_argument("--wheel", metavar="FILE.whl", help="a wheel of a bot plugin instead of PATH")
+    p.add_argument("--wait", action="store_true",
+                   help="wait until it is accepted or rejected and print the message")
+    p.add_argument("--timeout", type=float, default=600.0, help="--wait at most this long (s)")
+
+
 COMMANDS = (
+    Command("serve", "run a ladder with a web server: participants submit bots, everyone watches",
+            cmd_serve, _serve_arguments),
+    Command("submit", "submit a bot to a server: a source file, an archive or a wheel", cmd_submit,
+            _submit_arguments),
     Command("users", "the participants of a server: add (prints a token), list, revoke", cmd_users,
             _users_arguments),
 )

@@ -97,7 +97,10 @@ def _validate(reader: Reader, raw: Any, league: LeagueConfig) -> tuple[str, int]
         reader.fail(("server", "validate", "against"), f"unknown bot {against!r}; the config's bots: "
                                                        f"{', '.join(names) or 'none'}")
     games = reader.value(given.get("games", 2), ("server", "validate", "games"), int,
-                         {"min": 1, "max": MAX_VALIDATION_GAMES})
+                         {"min": 2, "max": MAX_VALIDATION_GAMES})
+    if games % 2:
+        reader.fail(("server", "validate", "games"), f"must be even (games are played in seat-swapped "
+                                                     f"pairs), got {games}")
     return against, games
 
 

@@ -368,6 +368,12 @@ class ServerDB:
             return int(db.execute("UPDATE submissions SET status = 'received', updated = ? "
                                   "WHERE status IN ('building', 'validating')", (now(),)).rowcount)
 
+    def submitted_since(self, owner: int, since: str) -> list[str]:
+        """When owner's submissions since that time were made, the oldest first."""
+        return [row[0] for row in self._read(lambda db: db.execute(
+            "SELECT created FROM submissions WHERE owner = ? AND created >= ? ORDER BY created",
+            (owner, since)).fetchall())]
+
     def directories(self) -> set[str]:
         """Every registered submission's directory."""
         return {row[0] for row in self._read(lambda db: db.execute("SELECT dir FROM submissions").fetchall())}

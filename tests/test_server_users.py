@@ -75,7 +75,7 @@ def test_the_server_section_is_checked_and_ignored_by_arena_run(tmp_path):
     (tmp_path / "bad.yaml").write_text(bad)
     done = arena("users", str(tmp_path / "bad.yaml"), "list")
     assert done.returncode == 2
-    assert "server.validate.against: unknown bot 'nobody'; the config's bots: blind, novice" in done.stderr
+    assert "server.validate.against: unknown bot 'nobody'; the config's bots: blind, sleepy" in done.stderr
     (tmp_path / "typo.yaml").write_text(config.read_text().replace("  validate:", "  validat:"))
     assert "server.validat: unknown key (did you mean 'validate'?)" in arena(
         "users", str(tmp_path / "typo.yaml"), "list").stderr

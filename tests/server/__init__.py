@@ -9,13 +9,15 @@ from pathlib import Path
 ARENA = [sys.executable, "-m", "arena"]
 ROOT = Path(__file__).resolve().parents[2]
 
-#: tic-tac-toe between two blind (random) bots: games of a few ms
+#: tic-tac-toe of a blind (random) bot and one that sleeps 20 ms a move: every game has a
+#: bot that sleeps (the submitted ones do too), so the ladder plays a few games a second
+#: without taking the CPU from the tests
 LADDER = """\
 name: serve-test
 game: tictactoe
 bots:
   - {name: blind, bot: ttt-blind}
-  - {name: novice, bot: ttt-novice}
+  - {name: sleepy, command: python3 sleepy/sleepy.py}
 schedule: ladder
 ladder: {matchmaker: active, games: 6}
 time_control: {move_ms: 500, startup_ms: 5000}
@@ -27,9 +29,27 @@ server:
 """
 
 
+#: the first legal move, after a nap
+SLEEPY = """\
+import sys
+import time
+
+for line in sys.stdin:
+    if line.startswith("turn"):
+        time.sleep(0.02)
+        print(line.split(" ", 5)[4].split(",")[0], flush=True)
+    elif line.startswith("arena"):
+        print("ready", flush=True)
+    elif line.startswith("quit"):
+        break
+"""
+
+
 def write_ladder(folder: Path, text: str = LADDER) -> Path:
-    """The test ladder's config in folder."""
+    """The test ladder's config in folder (with its sleepy bot)."""
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sleepy").mkdir(exist_ok=True)
+    (folder / "sleepy" / "sleepy.py").write_text(SLEEPY)
     path = folder / "ladder.yaml"
     path.write_text(text)
     return path

@@ -1,0 +1,31 @@
+"""Bots the server tests submit: tic-tac-toe in the arena protocol, no imports."""
+
+from __future__ import annotations
+
+#: always the first legal move (or the last, given "last"), after a nap of 10 ms
+ORDERED = """\
+import sys
+import time
+
+pick = -1 if sys.argv[1:] == ["last"] else 0
+for line in sys.stdin:
+    if line.startswith("turn"):
+        time.sleep(0.01)
+        print(line.split(" ", 5)[4].split(",")[pick], flush=True)
+    elif line.startswith("arena"):
+        print("ready", flush=True)
+    elif line.startswith("quit"):
+        break
+"""
+
+#: says hello, then crashes at its first move with a line on stderr only its owner may read
+CRASHING = """\
+import sys
+
+for line in sys.stdin:
+    if line.startswith("arena"):
+        print("ready", flush=True)
+    elif line.startswith("turn"):
+        print("SECRET-STDERR <script>alert(1)</script> of the crashing bot", file=sys.stderr, flush=True)
+        raise SystemExit(3)
+"""

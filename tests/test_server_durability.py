@@ -1,0 +1,101 @@
+"""kill -9 of arena serve: an upload cut off leaves no submission and no files once the
+server is back; a restart resumes the ladder, the submissions and the sessions."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import httpx
+
+from arena.league import Store
+from arena.server.db import ServerDB
+from tests.server import add_user, write_ladder
+from tests.server.bots import ORDERED
+from tests.server.serving import Serving, poll, wait_for_store_release
+
+BOUNDARY = "arena-test-boundary"
+
+
+def games(store) -> int:
+    if not store.is_file():
+        return 0
+    with Store(store, readonly=True) as s:
+        return s.count()
+
+
+def test_kill_9_during_an_upload_then_a_restart_resumes_everything(tmp_path):
+    config = write_ladder(tmp_path)
+    token = add_user(config, "alice")
+    data = tmp_path / "store.server"
+    store = tmp_path / "store.sqlite"
+    serving = Serving(config)
+    with httpx.Client(base_url=serving.url, follow_redirects=False) as browser:
+        assert browser.post("/login", data={"token": token}).status_code == 303
+        cookies = dict(browser.cookies)
+    poll(lambda: games(store) > 0, "the ladder's first games")
+
+    gate = threading.Event()   # never set: the upload stops half-way until the server dies
+
+    def body():
+        yield (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nhalf\r\n"
+               f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"command\"\r\n\r\npython3 bot.py\r\n"
+               f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"bot.py\"\r\n"
+               "Content-Type: text/x-python\r\n\r\n").encode()
+        yield b"#" * 100_000 + b"\n"
+        gate.wait(60)
+
+    outcome: list[object] = []
+
+    def upload():
+        try:
+            outcome.append(httpx.post(f"{serving.url}/api/submissions", content=body(), timeout=60,
+                                      headers={"Authorization": f"Bearer {token}",
+                                               "Content-Type": f"multipart/form-data; boundary={BOUNDARY}"}))
+        except httpx.HTTPError as exc:
+            outcome.append(exc)
+
+    sender = threading.Thread(target=upload)
+    sender.start()
+    partial = poll(lambda: [p for p in (data / "submissions").glob(".incoming-*.upload") if p.stat().st_size > 0],
+                   "the upload to be half-way in")
+    serving.kill()
+    gate.set()
+    sender.join(60)
+    assert isinstance(outcome[0], httpx.HTTPError), outcome
+    assert partial[0].exists()   # what the kill left: nothing registered it
+    with sqlite3.connect(data / "server.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM submissions").fetchone()[0] == 0
+    wait_for_store_release(store)
+    before = games(store)
+
+    # a submission the worker had taken when the server died: it goes back to received
+    with ServerDB(data / "server.sqlite") as db:
+        alice = db.user("alice")
+        source = tmp_path / "prepared"
+        source.mkdir()
+        (source / "bot.py").write_text(ORDERED)
+
+        def place(number):
+            target = data / "submissions" / "left" / str(number)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            source.rename(target)
+            return target
+        left = db.register(alice.id, "left", "file", place, command="python3 bot.py")
+        db.set_status(left.id, "validating")
+
+    again = Serving(config)
+    try:
+        assert not list((data / "submissions").glob(".incoming-*"))
+        assert sorted(p.name for p in (data / "submissions").iterdir()) == ["left"]
+        with httpx.Client(base_url=again.url, cookies=cookies, follow_redirects=False) as browser:
+            me = browser.get("/me")
+            assert me.status_code == 200 and "<h1>alice</h1>" in me.text   # the session lives on
+        poll(lambda: games(store) > before, "the ladder to play on after the restart")
+        with ServerDB(data / "server.sqlite") as db:
+            done = poll(lambda: db.submission(left.id).status in ("accepted", "rejected") and db.submission(left.id),
+                        "the submission left half-way to be taken again")
+        assert done.status == "accepted", done.message
+        assert "taken again" in again.stderr() and "an upload a stopped server left unfinished" in again.stderr()
+    finally:
+        assert again.stop() == 130

@@ -398,7 +398,7 @@ class Handlers:
         assert who.user is not None
         submissions = self.db.submissions(owner=who.user.id, limit=200)
         bots = sorted(bot for bot, owner in self.db.bots().items() if owner == who.user.id)
-        faults = await run_in_threadpool(_own_faults, self.server, bots)
+        faults = self.server.public.own_faults(bots)
         return {"user": who.user.name, "admin": who.user.admin, "bots": bots,
                 "submissions": [s.private() for s in submissions], "faults": faults}
 
@@ -589,27 +589,3 @@ def _bot_action(server: Server, name: str, action: str) -> str:
         server.db.set_status(submission.id, "rejected",
                              message="suspended by an admin; a new submission plays again")
     return f"{name} v{versions[name]}: suspended"
-
-
-def _own_faults(server: Server, bots: list[str], most: int = 30) -> list[dict[str, Any]]:
-    """The latest faulted games of these bots, with their stderr (for their owner only)."""
-    if not bots or not server.config.league.store.is_file():
-        return []
-    found: list[dict[str, Any]] = []
-    mine = set(bots)
-    with Store(server.config.league.store, readonly=True) as store:
-        for _id, stored, _v0, _v1 in reversed(store.games_since(0)):
-            record = stored.record
-            seats = [i for i in ([record.faulted] if record.faulted is not None else [])
-                     + [out.seat for out in record.out] if record.bots[i].name in mine]
-            for seat in dict.fromkeys(seats):
-                tails = record.stderr_tails
-                found.append({"bot": record.bots[seat].name, "seat": seat,
-                              "opponents": [b.name for i, b in enumerate(record.bots) if i != seat],
-                              "termination": record.termination.value, "reason": record.reason,
-                              "started": record.started_at,
-                              "stderr": tails[seat] if seat < len(tails) else ""})
-            if len(found) >= most:
-                break
-    return found[:most]
-

@@ -2,21 +2,28 @@
 site's data (arena.publish.data) and pages, with every bot's stderr taken out, and kept
 until the store changes (so a page costs a lookup, not a rating of every game).
 
-Nothing written by a bot on stderr reaches a public page or JSON: a bot's own stderr is
-shown to its owner only (arena.server.app's /me).
+The reading (rating every game, making the site's pages) runs in a process of its own,
+which keeps its last reading to make the replays asked for: in a thread of the web
+process it held the interpreter for seconds at a time, and every request waited behind
+it. A request never waits for a reading: it gets the last one.
+
+Nothing written by a bot on stderr reaches a public page or JSON: the reading keeps each
+bot's latest faults with their stderr apart (own_faults), for its owner's page only.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import json
+import multiprocessing
 import threading
 import time
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from arena.league import Store, StoreError, render
+from arena.league import Store, render
 from arena.publish.data import (
     CHUNK_GAMES,
     LeagueData,
@@ -34,130 +41,99 @@ from arena.publish.site import data_script
 REBUILD_SECONDS = 1.0
 BUSY_SHARE = 4
 RECENT_GAMES = 20
+OWN_FAULTS = 30      #: a bot's latest faults kept with their stderr, for its owner
 
 
-@dataclasses.dataclass
-class _Built:
-    """One reading of the store, and what was made from it."""
+@dataclasses.dataclass(frozen=True)
+class Reading:
+    """One reading of the store, as the web process keeps it."""
 
     state: tuple[Any, ...]
-    data: LeagueData | None
     leaderboard: dict[str, Any]
-
-
-@dataclasses.dataclass
-class _Site:
-    """The published site's pages and data files as text, of one reading of the store."""
-
-    data: LeagueData
-    files: dict[str, str]
-    chunks: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    bots: dict[str, dict[str, Any]]            #: public, by name
+    site: dict[str, str]                       #: the site's pages and data files (no replays)
+    games: int
+    faults: dict[str, list[dict[str, Any]]]    #: private, by bot: with stderr
 
 
 class PublicView:
-    """The store's standings, bots and games as public pages and JSON. A request never
-    waits for the store to be read: it gets the last reading (none at first: an empty
-    table) while a thread makes the next one (once the store changed), the site's pages
-    after the standings."""
+    """The store's standings, bots and games as public pages and JSON, read again by the
+    reader process once the store changed; requests get the last reading at once (none at
+    first: an empty table)."""
 
     def __init__(self, store_path: Path, title: str) -> None:
         self.store_path = store_path
         self.title = title
-        self._store: Store | None = None
+        self._reading = Reading(state=(), leaderboard=_empty(title), bots={}, site={}, games=0, faults={})
         self._lock = threading.Lock()
-        self._built = _Built(state=(), data=None, leaderboard=_empty(title))
-        self._site: _Site | None = None
         self._next = 0.0           # monotonic time of the next look at the store
-        self._busy = False         # a thread is reading the store
+        self._busy = False         # the reader is reading
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._stopped = False
         self.generation = 0        #: counts the readings: the live page asks whether it changed
 
     def close(self) -> None:
-        """Close the store."""
+        """Stop the reader process."""
         with self._lock:
-            if self._store is not None:
-                self._store.close()
-                self._store = None
+            self._stopped = True
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = None
 
-    def _open(self) -> Store | None:
-        if self._store is None and self.store_path.is_file():
-            try:
-                self._store = Store(self.store_path, readonly=True)
-            except StoreError:
-                return None   # being made by the ladder's first start: read it next time
-        return self._store
+    def _reader(self) -> concurrent.futures.ProcessPoolExecutor:
+        if self._pool is None:
+            # spawned, not forked: the web process has threads
+            self._pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
 
-    def current(self) -> _Built:
-        """The last reading of the store; a new one is started when it is due."""
+    def current(self) -> Reading:
+        """The last reading of the store; the next one is started when it is due."""
         if self._busy or time.monotonic() < self._next:
-            return self._built
+            return self._reading
         with self._lock:
-            if self._busy or time.monotonic() < self._next:
-                return self._built
+            if self._busy or time.monotonic() < self._next or self._stopped:
+                return self._reading
             self._busy = True
-        threading.Thread(target=self._read, name="standings", daemon=True).start()
-        return self._built
+            started = time.monotonic()
+            future = self._reader().submit(read_store, str(self.store_path), self.title, self._reading.state)
+        future.add_done_callback(lambda done: self._take(done, started))
+        return self._reading
 
-    def _read(self) -> None:
-        started = time.monotonic()
+    def _take(self, done: concurrent.futures.Future[Reading | None], started: float) -> None:
         try:
-            store = self._open()
-            if store is not None:
-                state = _state(store)
-                if state != self._built.state:
-                    built = _build(store, state, self.title)
-                    self._built = built
-                    self.generation += 1
-                    self._site = _site(built)
-        except StoreError:
-            pass   # keep what was shown; the next look reads again
-        finally:
-            took = time.monotonic() - started
-            self._next = time.monotonic() + max(REBUILD_SECONDS, BUSY_SHARE * took)
-            self._busy = False
+            reading = done.result()
+        except Exception:   # the store being made, a reader that died: read again next time
+            reading = None
+        if reading is not None:
+            self._reading = reading
+            self.generation += 1
+        took = time.monotonic() - started
+        self._next = time.monotonic() + max(REBUILD_SECONDS, BUSY_SHARE * took)
+        self._busy = False
 
     # --- what the routes ask ---
 
     def leaderboard(self) -> dict[str, Any]:
         """The standings as `arena leaderboard --format json` gives them, and the games stored."""
-        built = self.current()
-        return {**built.leaderboard, "generation": self.generation}
+        return {**self.current().leaderboard, "generation": self.generation}
 
     def bot(self, name: str) -> dict[str, Any] | None:
         """A bot's row, versions, rating history and latest games, or None if it has no row."""
-        built = self.current()
-        data = built.data
-        if data is None:
-            return None
-        bot = next((b for b in data.bots if b.name == name), None)
-        if bot is None:
-            return None
-        row = next(r for r in built.leaderboard["rows"] if r["bot"] == name)
-        ids = data.ids
-        mine = [(no, g) for no, g in enumerate(data.games, 1) if name in [b.name for b in g.record.bots]]
-        recent = []
-        for no, stored in reversed(mine[-RECENT_GAMES:]):
-            record = stored.record
-            recent.append({
-                "no": no, "bots": [b.name for b in record.bots], "winner": record.winner,
-                "termination": record.termination.value, "reason": record.reason,
-                "moves": len(record.moves), "started": record.started_at,
-                "seat": [b.name for b in record.bots].index(name),
-                "replay": f"/games/{no}"})
-        versions = [{"version": v.version, "fingerprint": v.fingerprint, "first_seen": v.first_seen,
-                     "games": v.games, "last_played": v.last_played, "current": v.current,
-                     "retired": v.retired} for v in data.versions.get(name, [])]
-        history = [{"game": no, "rating": round(value, 3)} for no, value, _band in data.history.get(bot.id, [])]
-        return {"bot": name, "row": row, "versions": versions, "history": history,
-                "games": len(mine), "recent": recent, "faults": len(data.faults.get(bot.id, [])),
-                "id": ids[name]}
+        return self.current().bots.get(name)
+
+    def own_faults(self, bots: list[str]) -> list[dict[str, Any]]:
+        """The latest faults of these bots with their stderr: for their owner's eyes only."""
+        faults = self.current().faults
+        found = [fault for bot in bots for fault in faults.get(bot, [])]
+        return sorted(found, key=lambda f: -f["no"])[:OWN_FAULTS]
 
     def game(self, no: int) -> dict[str, Any] | None:
         """Game no (1-based, as the site numbers them) for the replay viewer, without stderr."""
-        self.current()
-        site = self._site
-        if site is None or not 1 <= no <= len(site.data.games):
+        if not 1 <= no <= self.current().games:
             return None
-        chunk = _chunk(site, (no - 1) // CHUNK_GAMES)
+        chunk = self._chunk((no - 1) // CHUNK_GAMES)
+        if chunk is None or not 0 <= no - chunk["first"] < len(chunk["games"]):
+            return None
         return chunk["games"][no - chunk["first"]]
 
     def site_file(self, path: str) -> tuple[str, str] | None:
@@ -171,67 +147,120 @@ class PublicView:
                 return None
             kind = {"js": "text/javascript", "css": "text/css"}.get(name.rpartition(".")[2])
             return (asset.read_text("utf-8"), kind) if kind else None
-        self.current()
-        site = self._site
-        if site is None:
-            return None
         if path.startswith("data/moves/") and path.endswith(".js"):
             number = path.removeprefix("data/moves/").removesuffix(".js")
-            if not number.isdigit() or int(number) * CHUNK_GAMES >= max(1, len(site.data.games)):
+            if not number.isdigit() or len(number) > 9:
                 return None
-            return data_script(f"moves/{number}", _chunk(site, int(number))), "text/javascript"
-        text = site.files.get(path)
+            chunk = self._chunk(int(number))
+            return None if chunk is None else (data_script(f"moves/{number}", chunk), "text/javascript")
+        text = self.current().site.get(path)
         if text is None:
             return None
         return text, "text/javascript" if path.endswith(".js") else "text/html"
 
-
-def _chunk(site: _Site, index: int) -> dict[str, Any]:
-    """The replays of one chunk of games, made when first asked for."""
-    chunk = site.chunks.get(index)
-    if chunk is None:
-        ids = site.data.ids
-        replayer = Replayer()
-        first = index * CHUNK_GAMES
-        games = []
-        for i, stored in enumerate(site.data.games[first:first + CHUNK_GAMES]):
-            replay = replayer.replay(first + i + 1, stored, ids)
-            replay["stderr"] = ["" for _ in replay.get("stderr", [])]   # the owner's alone
-            versions = site.data.played.get(stored.key)
-            if versions is not None:
-                replay["versions"] = list(versions)
-            games.append(replay)
-        chunk = site.chunks[index] = {"first": first + 1, "games": games}
-    return chunk
-
-
-def _state(store: Store) -> tuple[Any, ...]:
-    """What a change of the standings shows in: games, versions, retired and suspended bots,
-    the bots of the config in force."""
-    return (store.count(), tuple(sorted(store.current_versions().items())), tuple(sorted(store.retired())),
-            tuple(sorted(store.suspended())), store.meta().get("config", ""))
-
-
-def _build(store: Store, state: tuple[Any, ...], title: str) -> _Built:
-    data = load_league(store, title=title)
-    # the public never sees a bot's stderr: the fault lists keep the fault, not its output
-    data.faults = {bot: [dataclasses.replace(f, stderr="") for f in faults] for bot, faults in data.faults.items()}
-    board = json.loads(render(data.board, "json"))
-    board["games"] = len(data.games)
-    board["rating_columns"] = [column.key for column in data.board.system.columns]
-    return _Built(state=state, data=data, leaderboard=board)
-
-
-def _site(built: _Built) -> _Site:
-    """The published site's pages and data files of a reading (the replays: when asked for)."""
-    data = built.data
-    assert data is not None
-    files: dict[str, str] = dict(all_pages(data))
-    for key, value in [("league", league_json(data)), *list_pages(data), *fault_pages(data)]:
-        files[f"data/{key}.js"] = data_script(key, value)
-    return _Site(data=data, files=files)
+    def _chunk(self, index: int) -> dict[str, Any] | None:
+        """The replays of one chunk of games, from the reader's last reading."""
+        if self._stopped or index * CHUNK_GAMES >= self.current().games:
+            return None
+        try:
+            return self._reader().submit(replay_chunk, index).result(timeout=60)
+        except (concurrent.futures.TimeoutError, concurrent.futures.process.BrokenProcessPool):
+            return None
 
 
 def _empty(title: str) -> dict[str, Any]:
     return {"title": title, "rows": [], "crosstable": {}, "games": 0, "rating_columns": []}
 
+
+# --- in the reader process ------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class _Kept:
+    """What the reader process keeps of its last reading: the data, and the replays made."""
+
+    store: Store | None = None
+    data: LeagueData | None = None
+    chunks: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
+
+
+_KEPT = _Kept()
+
+
+def read_store(store_path: str, title: str, known: tuple[Any, ...]) -> Reading | None:
+    """Read the store if it changed since the reading known (None if it did not, or is not there yet)."""
+    if _KEPT.store is None:
+        if not Path(store_path).is_file():
+            return None
+        _KEPT.store = Store(store_path, readonly=True)
+    store = _KEPT.store
+    state = (store.count(), tuple(sorted(store.current_versions().items())), tuple(sorted(store.retired())),
+             tuple(sorted(store.suspended())), store.meta().get("config", ""))
+    if state == known:
+        return None
+    data = load_league(store, title=title)
+    faults = _faults(data)
+    # the public never sees a bot's stderr: the fault lists keep the fault, not its output
+    data.faults = {bot: [dataclasses.replace(f, stderr="") for f in found] for bot, found in data.faults.items()}
+    _KEPT.data, _KEPT.chunks = data, {}
+    board = json.loads(render(data.board, "json"))
+    board["games"] = len(data.games)
+    board["rating_columns"] = [column.key for column in data.board.system.columns]
+    site: dict[str, str] = dict(all_pages(data))
+    for key, value in [("league", league_json(data)), *list_pages(data), *fault_pages(data)]:
+        site[f"data/{key}.js"] = data_script(key, value)
+    rows = {row["bot"]: row for row in board["rows"]}
+    bots = {bot.name: _bot(data, bot.name, bot.id, rows[bot.name]) for bot in data.bots}
+    return Reading(state=state, leaderboard=board, bots=bots, site=site, games=len(data.games), faults=faults)
+
+
+def _bot(data: LeagueData, name: str, bot_id: int, row: dict[str, Any]) -> dict[str, Any]:
+    """A bot's page's data: its row, versions, rating history and latest games."""
+    mine = [(no, g) for no, g in enumerate(data.games, 1) if name in [b.name for b in g.record.bots]]
+    recent = []
+    for no, stored in reversed(mine[-RECENT_GAMES:]):
+        record = stored.record
+        seats = [b.name for b in record.bots]
+        recent.append({"no": no, "bots": seats, "winner": record.winner, "termination": record.termination.value,
+                       "reason": record.reason, "moves": len(record.moves), "started": record.started_at,
+                       "seat": seats.index(name), "replay": f"/games/{no}"})
+    versions = [{"version": v.version, "fingerprint": v.fingerprint, "first_seen": v.first_seen, "games": v.games,
+                 "last_played": v.last_played, "current": v.current, "retired": v.retired}
+                for v in data.versions.get(name, [])]
+    history = [{"game": no, "rating": round(value, 3)} for no, value, _band in data.history.get(bot_id, [])]
+    return {"bot": name, "row": row, "versions": versions, "history": history, "games": len(mine),
+            "recent": recent, "faults": len(data.faults.get(bot_id, [])), "id": bot_id}
+
+
+def _faults(data: LeagueData) -> dict[str, list[dict[str, Any]]]:
+    """Each bot's latest faults with the stderr it wrote: for its owner."""
+    names = {bot.id: bot.name for bot in data.bots}
+    return {names[bot]: [{"no": f.no, "bot": names[bot], "opponent": names.get(f.opponent, "?"), "seat": f.seat,
+                          "termination": f.termination, "reason": f.reason, "stderr": f.stderr,
+                          "replay": f"/games/{f.no}"}
+                         for f in reversed(found[-OWN_FAULTS:])]
+            for bot, found in data.faults.items() if found}
+
+
+def replay_chunk(index: int) -> dict[str, Any] | None:
+    """The replays of chunk index of the last reading, without stderr (made once per reading)."""
+    data = _KEPT.data
+    if data is None or index * CHUNK_GAMES >= len(data.games):
+        return None
+    chunk = _KEPT.chunks.get(index)
+    if chunk is None:
+        ids = data.ids
+        replayer = Replayer()
+        first = index * CHUNK_GAMES
+        games = []
+        for i, stored in enumerate(data.games[first:first + CHUNK_GAMES]):
+            replay = replayer.replay(first + i + 1, stored, ids)
+            replay["stderr"] = ["" for _ in replay.get("stderr", [])]   # the owner's alone
+            versions = data.played.get(stored.key)
+            if versions is not None:
+                replay["versions"] = list(versions)
+            games.append(replay)
+        chunk = _KEPT.chunks[index] = {"first": first + 1, "games": games}
+    return chunk
+
+
+__all__ = ["PublicView", "Reading", "read_store", "replay_chunk"]

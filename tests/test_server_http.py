@@ -12,7 +12,7 @@ import yaml
 from arena.server.app import make_app
 from arena.server.config import load_server
 from tests.server import LADDER, add_user, arena, write_ladder
-from tests.server.bots import CRASHING, ORDERED
+from tests.server.bots import CRASHES_ON_CUE, CRASHING, ORDERED
 from tests.server.serving import Serving, poll
 
 CONFIG = LADDER + "  rates: {requests_per_second: 2, burst: 60, submissions_per_hour: 4}\n"
@@ -121,13 +121,40 @@ def test_submissions_an_hour_are_capped(site):
     config, serving, tokens = site
     bot = config.parent / "fails.py"
     bot.write_text(ORDERED)
-    for _ in range(4):   # a build that fails at once: registered, rejected without a game
-        done = arena("submit", serving.url, str(bot), "--token", tokens["hasty"], "--name", "hasty",
-                     "--command", "python3 fails.py", "--build", "false")
-        assert done.returncode == 0, done.stderr
+    with client(serving, tokens["hasty"]) as c:
+        for _ in range(4):   # a build that fails at once: registered, rejected without a game
+            answer = c.post("/api/submissions", data={"name": "hasty", "command": "python3 fails.py",
+                                                      "build": "false"}, files={"file": ("fails.py", ORDERED.encode())})
+            assert answer.status_code == 201, answer.text
     refused = arena("submit", serving.url, str(bot), "--token", tokens["hasty"], "--name", "hasty",
                     "--command", "python3 fails.py")
     assert refused.returncode == 2 and "refused (429): 4 submissions an hour at most" in refused.stderr
+
+
+def test_the_stderr_of_a_bot_faulting_in_the_ladder_is_its_owners_only(site, accepted):
+    config, serving, tokens = site
+    bot = config.parent / "cue.py"
+    bot.write_text(CRASHES_ON_CUE)
+    done = arena("submit", serving.url, str(bot), "--token", tokens["bob"], "--name", "cued",
+                 "--command", "python3 cue.py", "--wait")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (config.parent / "store.server" / "submissions" / "cued" / "1" / "crash-now").write_text("")
+    with client(serving, tokens["bob"]) as c:
+        faults = poll(lambda: c.get("/api/me").json()["faults"], "cued's first fault in the ladder")
+        assert "SECRET-LADDER-STDERR <b>cued</b>" in faults[0]["stderr"] and faults[0]["bot"] == "cued"
+        page = c.get("/me").text
+        assert "SECRET-LADDER-STDERR &lt;b&gt;cued&lt;/b&gt;" in page
+    game = faults[0]["no"]
+    with client(serving, tokens["alice"]) as c:
+        assert "SECRET-LADDER" not in c.get("/api/me").text and "SECRET-LADDER" not in c.get("/me").text
+    with client(serving) as c:
+        for url in ("/api/bots/cued", "/bots/cued", f"/api/games/{game}", "/site/data/moves/0.js",
+                    "/site/bots/cued.html", "/site/data/league.js"):
+            answer = c.get(url)
+            assert answer.status_code == 200 and "SECRET-LADDER" not in answer.text, url
+        listed = c.get(f"/site/data/faults/{c.get('/api/bots/cued').json()['id']}/1.js")
+        assert listed.status_code == 200 and f"[{game}," in listed.text   # the fault, public
+        assert "SECRET-LADDER" not in listed.text                        # its stderr, not
 
 
 def test_names_of_others_and_of_the_organiser_are_refused(site, accepted):

@@ -29,3 +29,22 @@ for line in sys.stdin:
         print("SECRET-STDERR <script>alert(1)</script> of the crashing bot", file=sys.stderr, flush=True)
         raise SystemExit(3)
 """
+
+#: plays as ORDERED until a file crash-now appears in its directory (which makes a new
+#: version of it), then crashes at its next move, saying why on stderr
+CRASHES_ON_CUE = """\
+import os
+import sys
+
+cue = os.path.join(os.path.dirname(os.path.abspath(__file__)), "crash-now")
+for line in sys.stdin:
+    if line.startswith("turn"):
+        if os.path.exists(cue):
+            print("SECRET-LADDER-STDERR <b>cued</b>", file=sys.stderr, flush=True)
+            raise SystemExit(4)
+        print(line.split(" ", 5)[4].split(",")[0], flush=True)
+    elif line.startswith("arena"):
+        print("ready", flush=True)
+    elif line.startswith("quit"):
+        break
+"""

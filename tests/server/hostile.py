@@ -293,6 +293,8 @@ HOSTILE: list[Hostile] = [
             400, "twice"),
     Hostile("case-only-duplicate", lambda w: write_zip(w, "bot.zip", [("Bot.py", b"x"), ("bot.py", b"y")]),
             400, "differ only in case"),
+    Hostile("unicode-normalization-duplicate", lambda w: write_zip(w, "bot.zip", [
+        ("caf\u00e9.py", b"x"), ("cafe\u0301.py", b"y")]), 400, "differ only in case or Unicode normalization"),
     Hostile("file-and-directory", lambda w: write_tgz(w, "bot.tgz", [TarMember("a", b"x"), TarMember("a/b", b"y")]),
             400, "both a file and a directory"),
     # kinds and content

@@ -14,6 +14,7 @@ import configparser
 import csv
 import email.message
 import email.parser
+import functools
 import gzip
 import hashlib
 import importlib.metadata
@@ -36,7 +37,7 @@ from typing import BinaryIO
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.tags import sys_tags
+from packaging.tags import Tag, sys_tags
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
@@ -339,7 +340,8 @@ class _Writer:
 def _open_zip(upload: Path, filename: str) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(upload)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, struct.error, OSError, ValueError,
+            EOFError) as exc:
         raise UploadRefused(f"{_shown(filename)} is a corrupt or truncated zip archive ({exc})") from None
 
 
@@ -395,6 +397,8 @@ def _check_layout(files: list[tuple[zipfile.ZipInfo, str]], writer: _Writer, siz
     the trick of the non-recursive zip bomb) or run past the end of the archive."""
     spans = sorted((info.header_offset, info.header_offset + 30 + len(info.orig_filename) + info.compress_size,
                     info.orig_filename) for info, _ in files)
+    if spans and spans[0][0] < 0:
+        raise writer.refuse(spans[0][2], "starts before the archive does (corrupt archive)")
     for (_, end, name), (start, _, other) in zip(spans, spans[1:]):
         if start < end:
             raise writer.refuse(name, f"and {other!r} overlap in the archive (a zip bomb's trick)")
@@ -495,8 +499,7 @@ def _unpack_wheel(upload: Path, filename: str, dest: Path, caps: UploadCaps) -> 
     except InvalidWheelFilename as exc:
         raise UploadRefused(f"{shown} is not a wheel's file name, NAME-VERSION-PYTHON-ABI-PLATFORM.whl "
                             f"({exc})") from None
-    here = set(sys_tags())
-    if not tags & here:
+    if not tags & _loadable_tags():
         raise UploadRefused(f"{shown} is built for {', '.join(sorted(map(str, tags)))}, which this Python "
                             f"({next(iter(sys_tags()))}) cannot load", 415)
     writer = _Writer(Path(os.devnull), filename, caps)
@@ -555,6 +558,12 @@ def _unpack_wheel(upload: Path, filename: str, dest: Path, caps: UploadCaps) -> 
         raise UploadRefused(f"{shown} needs what this server does not have: {', '.join(missing)}")
     files_written = _unpack_zip(upload, filename, dest, caps, record)
     return Unpacked("wheel", files_written, info)
+
+
+@functools.cache
+def _loadable_tags() -> frozenset[Tag]:
+    """The wheel tags this Python can load (about 1,000, some milliseconds to list)."""
+    return frozenset(sys_tags())
 
 
 def _read_record(writer: _Writer, text: str, where: str, paths: set[str]) -> dict[str, tuple[str, str]]:

@@ -306,6 +306,10 @@ HOSTILE: list[Hostile] = [
     Hostile("rar-archive", plain("bot.rar", b"Rar!\x1a\x07\x00"), 415, "this kind of archive is not taken"),
     Hostile("bzip2-member", lambda w: _bzip2_zip(w), 415, "method 12"),
     Hostile("truncated-zip", lambda w: _truncated_zip(w), 400, "corrupt or truncated zip"),
+    Hostile("zip-directory-offset-lies", lambda w: _patched_zip(w, -6, "<I", lambda v: v + 1000),
+            400, "starts before the archive does"),
+    Hostile("zip-version-from-the-future", lambda w: _patched_zip(w, None, "<H", lambda v: 99),
+            400, "zip file version 9.9"),
     Hostile("corrupt-deflate", lambda w: write_raw_zip(w, "bot.zip", [
         RawMember("bot.py", b"\xff" * 64, size=100)]), 400, "corrupt"),
     Hostile("truncated-tgz", lambda w: write_tgz(w, "bot.tgz", [TarMember("bot.py", b"x" * 5000)], cut=2048),
@@ -342,6 +346,18 @@ def _bzip2_zip(where: Path) -> tuple[Path, str]:
     return path, "bot.zip"
 
 
+def _patched_zip(where: Path, at: int | None, form: str, change: Callable[[int], int]) -> tuple[Path, str]:
+    """A zip of one member with a field changed: at bytes from the end (the end record's
+    directory offset is at -6) or, at None, the directory entry's version needed to extract."""
+    path, filename = write_zip(where, "bot.zip", [("bot.py", b"print(1)\n")])
+    data = bytearray(path.read_bytes())
+    offset = len(data) + at if at is not None else data.index(b"PK\x01\x02") + 6
+    (value,) = struct.unpack_from(form, data, offset)
+    struct.pack_into(form, data, offset, change(value))
+    path.write_bytes(bytes(data))
+    return path, filename
+
+
 def _truncated_zip(where: Path) -> tuple[Path, str]:
     path, filename = write_zip(where, "bot.zip", [("bot.py", bytes(range(256)) * 64), ("more.py", b"y" * 5000)])
     data = path.read_bytes()
@@ -357,6 +373,7 @@ def accepted_zip_of_cpp_bot(where: Path) -> tuple[Path, str]:
         zf.writestr("cpp-bot/Makefile", b"bot: bot.cpp util.h\n\tg++ -O2 -o bot bot.cpp\n")
         zf.writestr("cpp-bot/bot.cpp", b'#include "util.h"\nint main() { return 0; }\n')
         zf.writestr("cpp-bot/util.h", b"#pragma once\n")
+        zf.writestr("cpp-bot/build/.keep", b"")
         run = zipfile.ZipInfo("cpp-bot/run.sh")
         run.external_attr = (stat.S_IFREG | 0o755) << 16
         run.create_system = 3

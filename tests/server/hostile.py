@@ -2,8 +2,11 @@
 file name it is sent as); the status and a fragment of the message it must be refused with.
 
 tests/test_server_uploads.py unpacks each with arena.server.uploads.unpack; the server's
-HTTP tests send the same files. Archives that zipfile and tarfile will not write (a header
-lying about its size, a symbolic link's mode, an encrypted member) are written byte by byte.
+HTTP tests send the same files. Give each case a directory of its own (the file is
+`upload.bin` in it); the cases that aim outside the destination aim at `escaped.txt` beside
+it and at `abs-escaped.txt` in the case directory's parent. Archives that zipfile and
+tarfile will not write (a header lying about its size, a symbolic link's mode, an encrypted
+member) are written byte by byte.
 """
 
 from __future__ import annotations

@@ -100,3 +100,26 @@ def test_the_records_of_a_stored_league_read_and_write_back_as_stored():
         assert read.rank_of() == (None if points is None else [int(points[0] < points[1]), int(points[1] < points[0])])
         assert read.turns() == [[m] for m in read.moves]
     assert versions == {1: 5, 2: 31}
+
+
+def test_arena_replay_prints_the_games_of_versions_1_and_2_as_before(tmp_path, capsys):
+    """Every game of tests/data/stored_league (records of versions 1 and 2), replayed by
+    `arena replay STORE --game N`, prints what the arena of record version 2 printed
+    (expected/replays.txt was written by the commit before records went to version 3, and
+    compared equal with the code after)."""
+    import sqlite3
+    from pathlib import Path
+
+    from arena.cli import main
+    data = Path(__file__).resolve().parent / "data" / "stored_league"
+    store = tmp_path / "league.sqlite"
+    with sqlite3.connect(store) as db:
+        db.executescript((data / "league.sql").read_text())
+    db.close()
+    printed = []
+    for number in range(1, 25):
+        assert main(["replay", str(store), "--game", str(number)]) == 0
+        printed.append(capsys.readouterr().out)
+    assert "".join(printed) == (data / "expected" / "replays.txt").read_text()
+    # version 1 records among them (blind and random's games are of their first version)
+    assert any("fixture blind|random|0|0)" in text for text in printed)

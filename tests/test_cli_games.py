@@ -94,6 +94,14 @@ def test_arena_match_plays_tron_and_refuses_more_than_two_seats(tmp_path):
     assert replay.returncode == 0, replay.stderr
     first = records[0]["moves"][:2]
     assert f"turn 1: tron-random {first[0]['move']} (" in replay.stdout
-    assert f", tron-territory {first[1]['move']} (" in replay.stdout and "result: " in replay.stdout
+    assert f", tron-territory {first[1]['move']} (" in replay.stdout
+    # every seat named with its bot, and at the end its place (no x and o: the seats move at once)
+    assert "tron: tron-random (seat 0), tron-territory (seat 1), seed " in replay.stdout
+    places = {r["bots"][seat]["name"]: f"{r['ranking'][seat] + 1}" for r in records[:1] for seat in (0, 1)}
+    result = replay.stdout.strip().splitlines()[-1]
+    assert result.startswith("result: tron-random, tron-territory by seat: ") and "(x)" not in result
+    assert all(f"{name} {place}" in result for name, place in places.items())
+    assert f"{len(records[0]['moves']) // 2} turns, {len(records[0]['moves'])} moves" in result
+    assert "game 1: tron-random, tron-territory by seat: " in out.stdout
     _one_line_error(arena("match", "tron-random", "tron-random", "--game", "tron", "--rule", "players=3"),
                     "game 'tron' has 3 seats: arena match plays two bots")

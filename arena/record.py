@@ -230,14 +230,17 @@ class GameRecord:
         """The bot's result, as Outcome.result counts it."""
         return self.outcome.result(self.seat_of(bot), faults_count_as_losses)
 
-    def summary(self) -> str:
+    def summary(self, at_once: bool | None = None) -> str:
         """The game in one line: "a (x) vs b (o): a wins, normal, 9 moves, seed 7", or for a
         fault "a (x) vs b (o): a faulted (crash); b wins, exited ... (exit code 3), 4 moves, ...".
         A game of more than two seats, or whose seats move at once, names every seat's bot
-        and its place instead (see _summary_by_seat)."""
+        and its place instead (see _summary_by_seat). at_once: the game's seats move at once
+        (its GameInfo.simultaneous); None judges by the moves, which a game ended before its
+        first turn (a bot that did not start) has none of."""
         names = [b.name for b in self.bots]
-        if len(names) > 2 or self.moves_at_once:
-            return self._summary_by_seat(names)
+        at_once = self.moves_at_once if at_once is None else at_once
+        if len(names) > 2 or at_once:
+            return self._summary_by_seat(names, at_once)
         result = self.outcome.text(names)
         how = self.termination.value
         if self.faulted is not None:   # the reason without the "NAME (seat N): " the result says
@@ -250,7 +253,7 @@ class GameRecord:
         """True for a game whose seats moved at once (its moves carry their turn)."""
         return any(move.turn is not None for move in self.moves)
 
-    def _summary_by_seat(self, names: list[str]) -> str:
+    def _summary_by_seat(self, names: list[str], at_once: bool) -> str:
         """summary() of a game of more than two seats or of seats moving at once: "a, b, c by
         seat: b 1st, a 2nd, c 3rd, normal (c out on turn 3 (timeout)), 9 turns, 25 moves,
         seed 7"; a fault that ended the game is said with its reason, as two seats' is."""
@@ -268,7 +271,7 @@ class GameRecord:
                              for o in self.out)
             said += f", {how}" + (f" ({gone})" if gone else "")
         count = len(self.turns())
-        turns = f"{count} turn{'' if count == 1 else 's'}, " if self.moves_at_once else ""
+        turns = f"{count} turn{'' if count == 1 else 's'}, " if at_once else ""
         return f"{', '.join(names)} by seat: {said}, {turns}{len(self.moves)} moves, seed {self.seed}"
 
     def to_dict(self) -> dict[str, Any]:

@@ -148,5 +148,10 @@ def test_a_summary_of_seats_moving_at_once_names_every_seat_its_bot_and_place():
                   out=[SeatOut(2, 1, Termination.CRASH, "c (seat 2): exited (exit code 1)")])
     assert three.summary() == ("a, b, c by seat: b 1st, a 2nd, c 3rd, normal (c out on turn 2 (crash)), "
                                "2 turns, 5 moves, seed 3")
+    # a cycle that did not start: no move tells the seats moved at once; the game does
+    unborn = _tron(["a", "b"], [], winner=0, ranking=[0, 1], termination=Termination.STARTUP_FAILURE,
+                   faulted=1, reason="b (seat 1): could not start: no such file")
+    assert unborn.summary(at_once=True) == ("a, b by seat: a 1st, b 2nd, b faulted (start-up failure): "
+                                            "could not start: no such file, 0 turns, 0 moves, seed 3")
     # two seats taking turns read as before, x and o
     assert record("a", "b", 1, 0).summary() == "a (x) vs b (o): a wins, normal, 1 moves, seed 1"

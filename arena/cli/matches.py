@@ -150,6 +150,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
     from arena.stats import check
     out_file = open(args.save, "a" if store is not None else "w") if args.save else None
     moves: list[list[str]] = []
+    at_once = loaded().games.get(job.game).info.simultaneous   # a game line names seats, not x and o
 
     def on_game(fixture, record) -> None:
         moves.append([m.move for m in record.moves])
@@ -159,7 +160,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
         if args.json:
             text = json.dumps(record.to_dict())
         else:
-            text = "\n".join([f"game {fixture.index + 1}: {record.summary()}",
+            text = "\n".join([f"game {fixture.index + 1}: {record.summary(at_once)}",
                               *stderr_tail(record, lines=5)])
         if progress is not None and sys.stdout.isatty():
             progress.print_above(text, sys.stdout)   # the status line stays the last line

@@ -17,11 +17,11 @@ from .common import (
     add_referee_options,
     bot_for,
     loaded,
+    make_game,
     rule_options,
     sandbox_from,
     settings_from,
     stderr_tail,
-    turn_game,
     two_seat_game,
     with_reads,
 )
@@ -197,7 +197,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
     else:
         print("\n".join(lines))
     from arena.openings import repeat_warning
-    warning = repeat_warning(moves)
+    warning = repeat_warning(moves, at_once)
     if warning:
         print(f"arena match: WARNING: {warning}", file=sys.stderr)
     return 130 if outcome.interrupted else 0
@@ -220,14 +220,15 @@ def _openings(args: argparse.Namespace, game, bots, seed: int):
 
 
 def cmd_openings(args: argparse.Namespace) -> int:
-    from arena.openings import format_opening, generate_book, mcts_evaluator, shipped_books
+    from arena.openings import format_opening, generate_book, mcts_evaluator, refuse_moving_at_once, shipped_books
     if args.list:
         for name in shipped_books():
             print(f"book:{name}")
         return 0
     if not args.game or args.plies is None or args.count is None or not args.out:
         raise UserError("give GAME, --plies, --count and --out (or --list for the shipped books)")
-    game = turn_game(args.game, args.rule)
+    game = make_game(args.game, args.rule)
+    refuse_moving_at_once(game)   # before the arguments: no value of them would do
     if args.plies < 1 or args.count < 1 or args.simulations < 1 or not 0 <= args.band <= 0.5:
         raise UserError("--plies, --count and --simulations must be 1 or more, --band 0..0.5")
 

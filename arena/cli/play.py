@@ -133,7 +133,7 @@ def _replay_turns(args: argparse.Namespace, game, record, which: str) -> int:
     for number, moves in enumerate(record.turns()):
         if not _pause(args.step):
             return 0
-        print(f"\nturn {number + 1}: {_turn_words(game, names, moves)}")
+        print(f"\nturn {number + 1}: {_turn_words(names, moves)}")
         for gone in out.get(number, []):
             print(f"  out: {gone.reason}")
         try:
@@ -158,7 +158,7 @@ def _out_by_turn(record) -> dict[int, list]:
     return out
 
 
-def _turn_words(game, names: list[str], moves) -> str:
+def _turn_words(names: list[str], moves) -> str:
     """A recorded turn for people: each seat's bot, move and time."""
     return ", ".join(f"{names[m.seat]} {m.move} ({m.wall_ms:.1f} ms"
                      + (f", substituted: {m.substituted})" if m.substituted else ")") for m in moves)
@@ -307,7 +307,7 @@ def _rules_text(rules: list[str]) -> str:
 
 
 def _named_apart(bots: list) -> list:
-    """The bots, a name that several seats share told apart by its seat ('tron-random#2')."""
+    """The bots, a name that several share told apart by their place among them ('tron-random#2')."""
     import dataclasses
     names = [b.name for b in bots]
     return [dataclasses.replace(b, name=f"{b.name}#{i + 1}") if names.count(b.name) > 1 else b
@@ -337,7 +337,7 @@ def _play_at_once(game, args: argparse.Namespace, lineup: list, seed: int) -> in
             break
         state = after
     if turns:
-        print(f"\nturn {len(turns)}: {_turn_words(game, names, turns[-1])}")
+        print(f"\nturn {len(turns)}: {_turn_words(names, turns[-1])}")
         for gone in out.get(len(turns) - 1, []):
             print(f"  out: {gone.reason}")
     print(state.render())

@@ -10,6 +10,11 @@ def arena(*args):
                           timeout=120)
 
 
+def arena_input(text, *args):
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True,
+                          timeout=120, input=text)
+
+
 def test_perft_prints_the_count_last():
     out = arena("perft", "ultimate", "6")
     assert out.returncode == 0
@@ -181,5 +186,8 @@ def test_arena_match_plays_tron_and_refuses_more_than_two_seats(tmp_path):
     assert all(f"{name} {place}" in result for name, place in places.items())
     assert f"{len(records[0]['moves']) // 2} turns, {len(records[0]['moves'])} moves" in result
     assert "game 1: tron-random, tron-territory by seat: " in out.stdout
+    stepped = arena_input("\nq\n", "replay", str(saved), "--game", "1", "--step")
+    assert stepped.returncode == 0 and stepped.stdout.count("[Enter: next turn, q: quit] ") == 2
+    assert "turn 1: " in stepped.stdout and "turn 2: " not in stepped.stdout
     _one_line_error(arena("match", "tron-random", "tron-random", "--game", "tron", "--rule", "players=3"),
                     "game 'tron' has 3 seats: arena match plays two bots")

@@ -78,12 +78,12 @@ def _record_from_lines(path, args: argparse.Namespace):
         raise UserError(f"{path}: not a game record ({exc})") from None
 
 
-def _pause(step: bool) -> bool:
+def _pause(step: bool, unit: str = "move") -> bool:
     """With --step, wait for Enter; False when the person typed q or closed the input."""
     if not step:
         return True
     try:
-        return input("[Enter: next move, q: quit] ").strip().lower() not in ("q", "quit")
+        return input(f"[Enter: next {unit}, q: quit] ").strip().lower() not in ("q", "quit")
     except EOFError:
         return False
 
@@ -131,7 +131,7 @@ def _replay_turns(args: argparse.Namespace, game, record, which: str) -> int:
     print(state.render())
     out = _out_by_turn(record)
     for number, moves in enumerate(record.turns()):
-        if not _pause(args.step):
+        if not _pause(args.step, "turn"):
             return 0
         print(f"\nturn {number + 1}: {_turn_words(names, moves)}")
         for gone in out.get(number, []):

@@ -277,6 +277,8 @@ HOSTILE: list[Hostile] = [
     Hostile("tar-claims-10-gb", lambda w: write_tgz(w, "bot.tgz", [TarMember("huge.bin", b"small", size=10 * GiB)]),
             413, "declares 10 GiB"),
     Hostile("tar-bomb", lambda w: write_tgz_of_zeros(w, "bot.tgz", 60 * MiB), 413, "100 times its compressed size"),
+    Hostile("zip-directory-of-100000-entries", lambda w: _directory_only(w, 100_000),
+            413, "100000 entries in its directory"),
     Hostile("too-many-files", lambda w: write_zip(w, "bot.zip", [(f"f{i}.txt", b"") for i in range(501)]),
             413, "500 files"),
     Hostile("upload-too-large", plain("bot.py", b"#" * (8 * MiB + 1)), 413, "cap on an upload"),
@@ -359,6 +361,17 @@ def _patched_zip(where: Path, at: int | None, form: str, change: Callable[[int],
     struct.pack_into(form, data, offset, change(value))
     path.write_bytes(bytes(data))
     return path, filename
+
+
+def _directory_only(where: Path, entries: int) -> tuple[Path, str]:
+    """A zip of one empty member and a directory of entries, each naming it."""
+    member = RawMember("a", b"", size=0, method=0)
+    local = _header(b"PK\x03\x04", member, "a")
+    central = _header(b"PK\x01\x02", member, "a", 0) * entries
+    end = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, len(central), len(local), 0)
+    path = where / "upload.bin"
+    path.write_bytes(local + central + end)
+    return path, "bot.zip"
 
 
 def _truncated_zip(where: Path) -> tuple[Path, str]:

@@ -42,7 +42,8 @@ from tests.server.hostile import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-BOMBS = ("zip-bomb-lying-header", "zip-bomb-ratio", "zip-claims-10-gb", "tar-claims-10-gb", "tar-bomb")
+BOMBS = ("zip-bomb-lying-header", "zip-bomb-ratio", "zip-claims-10-gb", "tar-claims-10-gb", "tar-bomb",
+         "tar-pax-header-bomb")
 
 
 def tree(root: Path) -> dict[str, int]:
@@ -74,8 +75,9 @@ def test_a_hostile_upload_is_refused_with_its_status_and_one_line_and_writes_not
     assert "arena_tiny" not in sys.modules  # a wheel's module is never imported
 
 
-def test_bombs_are_refused_having_written_less_than_an_eighth_of_the_cap(tmp_path):
-    # RLIMIT_FSIZE kills the unpacking process (SIGXFSZ) at a write past 8 MiB into any file
+def test_bombs_are_refused_having_written_at_most_a_32nd_of_the_cap_and_read_little_into_memory(tmp_path):
+    # RLIMIT_FSIZE kills the unpacking process (SIGXFSZ) at a write past 2 MiB into any file;
+    # RLIMIT_AS fails an allocation that would take it 48 MiB past what it has at the start
     uploads = []
     for case in (case for case in HOSTILE if case.name in BOMBS):
         where = tmp_path / case.name
@@ -85,7 +87,10 @@ def test_bombs_are_refused_having_written_less_than_an_eighth_of_the_cap(tmp_pat
         import resource, sys
         from pathlib import Path
         from arena.server.uploads import UploadCaps, UploadRefused, unpack
-        resource.setrlimit(resource.RLIMIT_FSIZE, ({8 * MiB}, {8 * MiB}))
+        resource.setrlimit(resource.RLIMIT_FSIZE, ({2 * MiB}, {2 * MiB}))
+        with open("/proc/self/statm") as statm:
+            size = int(statm.read().split()[0]) * resource.getpagesize()
+        resource.setrlimit(resource.RLIMIT_AS, (size + {48 * MiB}, size + {48 * MiB}))
         for upload, filename, dest in {uploads!r}:
             try:
                 unpack(Path(upload), filename, Path(dest), UploadCaps())

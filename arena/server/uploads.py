@@ -15,7 +15,6 @@ import csv
 import email.message
 import email.parser
 import functools
-import gzip
 import hashlib
 import importlib.metadata
 import io
@@ -658,48 +657,67 @@ def _requirement_text(requirement: Requirement) -> str:
 # ---- tar.gz
 
 
-class _Capped(io.RawIOBase):
-    """A stream of the decompressed tar that ends in a refusal past a number of bytes (the tar's
-    own headers, read into memory by tarfile, count too)."""
+class _TarStream(io.RawIOBase):
+    """The tar inside a .tar.gz, inflated here a chunk at a time for tarfile: it knows the
+    compressed bytes consumed (for the ratio), and refuses once the bytes that are no
+    member's data (headers, long names, pax records, padding) pass a bound, as tarfile reads
+    each header whole into memory."""
 
-    def __init__(self, source: io.BufferedIOBase, limit: int, refuse: UploadRefused) -> None:
-        self.source, self.limit, self.refusal, self.read_bytes = source, limit, refuse, 0
+    def __init__(self, raw: BinaryIO, writer: _Writer) -> None:
+        self.raw, self.writer = raw, writer
+        self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)  # gzip: its header, CRC and length checked
+        self.pending, self.raw_bytes, self.out_bytes = b"", 0, 0
+        # a header, a long-name or pax header with its name and 511 bytes of padding per member,
+        # the end blocks, and what tarfile's and our buffers hold ahead
+        self.overhead = 2560 * (writer.caps.files + 8) + 20 * 512 + 4 * CHUNK
 
     def readable(self) -> bool:
         return True
 
+    def consumed(self) -> int:
+        """The compressed bytes inflated so far."""
+        return self.raw_bytes - len(self.pending)
+
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        data = self.source.read(len(buffer))
-        self.read_bytes += len(data)
-        if self.read_bytes > self.limit:
-            raise self.refusal
-        buffer[:len(data)] = data
-        return len(data)
+        while not self.inflater.eof:
+            if not self.pending:
+                self.pending = self.raw.read(CHUNK)
+                if not self.pending:
+                    raise EOFError("the gzip stream is cut short")
+                self.raw_bytes += len(self.pending)
+            data = self.inflater.decompress(self.pending, len(buffer))
+            self.pending = self.inflater.unconsumed_tail
+            if data:
+                self.out_bytes += len(data)
+                if self.out_bytes - self.writer.unpacked > self.overhead:
+                    raise UploadRefused(f"{self.writer.shown}: its tar headers take more than "
+                                        f"{_size(self.overhead)} (a pax or long-name header bomb?)", 413)
+                buffer[:len(data)] = data
+                return len(data)
+        return 0
 
 
 def _unpack_tar(upload: Path, filename: str, dest: Path, caps: UploadCaps) -> tuple[str, ...]:
     """Unpack a gzip-compressed tar member by member as it streams (tarfile's 'r|' mode), each
-    member checked before any of its bytes are written."""
+    member checked before any of its bytes are written, then read the gzip stream to its end
+    so that its CRC is checked."""
     writer = _Writer(dest, filename, caps)
-    size = upload.stat().st_size
-    # every member costs at most a header, a long-name header and its name, and 511 bytes of padding
-    limit = caps.unpacked_bytes + 2048 * (caps.files + 8) + 20 * 512
-    over = UploadRefused(f"{writer.shown} unpacks to more than {_size(caps.unpacked_bytes)}, the cap on unpacked "
-                         f"bytes", 413)
-    with open(upload, "rb") as raw, gzip.GzipFile(fileobj=raw) as unzipped:
-        stream = _Capped(unzipped, limit, over)
+    with open(upload, "rb") as raw:
+        stream = _TarStream(raw, writer)
         try:
             with tarfile.open(fileobj=io.BufferedReader(stream, CHUNK), mode="r|") as tar:
                 for member in tar:
-                    _tar_member(tar, member, writer, raw, size)
-        except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
+                    _tar_member(tar, member, writer, stream)
+            while stream.read(CHUNK):
+                pass
+        except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
             raise UploadRefused(f"{writer.shown} is a corrupt or truncated tar.gz archive ({exc})") from None
     if not writer.files:
         raise UploadRefused(f"{writer.shown} is an empty archive: it holds no files")
     return tuple(sorted(writer.files))
 
 
-def _tar_member(tar: tarfile.TarFile, member: tarfile.TarInfo, writer: _Writer, raw: BinaryIO, size: int) -> None:
+def _tar_member(tar: tarfile.TarFile, member: tarfile.TarInfo, writer: _Writer, stream: _TarStream) -> None:
     name = member.name
     path, is_dir = _member_path(name + "/" if member.isdir() else name)
     problem = _path_problem(path, writer.caps) if path else None
@@ -732,7 +750,7 @@ def _tar_member(tar: tarfile.TarFile, member: tarfile.TarInfo, writer: _Writer, 
     with writer.create(path, executable=bool(member.mode & 0o111)) as out:
         while chunk := source.read(CHUNK):
             writer.count(name, len(chunk))
-            if writer.unpacked > RATIO_FROM and writer.unpacked > MAX_RATIO * raw.tell():
+            if writer.unpacked > RATIO_FROM and writer.unpacked > MAX_RATIO * stream.consumed():
                 raise writer.refuse(name, f"takes the upload past {MAX_RATIO} times its compressed size "
                                           f"(a tar bomb?)", 413)
             out.write(chunk)

@@ -138,12 +138,13 @@ def write_tgz(where: Path, filename: str, members: list[TarMember], cut: int | N
     return path, filename
 
 
-def write_tgz_of_zeros(where: Path, filename: str, size: int) -> tuple[Path, str]:
-    """A tar.gz of one member of size zero bytes, compressed as it streams."""
+def write_tgz_of_zeros(where: Path, filename: str, size: int, type: bytes = tarfile.REGTYPE) -> tuple[Path, str]:
+    """A tar.gz of one member of size zero bytes (a file, or a pax header tarfile reads whole
+    into memory), compressed as it streams."""
     path = where / "upload.bin"
     with gzip.open(path, "wb", compresslevel=6) as out:
         info = tarfile.TarInfo("zeros.bin")
-        info.size = size
+        info.size, info.type = size, type
         out.write(info.tobuf(format=tarfile.GNU_FORMAT))
         for _ in range(size // MiB):
             out.write(bytes(MiB))
@@ -277,6 +278,8 @@ HOSTILE: list[Hostile] = [
     Hostile("tar-claims-10-gb", lambda w: write_tgz(w, "bot.tgz", [TarMember("huge.bin", b"small", size=10 * GiB)]),
             413, "declares 10 GiB"),
     Hostile("tar-bomb", lambda w: write_tgz_of_zeros(w, "bot.tgz", 60 * MiB), 413, "100 times its compressed size"),
+    Hostile("tar-pax-header-bomb", lambda w: write_tgz_of_zeros(w, "bot.tgz", 60 * MiB, tarfile.XHDTYPE),
+            413, "tar headers take more than"),
     Hostile("zip-directory-of-100000-entries", lambda w: _directory_only(w, 100_000),
             413, "100000 entries in its directory"),
     Hostile("too-many-files", lambda w: write_zip(w, "bot.zip", [(f"f{i}.txt", b"") for i in range(501)]),
@@ -317,6 +320,8 @@ HOSTILE: list[Hostile] = [
             400, "zip file version 9.9"),
     Hostile("corrupt-deflate", lambda w: write_raw_zip(w, "bot.zip", [
         RawMember("bot.py", b"\xff" * 64, size=100)]), 400, "corrupt"),
+    Hostile("tgz-without-its-gzip-end", lambda w: _cut(write_tgz(w, "bot.tgz", [TarMember("bot.py", b"x")]), 8),
+            400, "corrupt or truncated tar.gz"),
     Hostile("truncated-tgz", lambda w: write_tgz(w, "bot.tgz", [TarMember("bot.py", b"x" * 5000)], cut=2048),
             400, "corrupt or truncated tar.gz"),
     Hostile("encrypted-member", lambda w: write_raw_zip(w, "bot.zip", [raw("bot.py", b"x", flags=1)]),
@@ -372,6 +377,13 @@ def _directory_only(where: Path, entries: int) -> tuple[Path, str]:
     path = where / "upload.bin"
     path.write_bytes(local + central + end)
     return path, "bot.zip"
+
+
+def _cut(written: tuple[Path, str], tail: int) -> tuple[Path, str]:
+    """The upload written, without its last tail bytes (a gzip stream's CRC and length are 8)."""
+    path, filename = written
+    path.write_bytes(path.read_bytes()[:-tail])
+    return path, filename
 
 
 def _truncated_zip(where: Path) -> tuple[Path, str]:

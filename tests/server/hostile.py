@@ -161,6 +161,7 @@ def zeros_deflated(size: int) -> bytes:
 
 
 def zeros_crc(size: int) -> int:
+    """The CRC-32 of size zero bytes, as an honest header gives it."""
     crc, block = 0, bytes(MiB)
     for _ in range(size // MiB):
         crc = zlib.crc32(block, crc)
@@ -204,7 +205,8 @@ def write_wheel(where: Path, files: dict[str, bytes], record: str | None = None,
 
 
 def _wheel(**change: object) -> Build:
-    return lambda where: write_wheel(where, wheel_files(**change))  # type: ignore[arg-type]
+    """A builder of the plugin's wheel with one thing changed (wheel_files' arguments)."""
+    return lambda where: write_wheel(where, wheel_files(**change))
 
 
 def _lying_record(where: Path) -> tuple[Path, str]:

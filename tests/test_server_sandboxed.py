@@ -190,6 +190,27 @@ def test_a_fork_bomb_build_is_contained_and_leaves_nothing(tmp_path):
     assert leftover(marker) == []
 
 
+def test_what_a_build_leaves_is_bounded_and_only_files_and_links_within(tmp_path):
+    def left(command: str, **limits: int) -> str:
+        work = public(tmp_path / f"w{len(list(tmp_path.iterdir()))}")
+        done = build(work, command, BuildLimits(**limits))
+        assert not done.ok, done
+        return done.reason
+    # each file under file_mb, the directory over dir_mb (the host's disk): stopped
+    fill = "for i in $(seq 40); do head -c 1048576 /dev/zero > f$i; done"
+    assert left(fill, file_mb=2, dir_mb=8) == "it wrote more than 8 MiB into its directory"
+    assert left("mkdir d && cd d && touch $(seq 300)", dir_files=100) == \
+        "it made more than 100 files and directories"
+    # the ladder hashes every file of a bot on the host: no link out, no FIFO to block on
+    assert left("ln -s /etc/shadow shadow") == "it left 'shadow', a link out of its directory"
+    assert left("mkdir sub && ln -s ../.. sub/up") == "it left 'sub/up', a link out of its directory"
+    assert left("mkfifo pipe") == "it left 'pipe', a FIFO (named pipe)"
+    fine = public(tmp_path / "fine")
+    done = build(fine, "echo x > lib.so.1 && ln -s lib.so.1 lib.so && ln -s $PWD/lib.so.1 abs.so",
+                 BuildLimits())
+    assert done.ok, done
+
+
 def test_builds_run_only_in_bwrap(tmp_path):
     work = public(tmp_path / "w")
     with warnings.catch_warnings():

@@ -15,10 +15,11 @@ import json
 import os
 import select
 import shlex
+import stat
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -37,12 +38,14 @@ from arena.plugins import Plugins, loaded_plugins
 from arena.referee.botspec import ARENA_PACKAGE_DIR, parse_command, sdk_argv
 from arena.sandbox import Limits, Sandbox, SandboxedProcess, SandboxError
 from arena.sandbox.limits import MIB
+from arena.userfiles import kind_of
 
 #: what a wheel's loader may use: it only imports a plugin and calls one hook
 LOADER_LIMITS = Limits(cpu_seconds=20, memory_mb=1024, file_size_mb=1, processes=16)
 LOADER_SECONDS = 30          #: wall time of the loader
 LOADER_OUTPUT = 1 * MIB      #: bytes of declarations read from the loader at most
 STDERR_TAIL = 4096           #: bytes of the loader's stderr kept for a message
+WATCH_SECONDS = 0.5          #: how often a build's directory is measured while it runs
 #: the stop conditions of a ladder, which the roster leaves out: the server's ladder plays on
 STOP_KEYS = ("games", "hours", "until")
 
@@ -61,6 +64,8 @@ class BuildLimits:
     file_mb: int = bounded(64, min=1, max=BIG)          #: RLIMIT_FSIZE: the largest file it may write
     output_kb: int = bounded(256, min=1, max=64 * 1024)  #: of its output (stdout and stderr) kept
     processes: int = bounded(64, min=4, max=BIG)        #: RLIMIT_NPROC: processes and threads
+    dir_mb: int = bounded(256, min=1, max=BIG)          #: what its directory may hold at most
+    dir_files: int = bounded(10_000, min=1, max=BIG)    #: files and directories in it at most
 
     def __post_init__(self) -> None:
         for field in fields(self):
@@ -136,14 +141,19 @@ class _Ended:
     timed_out: bool
     returncode: int | None
     description: str
+    stopped: str | None = None   #: why the watch stopped it
 
 
-def _run(proc: SandboxedProcess, seconds: float, out_cap: int, err_cap: int) -> _Ended:
+def _run(proc: SandboxedProcess, seconds: float, out_cap: int, err_cap: int,
+         watch: Callable[[], str | None] | None = None) -> _Ended:
     """Read a started process's stdout and stderr until both end, killing its whole tree
-    after `seconds` of wall time; closes it."""
+    after `seconds` of wall time, or when watch (asked every WATCH_SECONDS) says why;
+    closes it."""
     out, err = _Kept(out_cap), _Kept(err_cap)
     deadline = time.monotonic() + seconds
     timed_out = False
+    stopped = None
+    watched = time.monotonic()
     try:
         proc.close_stdin()
         kept = {proc.stdout_fd: out, proc.stderr_fd: err}
@@ -151,12 +161,19 @@ def _run(proc: SandboxedProcess, seconds: float, out_cap: int, err_cap: int) -> 
         for fd in kept:
             poller.register(fd, select.POLLIN)
         while kept:
-            left = deadline - time.monotonic()
+            now = time.monotonic()
+            if watch is not None and now - watched >= WATCH_SECONDS:
+                watched = now
+                stopped = watch()
+                if stopped is not None:
+                    proc.kill_tree()
+                    break
+            left = deadline - now
             if left <= 0:
                 timed_out = True
                 proc.kill_tree()
                 break
-            for fd, _event in poller.poll(min(left, 1.0) * 1000):
+            for fd, _event in poller.poll(min(left, WATCH_SECONDS) * 1000):
                 try:
                     chunk = os.read(fd, 65536)
                 except BlockingIOError:
@@ -169,7 +186,7 @@ def _run(proc: SandboxedProcess, seconds: float, out_cap: int, err_cap: int) -> 
         if proc.wait(5.0) is None:
             proc.kill_tree()
         proc.wait()
-        return _Ended(out, err, timed_out, proc.poll(), proc.exit_description())
+        return _Ended(out, err, timed_out, proc.poll(), proc.exit_description(), stopped)
     finally:
         proc.close()
 
@@ -216,14 +233,55 @@ def build(workdir: Path, command: str, limits: BuildLimits, *,
                          writable=[workdir])
     except SandboxError as exc:
         raise SubmissionError(f"the build could not start: {exc}") from None
-    ended = _run(proc, limits.seconds, limits.output_kb * 1024, STDERR_TAIL)
+    # the directory is the host's disk, which no RLIMIT bounds as a whole: watched as it runs
+    ended = _run(proc, limits.seconds, limits.output_kb * 1024, STDERR_TAIL,
+                 watch=lambda: _too_much(workdir, limits))
     # stderr holds only what the sandbox itself said (a bwrap set-up failure)
     log = ended.out.text("build output") + ended.err.text()
     if ended.timed_out:
         return BuildResult(False, log, f"timed out after {limits.seconds} s")
+    # what it left is read by the ladder on the host (its versions hash every file)
+    problem = ended.stopped or _too_much(workdir, limits) or _left_behind(workdir)
+    if problem is not None:
+        return BuildResult(False, log, problem)
     if ended.returncode != 0:
         return BuildResult(False, log, ended.description)
     return BuildResult(True, log, "")
+
+
+def _too_much(workdir: Path, limits: BuildLimits) -> str | None:
+    """Why a build's directory holds more than its limits allow, or None."""
+    size = count = 0
+    for folder, dirs, names in os.walk(workdir):
+        for name in dirs + names:
+            count += 1
+            try:
+                size += os.lstat(os.path.join(folder, name)).st_blocks * 512
+            except OSError:
+                continue   # gone meanwhile
+        if count > limits.dir_files:
+            return f"it made more than {limits.dir_files:,} files and directories"
+        if size > limits.dir_mb * MIB:
+            return f"it wrote more than {limits.dir_mb} MiB into its directory"
+    return None
+
+
+def _left_behind(workdir: Path) -> str | None:
+    """Why what a build left cannot stay: a link out of its directory, or a file that is no
+    regular file (a FIFO would block whoever opens it); None when all is files, directories
+    and links within it."""
+    top = os.path.realpath(workdir)
+    for folder, dirs, names in os.walk(top):
+        for name in dirs + names:
+            path = os.path.join(folder, name)
+            shown = os.path.relpath(path, top)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                if not inside(Path(os.path.realpath(path)), Path(top)):
+                    return f"it left {shown!r}, a link out of its directory"
+            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                return f"it left {shown!r}, {kind_of(mode)}"
+    return None
 
 
 # --- a wheel's bots --------------------------------------------------------------------------

@@ -261,7 +261,7 @@ def test_a_writable_dir_is_the_one_place_a_bot_writes_and_comes_back_to_its_owne
     proc = box.start(["sh", "-c", script], writable=[work], readable=[HOSTILE])
     out, err = finish(proc)
     assert proc.poll() == 0, err
-    assert "beside 0" not in out and "readable 0" not in out, out
+    assert "readable 0" not in out, out   # beside: a user's build may write the tmpfs, not the host
     assert "Read-only file system" in err   # the readable dir
     proc.close()
     assert (work / "out.c").read_text() == (work / "src.c").read_text()

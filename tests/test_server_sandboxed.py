@@ -158,7 +158,8 @@ def test_a_build_writes_its_directory_and_nothing_else(tmp_path):
     assert (work / "made.txt").read_text() == "made\n"
     assert not beside.exists() and not planted.exists() and not Path("/usr/local/planted").exists()
     assert "Read-only file system" in done.log, done.log   # the arena package, /usr
-    assert f"{beside}: Permission denied" in done.log or f"{beside}: Directory nonexistent" in done.log
+    # beside it the sandbox has only the empty directories leading to it (on its own tmpfs):
+    # the bot's uid may not write there as root, and what a user's build writes there is gone
 
 
 def test_a_build_over_its_time_is_killed_with_everything_it_started(tmp_path):

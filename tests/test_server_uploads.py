@@ -276,3 +276,24 @@ def test_valid_names(name):
 def test_invalid_names_say_what_is_allowed(name):
     why = valid_name(name)
     assert why is not None and repr(name) in why and "lowercase letters, digits" in why
+
+
+def test_files_and_directories_are_world_readable_whatever_the_umask(tmp_path):
+    # bots run under other uids and read their directory read-only (docs/server.md, The build)
+    (tmp_path / "sent").mkdir()
+    script = tmp_path / "sent" / "script"
+    script.write_text("#!/bin/sh\necho 4\n")
+    umask = os.umask(0o077)
+    try:
+        unpack(*accepted_zip_of_cpp_bot(tmp_path / "sent"), tmp_path / "zip", UploadCaps())
+        unpack(*write_tgz(tmp_path / "sent", "bot.tgz", [TarMember("lib/util.py", b"X = 1\n")]), tmp_path / "tar",
+               UploadCaps())
+        unpack(script, "bot", tmp_path / "file", UploadCaps())
+    finally:
+        os.umask(umask)
+    modes = {str(path.relative_to(tmp_path)): stat.S_IMODE(path.stat().st_mode)
+             for path in sorted([*tmp_path.glob("[zft]*"), *tmp_path.glob("[zft]*/**/*")])}
+    assert modes == {"file": 0o755, "tar": 0o755, "zip": 0o755, "file/bot": 0o755, "tar/lib": 0o755,
+                     "tar/lib/util.py": 0o644, "zip/cpp-bot": 0o755,
+                     "zip/cpp-bot/Makefile": 0o644, "zip/cpp-bot/bot.cpp": 0o644, "zip/cpp-bot/build": 0o755,
+                     "zip/cpp-bot/build/.keep": 0o644, "zip/cpp-bot/run.sh": 0o755, "zip/cpp-bot/util.h": 0o644}

@@ -184,7 +184,9 @@ def unpack(upload: Path, filename: str, dest: Path, caps: UploadCaps) -> Unpacke
     """Unpack the upload named filename into dest (an empty directory, made if missing), or
     raise UploadRefused leaving dest empty."""
     dest = Path(dest)
-    dest.mkdir(parents=True, exist_ok=True)
+    if not dest.exists():
+        dest.mkdir(parents=True)
+        dest.chmod(0o755)
     if any(dest.iterdir()):
         raise ValueError(f"{dest}: the destination of an upload must be empty")
     try:
@@ -315,18 +317,24 @@ class _Writer:
             raise self.refuse(path, f"needs {sub!r} to be both a file and a directory")
 
     def create(self, path: str, executable: bool) -> BinaryIO:
-        """A new file for path (recorded by add): never one that is there, never through a link."""
-        target = self.dest
-        for part in path.split("/")[:-1]:
-            target = target / part
-            if not target.is_dir():
-                target.mkdir(mode=0o755)
+        """A new file for path (recorded by add): never one that is there, never through a link.
+        Modes are set whatever the umask: bots run under other uids and read their files."""
+        *parents, name = path.split("/")
+        target = self.make_dir("/".join(parents))
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(target / path.split("/")[-1], flags, 0o755 if executable else 0o644)
+        fd = os.open(target / name, flags, 0o600)
+        os.fchmod(fd, 0o755 if executable else 0o644)
         return os.fdopen(fd, "wb")
 
-    def make_dir(self, path: str) -> None:
-        (self.dest / path).mkdir(mode=0o755, parents=True, exist_ok=True)
+    def make_dir(self, path: str) -> Path:
+        """The directory path under dest (recorded by add), made with mode 0755 where missing."""
+        target = self.dest
+        for part in path.split("/") if path else ():
+            target = target / part
+            if not target.is_dir():
+                target.mkdir()
+                target.chmod(0o755)
+        return target
 
     def count(self, path: str, more: int) -> None:
         """Count bytes about to be written to path against the cap on unpacked bytes."""

@@ -38,7 +38,7 @@ def test_values_are_escaped_as_html_escape_does_and_markup_is_kept():
 def test_a_missing_value_fails_the_render_instead_of_printing_nothing():
     with pytest.raises(jinja2.UndefinedError, match="rows"):
         render("leaderboard_table.html", columns=[], caption="", los_source="", anchor="mean 0",
-               min_games=None)
+               min_games=None, places=False)
 
 
 def test_a_page_of_hostile_names_shows_them_as_text():

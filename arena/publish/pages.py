@@ -27,7 +27,7 @@ from arena.record import GameRecord
 from arena.stats import summarize
 
 from .chart import Series, colour, rating_chart
-from .data import PAGE_FAULTS, TERMINATION_LABELS, BotInfo, Fault, LeagueData, Versus, fixture_text
+from .data import PAGE_FAULTS, TERMINATION_LABELS, BotInfo, Fault, LeagueData, Versus, fixture_text, games_of
 from .templates import render
 
 OPEN_FAULTS = 3     #: faults whose stderr a bot page shows unfolded
@@ -96,18 +96,23 @@ def leaderboard_columns(data: LeagueData) -> tuple[tuple[str, str, str, str], ..
                                       f"{system.words.los}; ~ below 95%: their order is not "
                                       "significant" if system.words.los else
                                       "none: the rating system gives no likelihood of superiority")),
-        *LEADERBOARD_COLUMNS)
+        *LEADERBOARD_COLUMNS[:3], *(PLACE_COLUMNS if data.board.ffa else ()), *LEADERBOARD_COLUMNS[3:])
 
 
 LEADERBOARD_COLUMNS = (    #: the columns after the rating system's
     ("elo", "Elo", "num", "Elo from a fit of all games at once, a model of its own"),
     ("elo_error", "±95%", "num", "half-width of the Elo's 95% interval"),
     ("games", "Games", "num", "rated games"),
+    # here a league of games of more than two seats has PLACE_COLUMNS, as arena leaderboard
     ("wins", "W", "num", "wins"),
     ("draws", "D", "num", "draws"),
     ("losses", "L", "num", "losses"),
     ("faults", "Faults", "num", "games this bot ended by a fault"),
     ("move", "Move ms", "num", "mean wall time of its moves"),
+)
+PLACE_COLUMNS = (    #: a league of games of more than two seats: where each bot finished
+    ("mean_rank", "Mean rank", "num", "mean place: 1 first, tied bots sharing the best place"),
+    ("firsts", "Firsts", "num", "games finished first, ties too"),
 )
 
 
@@ -118,7 +123,7 @@ def leaderboard_table(data: LeagueData) -> dict[str, Any]:
                         for key, label, kind, help_ in leaderboard_columns(data)],
             "rows": [_leaderboard_row(data, bot) for bot in data.bots],
             "caption": Markup(words.caption), "los_source": words.los,
-            "anchor": _anchor_text(data), "min_games": data.board.min_games}
+            "anchor": _anchor_text(data), "min_games": data.board.min_games, "places": data.board.ffa}
 
 
 def _leaderboard_row(data: LeagueData, bot: BotInfo) -> dict[str, Any]:
@@ -130,7 +135,9 @@ def _leaderboard_row(data: LeagueData, bot: BotInfo) -> dict[str, Any]:
             "los": {"v": -1 if r.los_next is None else r.los_next,
                     "text": "" if r.los_next is None else _percent_text(r.los_next),
                     "nonsig": r.significant is False},
-            **_elo_cells(r), "games": r.games, "wins": r.wins, "draws": r.draws, "losses": r.losses,
+            **_elo_cells(r), "games": r.games, "firsts": r.firsts or 0,
+            "mean_rank": {"v": -1, "text": "–"} if r.mean_rank is None else
+            {"v": r.mean_rank, "text": f"{r.mean_rank:.2f}"}, "wins": r.wins, "draws": r.draws, "losses": r.losses,
             "faults": r.fault_count, "fault_kinds": _fault_kinds(r),
             "move": "" if r.mean_move_ms is None else f"{r.mean_move_ms:.1f}"}
 
@@ -295,25 +302,58 @@ def match_page(data: LeagueData, a: BotInfo, b: BotInfo,
                                for label, n in zip(PENTANOMIAL_LABELS, results.pairs.counts)],
                   unpaired=({"games": u.games, "wins": u.wins, "draws": u.draws, "losses": u.losses}
                             if u.games else None),
-                  games=[_match_game(no, stored) for no, stored in games])
+                  games=[_match_game(data, no, stored, a, b) for no, stored in games], seats=data.seats)
 
 
-def _result_text(record: GameRecord, names: list[str]) -> str:
-    """Who won ("a wins"), or of more than two seats each bot's place ("b 1, a 2, c 2")."""
-    ranking = record.rank_of()
-    if len(names) == 2 or ranking is None:
-        return record.outcome.text(names)
-    return ", ".join(f"{names[seat]} {ranking[seat] + 1}"
-                     for seat in sorted(range(len(names)), key=lambda seat: ranking[seat]))
-
-
-def _match_game(no: int, stored: StoredGame) -> dict[str, Any]:
-    """A game's row on a match page."""
+def _match_game(data: LeagueData, no: int, stored: StoredGame, a: BotInfo, b: BotInfo) -> dict[str, Any]:
+    """A game's row on a match page: of two seats its fixture and who won, of more every
+    seat, the ranking and which of a and b finished ahead."""
     record = stored.record
     names = [bot.name for bot in record.bots]
-    return {"no": no, "fixture": fixture_text(stored.key, names), "result": _result_text(record, names),
-            "ended": TERMINATION_LABELS.get(record.termination.value, record.termination.value),
-            "moves": len(record.moves)}
+    row = {"no": no, "fixture": fixture_text(stored.key, names), "result": record.outcome.text(names),
+           "ended": TERMINATION_LABELS.get(record.termination.value, record.termination.value),
+           "moves": len(record.moves)}
+    if len(names) == 2:
+        return row
+    ranking = record.rank_of()
+    ahead = "no ranking"
+    if ranking is not None:
+        mine, theirs = ranking[names.index(a.name)], ranking[names.index(b.name)]
+        ahead = "tied" if mine == theirs else f"{a.name if mine < theirs else b.name} ahead"
+    return {**row, "seats": game_seats(data, stored), "ranking": ranking_text(record), "ahead": ahead}
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st."""
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def ranking_text(record: GameRecord) -> str:
+    """A game's seats in their order of finish: "1st b, 2nd a, 2nd c" (a and c tied)."""
+    ranking = record.rank_of()
+    if ranking is None:
+        return "no ranking"
+    return ", ".join(f"{ordinal(ranking[seat] + 1)} {record.bots[seat].name}"
+                     for seat in sorted(range(len(ranking)), key=lambda seat: (ranking[seat], seat)))
+
+
+def game_seats(data: LeagueData, stored: StoredGame) -> list[dict[str, Any]]:
+    """Every seat of a game as macros.html's seat shows it: its bot (None for one no longer
+    in the league, shown by name), version, place, and the fault that put it out."""
+    record = stored.record
+    ranking = record.rank_of()
+    versions = data.played.get(stored.key)
+    out = {gone.seat: gone.termination.value for gone in record.out}
+    if record.termination.is_fault and record.faulted is not None:
+        out[record.faulted] = record.termination.value
+    league = {bot.name: bot for bot in data.bots}
+    return [{"name": entry.name, "bot": _bot(league[entry.name]) if entry.name in league else None,
+             "version": None if versions is None else versions[seat],
+             "place": None if ranking is None else ordinal(ranking[seat] + 1),
+             "first": ranking is not None and ranking[seat] == 0,
+             "out": TERMINATION_LABELS.get(out[seat], out[seat]) if seat in out else None}
+            for seat, entry in enumerate(record.bots)]
 
 
 # --- one bot --------------------------------------------------------------------------------
@@ -358,9 +398,11 @@ def bot_body(data: LeagueData, bot: BotInfo) -> dict[str, Any]:
                 "games": r.games, "unrated": f" ({total.unrated} more not rated)" if total.unrated else "",
                 "wins": r.wins, "draws": r.draws, "losses": r.losses, "faults": r.fault_count,
                 "move": "–" if r.mean_move_ms is None else f"{r.mean_move_ms:.1f} ms",
-                "all_games": f"{total.as_x + total.as_o:,}"},
+                "all_games": f"{games_of(data, bot.id):,}"},     # of more than two seats, once each
         "ratings": [{"label": label, "text": Markup(template.format(*r.rating.figures))}
                     for label, template in data.board.system.words.bot_page],
+        "places": None if not data.board.ffa else {
+            "mean_rank": "–" if r.mean_rank is None else f"{r.mean_rank:.2f}", "firsts": r.firsts or 0},
         "versions": versions, "chart": Markup(chart), "versus": _versus_rows(data, bot),
         "faults": fault_items(faults[::-1][:PAGE_FAULTS], data), "fault_count": len(faults),
         "fault_count_text": f"{len(faults):,}",
@@ -379,14 +421,18 @@ def bot_page(data: LeagueData, bot: BotInfo) -> str:
 # --- shells filled by scripts ---------------------------------------------------------------
 
 def games_list(data: LeagueData) -> dict[str, Any]:
-    """The games list's context (templates/games_list.html)."""
-    return {"bots": [_bot(b) for b in data.bots]}
+    """The games list's context (templates/games_list.html) and the script that fills it:
+    of more than two seats, a column for each seat (assets/seats.js), else x and o
+    (assets/games.js)."""
+    return {"bots": [_bot(b) for b in data.bots], "seats": data.seats,
+            "script": "seats.js" if data.seats > 2 else "games.js"}
 
 
 def games_page(data: LeagueData) -> str:
     """games.html: the paginated games list (rows come from data/games/...)."""
-    return render("games.html", **layout(data, name="games", title="Games", scripts=["games.js"]),
-                  **games_list(data))
+    games = games_list(data)
+    return render("games.html", **layout(data, name="games", title="Games", scripts=[games["script"]]),
+                  **games)
 
 
 def replay_viewer(data: LeagueData) -> dict[str, Any]:

@@ -115,17 +115,14 @@ class LeagueData:
     played: dict[str, tuple[int, ...]] = field(default_factory=dict)
     #: the game's seats move at once (tron): replays step through turns (assets/turns.js)
     simultaneous: bool = False
+    #: the most seats a game has (2 without games): of more, the site lists every seat of a
+    #: game (assets/seats.js)
+    seats: int = 2
 
     @property
     def ids(self) -> dict[str, int]:
         """Bot name -> id."""
         return {bot.name: bot.id for bot in self.bots}
-
-    @property
-    def seats(self) -> int:
-        """The most seats a game of the league has (2 without games): the site of a league of
-        more lists every seat of a game (assets/seats.js)."""
-        return max((len(g.record.bots) for g in self.games), default=2)
 
     def pages(self, count: int, size: int) -> int:
         """How many pages of size items hold count items (at least 1)."""
@@ -196,7 +193,8 @@ def load_league(store: Store, rating: RatingConfig | None = None,
                       created=meta.get("created", ""), updated=meta.get("updated", ""),
                       settings=settings, board=board, bots=bots, games=games,
                       played={game.key: versions for game, versions in rows},
-                      simultaneous=_simultaneous(game, rules))
+                      simultaneous=_simultaneous(game, rules),
+                      seats=max((len(g.record.bots) for g in games), default=2))
     for info in store.versions():
         data.versions.setdefault(info.bot, []).append(info)
     _tally(data)
@@ -275,7 +273,7 @@ def league_json(data: LeagueData) -> dict[str, Any]:
 
 def games_of(data: LeagueData, bot: int) -> int:
     """How many of the league's games a bot played (tallied: every seat a league bot)."""
-    if all(len(g.record.bots) == 2 for g in data.games):   # one opponent a game
+    if data.seats == 2:   # one opponent a game
         return sum(v.as_x + v.as_o for v in data.versus[bot].values())
     ids = data.ids
     return sum(1 for g in data.games if bot in [ids.get(b.name) for b in g.record.bots]

@@ -1,4 +1,4 @@
-"""What the server tests share: a small fast ladder config, the arena CLI as a subprocess."""
+"""What the server tests share: a small fast ladder config, the arena CLI as a subprocess; hostile uploads as data (hostile.py)."""
 
 from __future__ import annotations
 

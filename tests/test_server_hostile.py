@@ -1,0 +1,205 @@
+"""Hostile uploads sent to a real `arena serve` over loopback: every case of
+tests/server/hostile.py through the JSON API with a Bearer token, one through the web form
+of a logged-in session with its CSRF token, and requests hostile in themselves (a huge form
+field, too many fields, a body that is no form, a body over the cap sent chunked). Each is
+refused with its 4xx and one line, and leaves no submission row and nothing on disk."""
+
+from __future__ import annotations
+
+import html
+import re
+import socket
+import sqlite3
+import threading
+
+import httpx
+import pytest
+
+from tests.server import LADDER, add_user, write_ladder
+from tests.server.hostile import HOSTILE, MiB
+from tests.server.serving import Serving
+
+#: the default caps (the hostile cases' messages name them), rates that let 60 uploads through
+CONFIG = LADDER + "  rates: {requests_per_second: 1000, burst: 1000}\n"
+#: the names the hostile cases give their files: sent as the raw bytes (httpx, like a
+#: browser, would send a NUL or a newline percent-encoded, which is a harmless name)
+RAW_NAMES = {"upload-name-nul", "upload-name-newline"}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """One server for the module (no submission is ever accepted), and two participants."""
+    folder = tmp_path_factory.mktemp("hostile-serve")
+    config = write_ladder(folder, CONFIG)
+    tokens = {name: add_user(config, name) for name in ("mallory", "trudy")}
+    serving = Serving(config)
+    yield config, serving, tokens
+    assert serving.stop() == 130, serving.stderr()
+
+
+def left_behind(config) -> tuple[int, int, list[str]]:
+    """(submission rows, bot rows, what is in submissions/) on the server's side."""
+    data = config.parent / "store.server"
+    with sqlite3.connect(f"file:{data / 'server.sqlite'}?mode=ro", uri=True) as db:
+        rows = db.execute("SELECT count(*) FROM submissions").fetchone()[0]
+        bots = db.execute("SELECT count(*) FROM bots").fetchone()[0]
+    files = sorted(p.name for p in (data / "submissions").iterdir()) if (data / "submissions").exists() else []
+    return rows, bots, files
+
+
+def assert_nothing_kept(config, case_dir=None) -> None:
+    assert left_behind(config) == (0, 0, [])
+    escaped = list(config.parent.rglob("escaped.txt")) + list(config.parent.rglob("abs-escaped.txt"))
+    if case_dir is not None:
+        escaped += [p for p in (case_dir.parent / "abs-escaped.txt", case_dir / "escaped.txt") if p.exists()]
+    assert escaped == []
+
+
+def raw_multipart(fields: dict[str, str], filename: bytes, data: bytes) -> tuple[bytes, str]:
+    """A multipart/form-data body with the file's name as the bytes given, unescaped."""
+    boundary = "hostile-boundary-7d1f"
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode()
+             for k, v in fields.items()]
+    parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="'.encode()
+                 + filename + b'"\r\nContent-Type: application/octet-stream\r\n\r\n' + data + b"\r\n")
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+@pytest.mark.parametrize("case", HOSTILE, ids=[case.name for case in HOSTILE])
+def test_a_hostile_upload_is_refused_by_the_api_with_its_status_and_message(site, case, tmp_path):
+    config, serving, tokens = site
+    case_dir = tmp_path / "case"
+    case_dir.mkdir()
+    path, filename = case.build(case_dir)
+    fields = {"name": "hostile", "command": "python3 bot.py"}
+    headers = {"Authorization": f"Bearer {tokens['mallory']}"}
+    with httpx.Client(base_url=serving.url, headers=headers, timeout=120) as c:
+        if case.name in RAW_NAMES:
+            body, kind = raw_multipart(fields, filename.encode(), path.read_bytes())
+            answer = c.post("/api/submissions", content=body, headers={"Content-Type": kind})
+        else:
+            with path.open("rb") as upload:
+                answer = c.post("/api/submissions", data=fields, files={"file": (filename, upload)})
+    error = answer.json().get("error", "")
+    assert (answer.status_code, case.message in error) == (case.status, True), error
+    assert "\n" not in error and len(error) < 400
+    assert_nothing_kept(config, case_dir)
+
+
+def test_a_hostile_upload_through_the_form_of_a_session_is_refused(site, tmp_path):
+    config, serving, tokens = site
+    [slip] = [case for case in HOSTILE if case.name == "zip-slip"]
+    path, filename = slip.build(tmp_path)
+    with httpx.Client(base_url=serving.url, timeout=60) as c:
+        assert c.post("/login", data={"token": tokens["trudy"]}).status_code == 303
+        csrf = re.search(r'name="csrf" value="([^"]+)"', c.get("/submit").text)[1]
+        fields = {"csrf": csrf, "name": "slipper", "kind": "source", "command": "python3 bot.py"}
+        answer = c.post("/submit", data=fields, files={"file": (filename, path.read_bytes())})
+        assert answer.status_code == 400
+        shown = html.unescape(re.search(r'<p class="status error" id="error">(.*?)</p>', answer.text, re.S)[1])
+        assert slip.message in shown and "escaped.txt" in shown and "\n" not in shown
+        assert "text/html" in answer.headers["content-type"]
+        # the same upload without the form's CSRF token is refused before it is read
+        forged = c.post("/submit", data={k: v for k, v in fields.items() if k != "csrf"},
+                        files={"file": (filename, path.read_bytes())})
+        assert forged.status_code == 403 and "CSRF" in forged.text
+    assert_nothing_kept(config, tmp_path)
+
+
+def test_hostile_requests_are_refused_in_one_line(site, tmp_path):
+    config, serving, tokens = site
+    upload = {"file": ("bot.py", b"print(1)\n")}
+    with httpx.Client(base_url=serving.url, headers={"Authorization": f"Bearer {tokens['mallory']}"},
+                      timeout=60) as c:
+        def refused(answer: httpx.Response) -> tuple[int, str]:
+            return answer.status_code, answer.json()["error"]
+
+        # a field of 1 MiB: within the upload cap, refused at the fields' cap (64 KiB)
+        status, error = refused(c.post("/api/submissions", files=upload,
+                                       data={"name": "big", "command": "python3 bot.py", "build": "x" * MiB}))
+        assert status == 413 and "form fields over 65536 bytes" in error
+        # one of 20 MiB: refused by its Content-Length before a byte is read
+        status, error = refused(c.post("/api/submissions", files=upload,
+                                       data={"name": "big", "command": "python3 bot.py", "build": "x" * 20 * MiB}))
+        assert status == 413 and "larger than 8388608 bytes" in error
+        status, error = refused(c.post("/api/submissions", files=upload,
+                                       data={f"f{i}": "x" for i in range(100)}))
+        assert status == 413 and "more than 20 form fields" in error
+        for kind, status_due, words in (("application/json", 415, "expected a form"),
+                                        ("text/plain", 415, "expected a form"),
+                                        ("multipart/form-data", 400, "without a boundary"),
+                                        ("application/x-www-form-urlencoded", 400, "no file in the form")):
+            status, error = refused(c.post("/api/submissions", content=b"name=x&command=y",
+                                           headers={"Content-Type": kind}))
+            assert (status, words in error) == (status_due, True), (kind, error)
+        body, kind = raw_multipart({"name": "two", "command": "python3 a.py"}, b"a.py", b"x")
+        second = b'Content-Disposition: form-data; name="more"; filename="b.py"\r\n\r\ny\r\n--'
+        body = body.replace(b"--hostile-boundary-7d1f--", b"--hostile-boundary-7d1f\r\n" + second
+                            + b"hostile-boundary-7d1f--")
+        status, error = refused(c.post("/api/submissions", content=body, headers={"Content-Type": kind}))
+        assert status == 400 and "one file per submission" in error
+        # a file name of 10 KB, past the cap on a part's header (4 KiB)
+        status, error = refused(c.post("/api/submissions", data={"name": "long", "command": "python3 bot.py"},
+                                       files={"file": ("b" * 10_000 + ".py", b"print(1)\n")}))
+        assert (status, error) == (400, "malformed form: Maximum header size exceeded")
+        # an upload without its name, and a Bearer token that is wrong
+        status, error = refused(c.post("/api/submissions", data={"command": "python3 bot.py"}, files=upload))
+        assert status == 400 and "name:" in error
+    with httpx.Client(base_url=serving.url, headers={"Authorization": "Bearer not.valid"}, timeout=60) as c:
+        assert c.post("/api/submissions", data={"name": "x"}, files=upload).status_code == 401
+    assert_nothing_kept(config)
+
+
+def test_a_body_over_the_cap_sent_chunked_is_refused_before_it_ends(site):
+    """No Content-Length to refuse it by: the cap applies as the body streams in, and the
+    server answers 413 while the client still holds the body's end back."""
+    config, serving, tokens = site
+    boundary = "chunked-boundary-1"
+    head = (f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nchunky\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="command"\r\n\r\npython3 bot.py\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="bot.py"\r\n\r\n').encode()
+    request = (f"POST /api/submissions HTTP/1.1\r\nHost: 127.0.0.1:{serving.port}\r\n"
+               f"Authorization: Bearer {tokens['mallory']}\r\nTransfer-Encoding: chunked\r\n"
+               f"Content-Type: multipart/form-data; boundary={boundary}\r\n\r\n").encode()
+    answered = threading.Event()
+    sent = {"bytes": 0, "error": None}
+
+    def send_body(sock: socket.socket) -> None:
+        """The head of the form, then 64 KiB chunks of the file, up to 4 times the cap;
+        never the last chunk that would end the body."""
+        try:
+            sock.sendall(b"%x\r\n%s\r\n" % (len(head), head))
+            chunk = b"#" * 65536
+            while not answered.is_set() and sent["bytes"] < 32 * MiB:
+                sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                sent["bytes"] += len(chunk)
+        except OSError as exc:   # the server closed the connection after its answer
+            sent["error"] = exc
+
+    with socket.create_connection(("127.0.0.1", serving.port), timeout=60) as sock:
+        sock.sendall(request)
+        sender = threading.Thread(target=send_body, args=(sock,), daemon=True)
+        sender.start()
+        reply = b""
+        while b"\r\n\r\n" not in reply:
+            data = sock.recv(65536)
+            assert data, f"the server closed the connection without an answer: {reply!r}"
+            reply += data
+        answered.set()
+        head_part, _, body = reply.partition(b"\r\n\r\n")
+        assert head_part.startswith(b"HTTP/1.1 413"), reply[:500]
+        length = int(re.search(rb"(?i)\r\ncontent-length: (\d+)", head_part)[1])
+        while len(body) < length:
+            data = sock.recv(65536)
+            assert data, body
+            body += data
+        # the upload's cap (8 MiB) or the request's (the cap and the fields' 64 KiB), by
+        # which the server's read of the stream crosses first
+        assert re.fullmatch(r"the (upload|request) is larger than (8388608|8454144) bytes.*",
+                            httpx.Response(413, content=body).json()["error"]), body
+        sock.shutdown(socket.SHUT_RDWR)
+        sender.join(60)
+    # it answered while the body went on, past the cap and before the sender's end
+    assert 8 * MiB <= sent["bytes"] < 32 * MiB or sent["error"] is not None
+    assert_nothing_kept(config)

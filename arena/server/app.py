@@ -48,6 +48,7 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 #: the published site's pages (served live under /site/) colour cells with style attributes
 SITE_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
 BOT_ACTIONS = ("retire", "unretire", "suspend")
+MAX_BUCKETS = 10_000   #: rate-limit keys kept before the idle ones are forgotten
 
 
 # --- who is asking, and what they may do ---------------------------------------------------
@@ -85,6 +86,9 @@ class RateLimiter:
         """0 if a request of key may go now (and count it), else the seconds until one may."""
         now = time.monotonic()
         with self._lock:
+            if len(self._buckets) > MAX_BUCKETS:   # forget the keys that have refilled
+                full = now - self.burst / self.rate
+                self._buckets = {k: v for k, v in self._buckets.items() if v[1] > full}
             tokens, then = self._buckets.get(key, (float(self.burst), now))
             tokens = min(float(self.burst), tokens + (now - then) * self.rate)
             if tokens >= 1:

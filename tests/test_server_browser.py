@@ -54,6 +54,12 @@ def no_console_errors(driver) -> None:
     assert errors == []
 
 
+def names(driver) -> list[str]:
+    """The bots in the leaderboard table, in its order."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#leaderboard td.bot a'), a => a.textContent)")
+
+
 def log_in(driver, serving: Serving, token: str) -> None:
     driver.delete_all_cookies()
     driver.get(serving.url + "/login")
@@ -82,10 +88,10 @@ def submit(driver, serving: Serving, name: str, path, command: str) -> int:
 def test_log_in_submit_watch_the_leaderboard_and_open_a_replay(driver, site):
     folder, serving, tokens = site
     driver.get(serving.url + "/")
-    wait(driver, lambda d: d.find_elements("css selector", "#standings tbody tr"), "the standings")
+    wait(driver, lambda d: names(d), "the standings")
     driver.execute_script("window.stillHere = true")
     board = driver.current_window_handle
-    assert not driver.find_elements("css selector", '#standings tr[data-bot="formbot"]')
+    assert "formbot" not in names(driver)
     no_console_errors(driver)
 
     driver.switch_to.new_window("tab")   # the leaderboard stays open in the first tab
@@ -98,11 +104,9 @@ def test_log_in_submit_watch_the_leaderboard_and_open_a_replay(driver, site):
     driver.close()
 
     driver.switch_to.window(board)
-    wait(driver, lambda d: d.find_elements("css selector", '#standings tr[data-bot="formbot"]'),
-         "formbot in the table without a reload")
+    wait(driver, lambda d: "formbot" in names(d), "formbot in the table without a reload")
     assert driver.execute_script("return window.stillHere") is True      # the page was not reloaded
-    link = by_css(driver, '#standings tr[data-bot="formbot"] a')
-    assert link.text == "formbot"
+    [link] = [a for a in driver.find_elements("css selector", "#leaderboard td.bot a") if a.text == "formbot"]
     link.click()
     wait(driver, lambda d: d.find_elements("css selector", "#recent tbody a"), "formbot's games")
     by_css(driver, "#recent tbody a").click()

@@ -4,6 +4,8 @@ worker processes, the sandbox, the store), the real CLI, httpx as the client."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import httpx
 import pytest
@@ -11,7 +13,7 @@ import yaml
 
 from arena.server.app import make_app
 from arena.server.config import load_server
-from tests.server import LADDER, add_user, arena, write_ladder
+from tests.server import LADDER, ROOT, add_user, arena, write_ladder
 from tests.server.bots import CRASHES_ON_CUE, CRASHING, ORDERED
 from tests.server.serving import Serving, poll
 
@@ -68,7 +70,7 @@ def test_a_python_file_submitted_is_accepted_and_plays(site, accepted):
         assert mine["status"] == "accepted" and mine["bot"] == "mine"
         assert c.get("/api/bots/mine").json()["owner"] == "alice"
         page = c.get("/")
-    assert page.status_code == 200 and 'data-bot="mine"' in page.text
+    assert page.status_code == 200 and 'href="bots/mine.html">mine</a>' in page.text   # the site's table
     roster = (config.parent / ".ladder.serve.yaml").read_text()
     assert "name: mine" in roster and "games: 6" not in roster   # a server plays on
 
@@ -239,6 +241,7 @@ def matrix(submission: int) -> dict[tuple[str, str], tuple[str, tuple[int, int, 
     return {
         ("/", "GET"): ("/", public),
         ("/api/leaderboard", "GET"): ("/api/leaderboard", public),
+        ("/leaderboard/table", "GET"): ("/leaderboard/table", public),
         ("/api/health", "GET"): ("/api/health", public),
         ("/bots/{name}", "GET"): ("/bots/blind", public),
         ("/api/bots/{name}", "GET"): ("/api/bots/blind", public),
@@ -282,3 +285,32 @@ def test_the_authorization_matrix_covers_every_route(site, accepted):
             if answer.status_code != status:
                 failures.append(f"{method} {url} as {who or 'nobody'}: {answer.status_code}, expected {status}")
     assert not failures, "\n".join(failures)
+
+
+def test_a_wheel_of_a_bot_plugin_is_accepted_and_plays(site, tmp_path):
+    config, serving, tokens = site
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                            "-w", str(tmp_path), str(ROOT / "examples" / "arena-example-plugin")],
+                           capture_output=True, text=True, check=False)
+    assert built.returncode == 0, built.stderr
+    [wheel] = tmp_path.glob("*.whl")
+    done = arena("submit", serving.url, "--wheel", str(wheel), "--token", tokens["root"], "--name", "corner",
+                 "--wait")
+    assert done.returncode == 0, done.stdout + done.stderr
+    roster = yaml.safe_load((config.parent / ".ladder.serve.yaml").read_text())
+    [entry] = [bot for bot in roster["bots"] if bot["name"] == "corner"]
+    assert "arena_example_plugin:CornerFirst" in entry["command"]
+    poll(lambda: games_of(serving, tokens["root"], "corner") > 0, "the wheel's bot to play")
+
+
+def test_an_admin_suspends_a_participants_bot_and_it_leaves_the_ladder(site, accepted):
+    config, serving, tokens = site
+    with client(serving, tokens["root"]) as c:
+        answer = c.post("/api/admin/bots/mine/suspend")
+        assert answer.status_code == 200 and "suspended" in answer.json()["message"]
+        assert c.post("/api/admin/bots/blind/suspend").status_code == 409     # the organiser's: retire it
+    roster = config.parent / ".ladder.serve.yaml"
+    poll(lambda: "name: mine" not in roster.read_text(), "mine to leave the roster")
+    with client(serving, tokens["alice"]) as c:
+        statuses = {s["bot"]: s["status"] for s in reversed(c.get("/api/me").json()["submissions"])}
+        assert statuses["mine"] == "rejected"

@@ -61,7 +61,7 @@ def test_bad_names_and_actions_are_one_line_each(tmp_path):
     for args, words in ((("add", "alice"), "user 'alice' exists"),
                         (("add", "../evil"), "'../evil' is not allowed"),
                         (("add", "Alice"), "'Alice' is not allowed"),
-                        (("add", "x" * 40), "is not allowed: 1-32 characters"),
+                        (("add", "x" * 40), "is not allowed as a name: 1 to 32 of lowercase letters"),
                         (("revoke", "nobody"), "no user 'nobody'"),
                         (("add",), "give the user's name")):
         done = arena("users", str(config), *args)

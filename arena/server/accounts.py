@@ -10,28 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 import secrets
 import threading
 from datetime import UTC, datetime, timedelta
 
 from .db import ServerDB, ServerDBError, User
+from .uploads import valid_name
 
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1   #: about 16 MiB and some tens of ms a check
 LOOKUP_BYTES = 6
 SECRET_BYTES = 32
-#: a participant's name (as a bot's): lowercase, starting with a letter or digit
-NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
-
-
-def name_problem(name: str) -> str | None:
-    """Why name cannot be a user's name, or None."""
-    if NAME_RE.fullmatch(name):
-        return None
-    return (f"{name[:40]!r} is not allowed: 1-32 characters of a-z, 0-9, '_' and '-', "
-            "starting with a letter or digit")
-
-
 def _hash(secret: str, salt: bytes) -> bytes:
     return hashlib.scrypt(secret.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32)
 
@@ -56,9 +44,9 @@ class Accounts:
 
     def add(self, name: str, admin: bool = False) -> tuple[User, str]:
         """A new user and their token (shown once; only its hash is kept)."""
-        problem = name_problem(name)
+        problem = valid_name(name)
         if problem is not None:
-            raise ServerDBError(f"user name {problem}")
+            raise ServerDBError(problem)
         token, lookup, salt, digest = _new_token()
         return self.db.add_user(name, admin, lookup, salt, digest), token
 

@@ -22,6 +22,7 @@ from importlib import resources
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
@@ -32,6 +33,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.league import Store, StoreError
+from arena.publish import templates
 
 from .accounts import Accounts, csrf_matches
 from .config import ServerConfig
@@ -42,12 +44,12 @@ from .public import PublicView
 from .uploads import UploadRefused, valid_name
 
 SESSION_COOKIE = "arena_session"
-#: pages: scripts and styles from this server only, no inline script, no framing
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
-#: the published site's pages (served live under /site/) colour cells with style attributes
-SITE_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
+#: scripts from this server only, never inline; styles from this server and in style
+#: attributes (the published site's tables colour their cells with them); no framing
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
 BOT_ACTIONS = ("retire", "unretire", "suspend")
+MAX_BUCKETS = 10_000   #: rate-limit keys kept before the idle ones are forgotten
 
 
 # --- who is asking, and what they may do ---------------------------------------------------
@@ -85,6 +87,9 @@ class RateLimiter:
         """0 if a request of key may go now (and count it), else the seconds until one may."""
         now = time.monotonic()
         with self._lock:
+            if len(self._buckets) > MAX_BUCKETS:   # forget the keys that have refilled
+                full = now - self.burst / self.rate
+                self._buckets = {k: v for k, v in self._buckets.items() if v[1] > full}
             tokens, then = self._buckets.get(key, (float(self.burst), now))
             tokens = min(float(self.burst), tokens + (now - then) * self.rate)
             if tokens >= 1:
@@ -257,7 +262,7 @@ class SecurityHeaders:
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
-                headers.setdefault("Content-Security-Policy", SITE_CSP if path.startswith("/site/") else CSP)
+                headers.setdefault("Content-Security-Policy", CSP)
                 headers.setdefault("X-Content-Type-Options", "nosniff")
                 headers.setdefault("Referrer-Policy", "same-origin")
                 headers.setdefault("X-Frame-Options", "DENY")
@@ -280,6 +285,7 @@ class Handlers:
         return [
             ("/", ["GET"], "public", self.leaderboard_page),
             ("/api/leaderboard", ["GET"], "public", self.leaderboard_json),
+            ("/leaderboard/table", ["GET"], "public", self.leaderboard_table),
             ("/api/health", ["GET"], "public", self.health),
             ("/bots/{name}", ["GET"], "public", self.bot_page),
             ("/api/bots/{name}", ["GET"], "public", self.bot_json),
@@ -309,7 +315,12 @@ class Handlers:
 
     async def leaderboard_page(self, request: Request, who: Who) -> Response:
         board = await run_in_threadpool(self.server.public.leaderboard)
-        return self.server.render("leaderboard.html", request, who, board=board, owners=self._owners())
+        return self.server.render("leaderboard.html", request, who, board=board, owners=self._owners(),
+                                  table=Markup(self.server.public.table()))
+
+    async def leaderboard_table(self, request: Request, who: Who) -> Response:
+        """The standings table alone (the site's partial), for the live page to put in place."""
+        return HTMLResponse(self.server.public.table(), headers={"Cache-Control": "no-cache"})
 
     async def leaderboard_json(self, request: Request, who: Who) -> Response:
         board = await run_in_threadpool(self.server.public.leaderboard)
@@ -331,7 +342,8 @@ class Handlers:
 
     async def bot_page(self, request: Request, who: Who) -> Response:
         bot = await self._bot(request.path_params["name"])
-        return self.server.render("bot.html", request, who, bot=bot)
+        return self.server.render("bot.html", request, who, bot=bot,
+                                  body=Markup(self.server.public.bot_body(bot["bot"])))
 
     async def bot_json(self, request: Request, who: Who) -> Response:
         return JSONResponse(await self._bot(request.path_params["name"]))
@@ -540,9 +552,13 @@ class Handlers:
 # --- helpers --------------------------------------------------------------------------------
 
 def _environment() -> jinja2.Environment:
-    """The server's templates, escaping everything they are given."""
-    return jinja2.Environment(loader=jinja2.PackageLoader("arena.server", "templates"),
-                              autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    """The published site's template environment (its escaping, strict about undefined
+    names) with the server's own templates first."""
+    site = templates.environment()
+    loaders: list[jinja2.BaseLoader] = [jinja2.PackageLoader("arena.server", "templates")]
+    if site.loader is not None:
+        loaders.append(site.loader)
+    return site.overlay(loader=jinja2.ChoiceLoader(loaders))
 
 
 def _local(target: str | None) -> str:

@@ -4,7 +4,6 @@ accepts the section and ignores it; `arena serve` and `arena users` read it here
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,9 @@ from typing import Any
 from arena.bounds import bounded
 from arena.league.config import LeagueConfig
 from arena.league.configfile import Reader, read_yaml
+
+from .sandboxed import BuildLimits
+from .uploads import UploadCaps
 
 SERVER_KEYS = ("data", "validate", "uploads", "build", "rates")
 VALIDATE_KEYS = ("against", "games")
@@ -41,8 +43,8 @@ class ServerConfig:
     validate_against: str       #: the config's bot a new version plays first
     validate_games: int
     rates: RateLimits = field(default_factory=RateLimits)
-    uploads: Any = None         #: arena.server.uploads.UploadCaps
-    build: Any = None           #: arena.server.sandboxed.BuildLimits
+    uploads: UploadCaps = field(default_factory=UploadCaps)
+    build: BuildLimits = field(default_factory=BuildLimits)
 
     @property
     def database(self) -> Path:
@@ -63,7 +65,8 @@ def default_data_dir(store: Path) -> Path:
 def load_server(path: str | Path, plugins: Any = None, limits: bool = True) -> ServerConfig:
     """The league config at path (it must be a ladder) with its `server:` section read;
     raises ConfigError in one line naming the file, the key and what is allowed. Without
-    limits the upload caps and build limits are left unread (None): `arena users` needs none."""
+    limits the upload caps and build limits are left unread (the defaults): `arena users`
+    needs none."""
     from arena.league.runner import load_league
     league = load_league(str(path), plugins)
     data, reader = read_yaml(path)
@@ -82,8 +85,8 @@ def load_server(path: str | Path, plugins: Any = None, limits: bool = True) -> S
         path=Path(path), league=league, data=data_dir, validate_against=against,
         validate_games=games,
         rates=reader.section(section.get("rates"), ("server", "rates"), RateLimits),
-        uploads=_caps(reader, section.get("uploads")) if limits else None,
-        build=_build_limits(reader, section.get("build")) if limits else None)
+        uploads=_caps(reader, section.get("uploads")) if limits else UploadCaps(),
+        build=_build_limits(reader, section.get("build")) if limits else BuildLimits())
 
 
 def _validate(reader: Reader, raw: Any, league: LeagueConfig) -> tuple[str, int]:
@@ -104,11 +107,9 @@ def _validate(reader: Reader, raw: Any, league: LeagueConfig) -> tuple[str, int]
     return against, games
 
 
-def _caps(reader: Reader, raw: Any) -> Any:
-    caps = importlib.import_module("arena.server.uploads").UploadCaps
-    return reader.section(raw, ("server", "uploads"), caps)
+def _caps(reader: Reader, raw: Any) -> UploadCaps:
+    return reader.section(raw, ("server", "uploads"), UploadCaps)
 
 
-def _build_limits(reader: Reader, raw: Any) -> Any:
-    limits = importlib.import_module("arena.server.sandboxed").BuildLimits
-    return reader.section(raw, ("server", "build"), limits)
+def _build_limits(reader: Reader, raw: Any) -> BuildLimits:
+    return reader.section(raw, ("server", "build"), BuildLimits)

@@ -33,8 +33,9 @@ from arena.publish.data import (
     list_pages,
     load_league,
 )
-from arena.publish.pages import all_pages
+from arena.publish.pages import all_pages, bot_body, leaderboard_table
 from arena.publish.site import data_script
+from arena.publish.templates import render as render_template
 
 #: the standings are read again at most this often, and never more often than it takes
 #: (times BUSY_SHARE) to read them: on a busy server reading goes slower, not the ladder
@@ -52,6 +53,8 @@ class Reading:
     leaderboard: dict[str, Any]
     bots: dict[str, dict[str, Any]]            #: public, by name
     site: dict[str, str]                       #: the site's pages and data files (no replays)
+    table: str                                 #: the standings table, the site's own partial
+    bodies: dict[str, str]                     #: each bot's page body, the site's own partial
     games: int
     faults: dict[str, list[dict[str, Any]]]    #: private, by bot: with stderr
 
@@ -64,7 +67,8 @@ class PublicView:
     def __init__(self, store_path: Path, title: str) -> None:
         self.store_path = store_path
         self.title = title
-        self._reading = Reading(state=(), leaderboard=_empty(title), bots={}, site={}, games=0, faults={})
+        self._reading = Reading(state=(), leaderboard=_empty(title), bots={}, site={}, table="", bodies={},
+                                games=0, faults={})
         self._lock = threading.Lock()
         self._next = 0.0           # monotonic time of the next look at the store
         self._busy = False         # the reader is reading
@@ -118,8 +122,21 @@ class PublicView:
         return {**self.current().leaderboard, "generation": self.generation}
 
     def bot(self, name: str) -> dict[str, Any] | None:
-        """A bot's row, versions, rating history and latest games, or None if it has no row."""
-        return self.current().bots.get(name)
+        """A bot's row, versions, rating history and latest games, or None if it has no row;
+        found by name, or as the site's pages link it (SLUG.html)."""
+        bots = self.current().bots
+        if name in bots:
+            return bots[name]
+        slug = name.removesuffix(".html")
+        return next((bot for bot in bots.values() if name.endswith(".html") and bot["slug"] == slug), None)
+
+    def table(self) -> str:
+        """The standings table as the published site renders it (templates/leaderboard_table.html)."""
+        return self.current().table
+
+    def bot_body(self, name: str) -> str:
+        """A bot's page body as the published site renders it (templates/bot_body.html)."""
+        return self.current().bodies.get(name, "")
 
     def own_faults(self, bots: list[str]) -> list[dict[str, Any]]:
         """The latest faults of these bots with their stderr: for their owner's eyes only."""
@@ -210,7 +227,10 @@ def read_store(store_path: str, title: str, known: tuple[Any, ...]) -> Reading |
         site[f"data/{key}.js"] = data_script(key, value)
     rows = {row["bot"]: row for row in board["rows"]}
     bots = {bot.name: _bot(data, bot.name, bot.id, rows[bot.name]) for bot in data.bots}
-    return Reading(state=state, leaderboard=board, bots=bots, site=site, games=len(data.games), faults=faults)
+    table = render_template("leaderboard_table.html", **leaderboard_table(data))
+    bodies = {bot.name: render_template("bot_body.html", **bot_body(data, bot)) for bot in data.bots}
+    return Reading(state=state, leaderboard=board, bots=bots, site=site, table=table, bodies=bodies,
+                   games=len(data.games), faults=faults)
 
 
 def _bot(data: LeagueData, name: str, bot_id: int, row: dict[str, Any]) -> dict[str, Any]:
@@ -227,7 +247,8 @@ def _bot(data: LeagueData, name: str, bot_id: int, row: dict[str, Any]) -> dict[
                  "last_played": v.last_played, "current": v.current, "retired": v.retired}
                 for v in data.versions.get(name, [])]
     history = [{"game": no, "rating": round(value, 3)} for no, value, _band in data.history.get(bot_id, [])]
-    return {"bot": name, "row": row, "versions": versions, "history": history, "games": len(mine),
+    slug = next(bot.slug for bot in data.bots if bot.id == bot_id)
+    return {"bot": name, "slug": slug, "row": row, "versions": versions, "history": history, "games": len(mine),
             "recent": recent, "faults": len(data.faults.get(bot_id, [])), "id": bot_id}
 
 

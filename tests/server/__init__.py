@@ -1,4 +1,5 @@
-"""What the server tests share: a small fast ladder config, the arena CLI as a subprocess; hostile uploads as data (hostile.py)."""
+"""What the server tests share: a small fast ladder config, the arena CLI as a subprocess;
+hostile uploads as data (hostile.py), bots to submit (bots.py), a running server (serving.py)."""
 
 from __future__ import annotations
 

@@ -337,7 +337,7 @@ class Handlers:
         bot = await run_in_threadpool(self.server.public.bot, name)
         if bot is None:
             raise Refused(404, f"no bot {name[:40]!r} in the standings")
-        bot["owner"] = self._owners().get(name)
+        bot["owner"] = self._owners().get(bot["bot"])   # name may be the site's SLUG.html
         return bot
 
     async def bot_page(self, request: Request, who: Who) -> Response:

@@ -249,7 +249,6 @@ def matrix(submission: int) -> dict[tuple[str, str], tuple[str, tuple[int, int, 
         ("/api/games/{no:int}", "GET"): ("/api/games/1", public),
         ("/site/{path:path}", "GET"): ("/site/index.html", public),
         ("/static/{name}", "GET"): ("/static/live.js", public),
-        ("/favicon.ico", "GET"): ("/favicon.ico", (204, 204, 204, 204)),
         ("/login", "GET"): ("/login", public),
         ("/login", "POST"): ("/login", (401, 401, 401, 401)),          # a wrong token
         ("/logout", "POST"): ("/logout", (401, 303, 303, 303)),

@@ -293,7 +293,6 @@ class Handlers:
             ("/api/games/{no:int}", ["GET"], "public", self.game_json),
             ("/site/{path:path}", ["GET"], "public", self.site_file),
             ("/static/{name}", ["GET"], "public", self.static_file),
-            ("/favicon.ico", ["GET"], "public", self.favicon),
             ("/login", ["GET"], "public", self.login_page),
             ("/login", ["POST"], "public", self.login),
             ("/logout", ["POST"], "user", self.logout),
@@ -377,10 +376,6 @@ class Handlers:
             raise Refused(404, "no such file")
         return Response(asset.read_text("utf-8"), media_type=kind,
                         headers={"Cache-Control": "public, max-age=300"})
-
-    async def favicon(self, request: Request, who: Who) -> Response:
-        """No icon: 204, which a browser takes without the console error a 404 gives on every page."""
-        return Response(status_code=204, headers={"Cache-Control": "public, max-age=86400"})
 
     # --- logging in and out ---
 

@@ -14,6 +14,7 @@ import pytest
 from browser import chromium as browser
 
 from tests.server import LADDER, add_user, write_ladder
+from tests.server.bots import CRASHING
 from tests.server.serving import Serving, poll
 
 pytestmark = pytest.mark.skipif(browser.missing() is not None,
@@ -54,6 +55,7 @@ def site(tmp_path_factory):
     tokens = {name: add_user(config, name) for name in ("alice", "bob")}
     (folder / "bob.py").write_text(CUED_BOT % BOB_SECRET)
     (folder / "alicebot.py").write_text(CUED_BOT % ALICE_SECRET)
+    (folder / "crash.py").write_text(CRASHING)
     serving = Serving(config)
     with httpx.Client(base_url=serving.url, headers={"Authorization": f"Bearer {tokens['bob']}"},
                       timeout=60) as bob:
@@ -93,6 +95,20 @@ def reload_until(driver, condition, message: str):
         d.refresh()
         return condition(d)
     return poll(lambda: again(driver), message, seconds=WAIT_S, every=0.5)
+
+
+def submit(driver, name: str, path, command: str) -> int:
+    """Submit a bot through the form (from the nav's link); its submission's number, from
+    the page the form lands on."""
+    from selenium.webdriver.common.by import By
+    driver.find_element(By.CSS_SELECTOR, "nav a[href='/submit']").click()
+    wait(driver, lambda d: css(d, "#submit-form"), "the submit form")
+    driver.find_element(By.ID, "name").send_keys(name)
+    driver.find_element(By.ID, "command").send_keys(command)
+    driver.find_element(By.ID, "file").send_keys(str(path))
+    driver.find_element(By.CSS_SELECTOR, "#submit-form button[type=submit]").click()
+    wait(driver, lambda d: "/me#submission-" in d.current_url, "the form's answer: the participant's page")
+    return int(driver.current_url.rsplit("-", 1)[1])
 
 
 def names(driver) -> list[str]:
@@ -148,14 +164,7 @@ def test_a_participant_submits_through_the_form_and_watches_it_play(site, driver
     wait(driver, lambda d: d.current_url == url + "/me", "logged in, back to /me")
     assert driver.find_element(By.TAG_NAME, "h1").text == "alice"
     assert driver.get_cookie("arena_session")["httpOnly"] is True
-    driver.find_element(By.CSS_SELECTOR, "nav a[href='/submit']").click()
-    wait(driver, lambda d: css(d, "#submit-form"), "the submit form")
-    driver.find_element(By.ID, "name").send_keys("alicebot")
-    driver.find_element(By.ID, "command").send_keys("python3 alicebot.py")
-    driver.find_element(By.ID, "file").send_keys(str(config.parent / "alicebot.py"))
-    driver.find_element(By.CSS_SELECTOR, "#submit-form button[type=submit]").click()
-    wait(driver, lambda d: "/me#submission-" in d.current_url, "the form's answer: alice's page")
-    number = int(driver.current_url.rsplit("-", 1)[1])
+    number = submit(driver, "alicebot", config.parent / "alicebot.py", "python3 alicebot.py")
     row = driver.find_element(By.ID, f"submission-{number}")
     assert "alicebot" in row.text
     first_status = row.get_attribute("data-status")
@@ -168,6 +177,13 @@ def test_a_participant_submits_through_the_form_and_watches_it_play(site, driver
         return "accepted" in statuses
     reload_until(driver, accepted, "alicebot accepted on alice's page")
     assert len(statuses) > 1                                       # it changed on her page
+    # a bot crashing in its validation is rejected, with its stderr shown to her as text
+    crashing = submit(driver, "crashbot", config.parent / "crash.py", "python3 crash.py")
+    reload_until(driver, lambda d: d.find_element(By.ID, f"submission-{crashing}").get_attribute("data-status")
+                 == "rejected", "crashbot rejected on alice's page")
+    shown = [e.text for e in css(driver, "pre.stderr") if "SECRET-STDERR" in e.text]
+    assert shown and "SECRET-STDERR <script>alert(1)</script>" in shown[0]
+    assert driver.execute_script("return document.querySelectorAll('main script').length") == 0
 
     # back on the leaderboard: its rows follow the ladder, alicebot's among them, and it is
     # the same document as before

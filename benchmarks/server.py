@@ -2,10 +2,12 @@
 ladder's games/s beside the same ladder run alone.
 
 Each round runs, on a fresh store each, the demo ladder (tournaments/ladder-demo.yaml: 7
-ultimate bots, 2 workers, no stop) twice, one after the other, each for WARMUP seconds of
-play and then three phases of SECONDS:
+ultimate bots, 2 workers; no stop, and the uniform matchmaker for a steady mix of pairs)
+twice, one after the other, each for WARMUP seconds of play and then three phases of
+SECONDS:
 
-  run      `arena run` of the config alone, no server: its games/s in each phase;
+  run      `arena run CONFIG --standings 0` alone, no server (arena serve runs its ladder
+           so): its games/s in each phase;
   serve    `arena serve` of the same config:
            idle      nobody asking;
            rate      CLIENTS clients on loopback asking RATE requests a second in all, open
@@ -79,11 +81,15 @@ def free_port() -> int:
 
 
 def config_in(folder: Path) -> Path:
-    """The demo ladder with its store in folder, no stop, and rate limits that let the load
-    through (every client comes from one address)."""
+    """The demo ladder with its store in folder, no stop, pairs drawn uniformly, and rate
+    limits that let the load through (every client comes from one address)."""
     data = yaml.safe_load(DEMO.read_text())
     for stop in ("games", "hours", "until"):
         data["ladder"].pop(stop, None)
+    # pairs drawn uniformly, so that every 30 s plays the same mix of them: under active, which
+    # follows the standings and plays one bot's pairs for a while, the ladder alone played 7 to
+    # 35 games/s from one 30 s window to the next (a game of mcts takes many of random)
+    data["ladder"]["matchmaker"] = "uniform"
     data["store"] = str(folder / "bench.sqlite")
     data.setdefault("server", {})["rates"] = {"requests_per_second": 100_000, "burst": 100_000}
     path = folder / "bench.yaml"
@@ -115,8 +121,8 @@ class Process:
         self.serving = command == "serve"
         self.log = (folder / f"{command}.log").open("wb")
         args = [sys.executable, "-m", "arena", command, str(self.config)]
-        if command == "serve":
-            args += ["--port", str(self.port)]
+        # the ladder as arena serve runs it: no standings printed as it goes
+        args += ["--port", str(self.port)] if command == "serve" else ["--standings", "0"]
         self.proc = subprocess.Popen(args, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
         if command == "serve":
             self._wait(lambda: httpx.get(self.url + "/api/health", timeout=2).status_code == 200,

@@ -10,7 +10,7 @@ import httpx
 
 from arena.league import Store, StoreError
 from arena.server.db import ServerDB
-from tests.server import add_user, write_ladder
+from tests.server import add_user, arena, write_ladder
 from tests.server.bots import ORDERED
 from tests.server.serving import Serving, poll, wait_for_store_release
 
@@ -36,6 +36,8 @@ def test_kill_9_during_an_upload_then_a_restart_resumes_everything(tmp_path):
         assert browser.post("/login", data={"token": token}).status_code == 303
         cookies = dict(browser.cookies)
     poll(lambda: games(store) > 0, "the ladder's first games")
+    second = arena("serve", str(config), "--port", str(serving.port + 1))   # the same data: refused
+    assert second.returncode == 2 and "another arena serve is running on this data" in second.stderr
 
     gate = threading.Event()   # never set: the upload stops half-way until the server dies
 

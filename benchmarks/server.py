@@ -2,17 +2,20 @@
 games/s with and without the load.
 
   (a) alone: `arena serve` on a copy of tournaments/ladder-demo.yaml (its bots, 2 workers,
-      a fresh store) with nobody asking: the ladder's games/s over SECONDS;
+      a fresh store, after WARMUP s of play) with nobody asking: the ladder's games/s over SECONDS;
   (b) loaded: the same server, CLIENTS concurrent clients on loopback asking RATE requests
       a second in all (open loop: each request is sent at its time, however long the
       others take) for SECONDS, each a leaderboard page, its JSON or a bot's page in turn:
-      requests/s answered, p50 / p99 / max latency, errors, and the ladder's games/s meanwhile.
+      requests/s answered, p50 / p99 / max latency, errors, and the ladder's games/s meanwhile;
+  (c) alone again, SECONDS: a ladder's games/s changes as it goes (which pairs it plays:
+      two mcts bots take longer than two random ones), so (b) is compared with the mean
+      of (a) and (c), and both are printed.
 
 The goal (issue 27): p99 at most 100 ms at 100 requests/s with games running, and the
-ladder's games/s within 10% of (a). Figures depend on the machine's load (printed first).
+ladder's games/s within 10% of it alone. Figures depend on the machine's load (printed).
 Run from the repo:
 
-    .venv/bin/python benchmarks/server.py                   # 2 x 60 s, 50 clients, 100 requests/s
+    .venv/bin/python benchmarks/server.py                   # 3 x 60 s, 50 clients, 100 requests/s
     .venv/bin/python benchmarks/server.py --seconds 10      # a short check that it works
 """
 
@@ -128,7 +131,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="of each phase")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--rate", type=float, default=100.0, help="requests a second, all clients together")
-    parser.add_argument("--warmup", type=float, default=10.0, help="ladder play before measuring")
+    parser.add_argument("--warmup", type=float, default=30.0, help="ladder play before measuring")
     args = parser.parse_args()
     if not 1 <= args.clients <= 200 or not 0 < args.rate <= 2000 or not 0 < args.seconds <= 600:
         raise SystemExit("bounded: 1-200 clients, up to 2000 requests/s, up to 600 s")
@@ -149,6 +152,8 @@ def main() -> None:
             before, start = games(store), time.monotonic()
             latencies, errors, took = asyncio.run(load(server.url, args.clients, args.rate, args.seconds))
             loaded = (games(store) - before) / (time.monotonic() - start)
+            again = games_per_second(store, args.seconds)
+            print(f"ladder alone again: {again:.1f} games/s over {args.seconds:g} s", flush=True)
         finally:
             server.stop()
     latencies.sort()
@@ -157,8 +162,9 @@ def main() -> None:
     print(f"with {args.clients} clients asking {args.rate:g} requests/s: {len(latencies) / took:.1f} answered/s, "
           f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {latencies[-1] if latencies else float('nan'):.1f} ms, "
           f"errors: {dict(errors) or 'none'}")
-    print(f"ladder under load: {loaded:.1f} games/s ({100 * loaded / alone if alone else float('nan'):.0f}% "
-          f"of alone); load average {os.getloadavg()[0]:.1f}")
+    mean = (alone + again) / 2
+    print(f"ladder under load: {loaded:.1f} games/s ({100 * loaded / mean if mean else float('nan'):.0f}% "
+          f"of its mean alone before and after); load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,10 @@ from .db import ServerDB
 from .intake import sweep
 
 STOP_SECONDS = 30.0   #: a child still running this long after SIGTERM is killed
+#: the ladder (its workers and bots) and the worker yield the CPU to the web process, whose
+#: pages then answer at once however busy the games keep the machine (the referee's clocks
+#: forgive a bot the time it waits for a CPU: load_grace, docs/config.md)
+CHILD_NICE = 5
 LOCK_SECONDS = 5.0   #: how long a start waits for the last run's processes to end
 
 
@@ -105,7 +109,7 @@ def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_co
     interrupted = False
     try:
         with _sigterm_as_interrupt():
-            start = functools.partial(die_with_parent, os.getpid())
+            start = functools.partial(_child, os.getpid())
             ladder = subprocess.Popen([sys.executable, "-m", "arena", "run", str(roster), "--standings", "0"],
                                       preexec_fn=start, pass_fds=(lock,))
             children.append(ladder)
@@ -129,6 +133,12 @@ def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_co
         print(f"arena serve: error: {failed[0]}", file=out)
         return 1
     return 130 if interrupted else 0
+
+
+def _child(parent: int) -> None:
+    """In a child, before it runs: it dies with the server, and yields the CPU to it."""
+    die_with_parent(parent)
+    os.nice(CHILD_NICE)
 
 
 def _watch(ladder: subprocess.Popen[bytes], web: Any, failed: list[str]) -> None:

@@ -38,6 +38,7 @@ from arena.league.executors.ray import (
 from arena.league.progress import Progress
 from arena.league.runner import make_job, run_league
 from arena.league.schedule import schedule
+from arena.league.sources import FixtureList
 from arena.plugins import load_plugins
 from arena.record import Termination
 from arena.referee import BotSpec
@@ -367,6 +368,46 @@ def test_no_address_starts_a_private_local_instance_and_stops_it(tmp_path, monke
     assert not left, [_processes().get(pid) for pid in left]
 
 
+class PairsTold(FixtureList):
+    """A league's fixtures handed out a seat-swapped pair at a time, as a ladder hands
+    them, noting the bots each asking worker said it keeps running."""
+
+    def __init__(self, fixtures) -> None:
+        super().__init__(fixtures)
+        self.told: list[frozenset[str]] = []
+
+    def take(self, slots, most_pairs=None, running=frozenset()):
+        self.told.append(running)
+        return super().take(slots, 1)
+
+
+@needs_ray
+def test_ray_workers_keep_their_bots_between_pieces_and_say_which(tmp_path, monkeypatch, caplog):
+    # 4 bots, 12 pieces of one pair on a private instance of 2 CPUs: a worker that started
+    # its bots for each piece started 24; workers that keep them start each at most once
+    for name, value in RAY_ENV.items():
+        monkeypatch.setenv(name, value)
+    ray_tmp = tempfile.mkdtemp(prefix="arena-ray-")
+    monkeypatch.setenv("RAY_TMPDIR", ray_tmp)
+    caplog.set_level("INFO", logger="arena.league.ray")
+    bots = [{"name": f"r{i}", "bot": "uttt-random"} for i in range(4)]
+    config = league(tmp_path, "kept", bots=bots, games_per_pairing=4)
+    source = PairsTold(schedule(config))
+    try:
+        games = list(play_fixtures_ray(make_job(config, PLUGINS), source, RayConfig(), workers=2))
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+    assert len(games) == 24 and len({f.key for f, _ in games}) == 24
+    assert all(r.termination is Termination.NORMAL for _, r in games)
+    said = [r.getMessage() for r in caplog.records if "bot processes started" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith("Ray workers: 2, "), said
+    assert 4 <= int(said[0].rsplit(" ", 1)[1]) <= 8, said    # each bot once a worker at most
+    # the source hears which bots the asking worker runs: none at first, then its own
+    assert source.told[:2] == [frozenset(), frozenset()]
+    assert all(told <= {"r0", "r1", "r2", "r3"} for told in source.told)
+    assert sum(1 for told in source.told if told) >= 10
+
+
 @pytest.fixture(scope="module")
 def cluster():
     if RAY_MISSING:
@@ -475,10 +516,10 @@ def _kill_a_game_on(cluster, node: int, what: str, running: threading.Thread) ->
         seen |= set(workers.values())
         table = _processes()
         for pid, title in workers.items():
-            # a worker may still wear a finished task's title for a moment: look for the
-            # one whose game's two bots are running under it
+            # a worker may still wear a finished piece's title for a moment: look for one
+            # with a game's two bots running under it (it may keep more, from other pieces)
             bots = [child for child in table if table[child][0] == pid]
-            if title.startswith("ray::arena-game") and len(bots) == 2:
+            if title.startswith("ray::arena-game") and len(bots) >= 2:
                 os.kill(pid if what == "worker" else cluster.raylets[node], signal.SIGKILL)
                 return bots
         time.sleep(0.01)
@@ -507,17 +548,14 @@ def _run_and_kill(tmp_path, cluster, name, what, **ray_section):
 
 
 @needs_ray
-@pytest.mark.parametrize("retries", [3, 0], ids=["ray-retries", "coordinator-resubmits"])
-def test_a_killed_worker_loses_no_game(tmp_path, cluster, expected_gated, caplog, retries):
+def test_a_killed_worker_loses_no_game(tmp_path, cluster, expected_gated, caplog):
     caplog.set_level("WARNING", logger="arena.league.ray")
-    config, summary = _run_and_kill(tmp_path, cluster, f"worker{retries}", "worker",
-                                    max_retries=retries)
+    config, summary = _run_and_kill(tmp_path, cluster, "worker", "worker")
     assert summary.played == GATED_GAMES
     assert results(config) == expected_gated[0]    # every game once, as played locally
     assert leaderboard(config) == expected_gated[1]
-    resubmitted = [r for r in caplog.records if "submitting them again" in r.getMessage()]
-    # Ray plays the lost games again itself, or, with no retries left, the coordinator does
-    assert len(resubmitted) == (1 if retries == 0 else 0)
+    moved = [r for r in caplog.records if "giving them to another" in r.getMessage()]
+    assert len(moved) == 1      # the coordinator gave the lost games to another worker
 
 
 @needs_ray

@@ -506,6 +506,56 @@ def test_runtime_env_ships_the_bots_files_to_the_nodes(tmp_path, cluster):
     assert [r.termination for r in records] == [Termination.NORMAL] * 8, [r.reason for r in records]
 
 
+class ChangesMidRun(FixtureList):
+    """The first pair as the run started; once its records are back, mine's files are
+    edited (pick.txt: first) and every later fixture carries mine's new version, as a
+    ladder hands out a bot that changed while it runs."""
+
+    def __init__(self, fixtures, folder: Path, changed: BotSpec) -> None:
+        super().__init__(fixtures[:2])
+        self.later = [f.carrying({"mine": changed, "r": f.bots[f.seats.index("r")]}, (2, 1)
+                                 if f.seat0 == "mine" else (1, 2)) for f in fixtures[2:]]
+        self.folder, self.back = folder, 0
+
+    def take(self, slots, most_pairs=None):
+        piece = super().take(slots, 1)
+        if piece is None and self.later:
+            if self.back < 2:
+                return []
+            (self.folder / "pick.txt").write_text("first\n")
+            piece, self.later = self.later[:2], self.later[2:]
+        return piece
+
+    def done(self, fixture, record):
+        self.back += 1
+
+
+@needs_ray
+def test_runtime_env_carries_a_bot_changed_while_it_runs(tmp_path, cluster):
+    # the runtime_env is made as the run starts; a bot edited after it (a ladder's new
+    # version) must play its new files, not the copy shipped at the start
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "bot.py").write_text(BOT)
+    (mine / "pick.txt").write_text("last\n")
+    bots = [{"name": "mine", "command": "python3 mine/bot.py"}, {"name": "r", "bot": "uttt-random"}]
+    config = league(tmp_path, "carried", bots=bots, games_per_pairing=6, executor="ray",
+                    ray={"address": cluster.address, "files": "runtime_env"})
+    job = make_job(config, PLUGINS)
+    fixtures = [f.carrying(job.bots, (1, 1)) for f in sorted(schedule(config), key=lambda f: f.order)]
+    changed = replace(job.bots["mine"], fingerprint="mine v2")
+    source = ChangesMidRun(fixtures, mine, changed)
+    games = []
+    for fixture, record in play_fixtures_ray(job, source, config.ray):
+        source.done(fixture, record)      # as a run tells its source
+        games.append((fixture, record))
+    assert len(games) == 6
+    assert all(r.termination is Termination.NORMAL for _, r in games), [r.reason for _, r in games]
+    # mine's first move from seat 0: the last legal square (80) before the edit, the first after
+    opening = {f.bots[0].fingerprint: r.moves[0].move for f, r in games if f.seat0 == "mine"}
+    assert opening == {job.bots["mine"].fingerprint: "80", "mine v2": "0"}, opening
+
+
 def _kill_a_game_on(cluster, node: int, what: str, running: threading.Thread) -> list[int]:
     """SIGKILL (once a game runs on the node) its worker or its raylet; the game's bots' pids.
     The league's gate is closed: its games wait on every node until the kill is done."""
@@ -580,3 +630,4 @@ def test_a_dead_node_loses_no_game(tmp_path, cluster, expected_gated):
     assert summary.played == GATED_GAMES
     assert results(config) == expected_gated[0]
     assert leaderboard(config) == expected_gated[1]
+

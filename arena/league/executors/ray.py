@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import hashlib
+import io
 import json
 import logging
 import os
@@ -207,6 +208,8 @@ def _play_all(ray: Any, job: GameJob, source: FixtureSource, settings: RayConfig
     lost: list[tuple[list[Fixture], int]] = []   # games of dead workers: (games, moves so far)
     yielded: set[str] = set()
     starts = 0                             # bot processes the workers started
+    # bots that joined or changed after the start: their files are not in the runtime_env
+    carried = _Carried(ray, job) if shipment.files else None
 
     def hire() -> None:
         actor = player.remote(job_ref, shipment)
@@ -214,7 +217,8 @@ def _play_all(ray: Any, job: GameJob, source: FixtureSource, settings: RayConfig
 
     def give(worker: _Worker, piece: list[Fixture], moves: int) -> None:
         worker.stream = worker.actor.play.options(
-            name=f"arena-games {piece[0].pairing} x{len(piece)}").remote(piece)
+            name=f"arena-games {piece[0].pairing} x{len(piece)}").remote(
+                piece, carried.ship(piece) if carried is not None else {})
         worker.left, worker.moves = {f.key: f for f in piece}, moves
 
     unplaced = 0                           # workers that died before they could play
@@ -306,6 +310,45 @@ def _play_all(ray: Any, job: GameJob, source: FixtureSource, settings: RayConfig
     finally:
         logger.info("Ray workers: %d, bot processes started: %d", len(workers), starts)
         _dismiss(ray, [w.actor for w in workers], graceful=not any(w.stream for w in workers))
+        if carried is not None:
+            carried.remove()
+
+
+class _Carried:
+    """ray.files: runtime_env ships the bots' files once, as the run starts. A bot that
+    joins or changes while it runs (a ladder) is carried with its pieces instead: its
+    files zipped as the runtime_env's are (build_bundle), put in Ray's object store once
+    per version, and unpacked by each worker that plays it (GamePlayer)."""
+
+    def __init__(self, ray: Any, job: GameJob) -> None:
+        self._ray, self._job = ray, job
+        self._dir = Path(tempfile.mkdtemp(prefix="arena-ray-carried-"))
+        #: (name, fingerprint) of a carried spec -> its files' shipment and archive
+        self._shipped: dict[tuple[str, str | None], tuple[Shipment, Any]] = {}
+
+    def ship(self, piece: list[Fixture]) -> dict[tuple[str, str | None], tuple[Shipment, Any]]:
+        """What the piece's bots need beyond the runtime_env, by (name, fingerprint)."""
+        out: dict[tuple[str, str | None], tuple[Shipment, Any]] = {}
+        for fixture in piece:
+            for spec in fixture.bots or ():
+                if spec == self._job.bots.get(spec.name):
+                    continue          # as the run started: in the runtime_env
+                at = (spec.name, spec.fingerprint)
+                if at not in self._shipped:
+                    self._shipped[at] = self._bundle(spec)
+                out[at] = self._shipped[at]
+        return out
+
+    def _bundle(self, spec: BotSpec) -> tuple[Shipment, Any]:
+        path = self._dir / f"{len(self._shipped)}.zip"
+        bundle = build_bundle(replace(self._job, bots={spec.name: spec}), path)
+        archive = self._ray.put(path.read_bytes())
+        path.unlink()
+        return Shipment(token=bundle.id, python=sys.executable, arena_dir=ARENA_PACKAGE_DIR,
+                        files=bundle.files, bundle=bundle.id), archive
+
+    def remove(self) -> None:
+        shutil.rmtree(self._dir, ignore_errors=True)
 
 
 def _dismiss(ray: Any, actors: list[Any], graceful: bool) -> None:
@@ -439,23 +482,56 @@ class GamePlayer:
         self.thread = _GameThread()
         # its share of this node: as many workers as the node has game slots
         self.pool = bot_pool(job, pool_caps(ray_node_slots()))
+        self.unpacked: dict[str, str] = {}     # carried bundle id -> where it is unpacked
 
     def ready(self) -> bool:
         """True: Ray has placed and started this worker."""
         return True
 
-    def play(self, piece: list[Fixture]) -> Iterator[tuple[str | None, Any]]:
+    def play(self, piece: list[Fixture], carried: Mapping[tuple[str, str | None], tuple[Shipment, Any]]
+             ) -> Iterator[tuple[str | None, Any]]:
         """Each game's (key, record) as it ends; then (None, (the bots it keeps running,
-        the bot processes it started for this piece))."""
+        the bot processes it started for this piece)). carried: the files of bots that
+        joined or changed after the run started, by (name, fingerprint) (_Carried)."""
         table = self.thread.run(lambda: _table(self.job, self.shipment))
+        if carried:
+            piece = [self._carry(fixture, carried) for fixture in piece]
         before = self.pool.missed
         for fixture, record in play_piece(table, piece, self.pool, run=self.thread.run):
             yield fixture.key, record
         yield None, (self.pool.running(), self.pool.missed - before)
 
+    def _carry(self, fixture: Fixture,
+               carried: Mapping[tuple[str, str | None], tuple[Shipment, Any]]) -> Fixture:
+        """The fixture with its carried bots pointed at their files unpacked here."""
+        if fixture.bots is None:
+            return fixture
+        specs = []
+        for spec in fixture.bots:
+            shipped = carried.get((spec.name, spec.fingerprint))
+            if shipped is not None:
+                spec = localize(spec, shipped[0], self._unpack(*shipped))
+            specs.append(spec)
+        return replace(fixture, bots=tuple(specs))
+
+    def _unpack(self, shipment: Shipment, archive: Any) -> str:
+        """Where a carried bot's files are on this node: unpacked once, modes kept."""
+        import ray
+        root = self.unpacked.get(shipment.bundle)
+        if root is None:
+            root = tempfile.mkdtemp(prefix="arena-ray-carried-")
+            with zipfile.ZipFile(io.BytesIO(ray.get(archive))) as zipped:
+                for entry in zipped.infolist():
+                    target = Path(zipped.extract(entry, root))
+                    target.chmod(stat.S_IMODE(entry.external_attr >> 16) or 0o644)
+            self.unpacked[shipment.bundle] = root
+        return root
+
     def close(self) -> None:
-        """Close the bots it keeps."""
+        """Close the bots it keeps, and remove the carried files it unpacked."""
         self.thread.run(self.pool.close)
+        for root in self.unpacked.values():
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def ray_node_slots() -> int:

@@ -631,3 +631,72 @@ def test_a_dead_node_loses_no_game(tmp_path, cluster, expected_gated):
     assert results(config) == expected_gated[0]
     assert leaderboard(config) == expected_gated[1]
 
+
+def _games_of(db: Path, bot: str, version: int | None = None) -> list[tuple[int, str]]:
+    """(seat, first move) of each stored game of a bot (of one version)."""
+    import sqlite3
+    try:
+        with sqlite3.connect(db) as conn:
+            rows = conn.execute("SELECT seat0, v0, seat1, v1, record FROM games").fetchall()
+    except sqlite3.OperationalError:   # the table is not made yet
+        return []
+    out = []
+    for seat0, v0, seat1, v1, record in rows:
+        for seat, (name, v) in enumerate(((seat0, v0), (seat1, v1))):
+            if name == bot and version in (None, v):
+                out.append((seat, json.loads(record)["moves"][0]["move"]))
+    return out
+
+
+@needs_ray
+def test_a_ladder_on_ray_plays_a_bot_edited_while_it_runs_from_its_new_files(tmp_path):
+    # arena run of a ladder on a private Ray instance, files: runtime_env: mine's pick.txt
+    # is edited while it runs, and a bot joins; mine v2 opens with the first square, as
+    # its new files say (the runtime_env made at the start holds the old ones), and the
+    # newcomer plays
+    from test_league_failures import finish, wait_until
+    for name, folder in (("mine", "last"), ("late", "first")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "bot.py").write_text(BOT)
+        (tmp_path / name / "pick.txt").write_text(f"{folder}\n")
+    past = time.time() - 60        # still files: the ladder takes a change once they are
+    for path in tmp_path.rglob("*"):
+        os.utime(path, (past, past))
+    ray_tmp = tempfile.mkdtemp(prefix="arena-ray-")
+    config = tmp_path / "onray.yaml"
+    lines = ["name: onray", "game: ultimate", "bots:", "  - {name: r, bot: uttt-random}",
+             "  - {name: mine, command: python3 mine/bot.py}", "schedule: ladder",
+             "ladder: {min_games: 4}", "workers: 2", "seed: 5", "executor: ray",
+             "ray: {files: runtime_env}", "time_control: {move_ms: 2000, startup_ms: 10000}",
+             "store: onray.sqlite"]
+    config.write_text("\n".join(lines) + "\n")
+    db = tmp_path / "onray.sqlite"
+    env = dict(os.environ, **RAY_ENV, RAY_TMPDIR=ray_tmp)
+    env.pop("RAY_ADDRESS", None)
+    with open(tmp_path / "stderr", "w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--standings",
+                                 "0"], stdout=subprocess.DEVNULL, stderr=err, env=env,
+                                cwd=tmp_path)
+    try:
+        assert wait_until(lambda: len(_games_of(db, "mine", 1)) >= 4, 300), \
+            (tmp_path / "stderr").read_text()
+        (tmp_path / "mine" / "pick.txt").write_text("first\n")
+        config.write_text("\n".join(lines[:5] + ["  - {name: late, command: python3 late/bot.py}"]
+                                    + lines[5:]) + "\n")
+        assert wait_until(lambda: len(_games_of(db, "mine", 2)) >= 4
+                          and len(_games_of(db, "late")) >= 2, 300), (tmp_path / "stderr").read_text()
+        os.kill(proc.pid, signal.SIGTERM)
+        text = finish(proc, tmp_path)
+    finally:
+        proc.kill()
+        proc.wait()
+        for pid, (_, _, cmd) in _processes().items():   # Ray's, had the run not stopped it
+            if ray_tmp in cmd:
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+    assert proc.returncode == 130, text
+    assert "late: joins the ladder" in text and "(now v2, " in text and "Traceback" not in text
+    opened = {version: {move for seat, move in _games_of(db, "mine", version) if seat == 0}
+              for version in (1, 2)}
+    assert opened == {1: {"80"}, 2: {"0"}}, opened
+    assert {move for seat, move in _games_of(db, "late") if seat == 0} <= {"0"}

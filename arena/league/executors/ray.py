@@ -26,6 +26,7 @@ import logging
 import os
 import queue
 import shutil
+import signal
 import stat
 import sys
 import tempfile
@@ -171,11 +172,18 @@ def _connect(ray: Any, settings: RayConfig, workers: int, runtime_env: Mapping[s
                        _node_ip_address="127.0.0.1")
     else:
         options.update(address=settings.address)
+    # ray.init makes SIGTERM a sys.exit(15) of this process (and its C++ core prints a stack
+    # dump): the run's own handler is put back, so SIGTERM stops it as Ctrl-C does (exit 130)
+    main = threading.current_thread() is threading.main_thread()
+    handler = signal.getsignal(signal.SIGTERM) if main else None
     try:
         ray.init(**options)
     except ConnectionError as exc:
         raise RayExecutorError(f"cannot reach the Ray cluster at {settings.address!r}: {exc}; "
                                f"is it started (`ray start --head` on its head node)?") from None
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGTERM, handler)
     return True
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -582,19 +583,25 @@ def _run_and_kill(tmp_path, cluster, name, what, **ray_section):
     config = gated(tmp_path, name, executor="ray",
                    ray={"address": cluster.address, **ray_section})
     done: dict[str, object] = {}
-    thread = threading.Thread(target=lambda: done.update(summary=run(config)))
+
+    def league_run() -> None:
+        try:
+            done["summary"] = run(config)
+        except Exception as exc:  # noqa: BLE001 - the test reads it
+            done["error"] = exc
+    thread = threading.Thread(target=league_run)
     thread.start()
     try:
         bots = _kill_a_game_on(cluster, 1, what, thread)
     finally:
         open_gate(tmp_path)      # the games go on: the lost one is played again
         thread.join(timeout=300)
-    assert "summary" in done, "the league did not finish"
+    assert done, "the league did not finish"
     deadline = time.monotonic() + 10     # the killed game's bots died with their worker
     while any(os.path.exists(f"/proc/{pid}") for pid in bots) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(os.path.exists(f"/proc/{pid}") for pid in bots)
-    return config, done["summary"]
+    return config, done.get("summary", done.get("error"))
 
 
 @needs_ray
@@ -606,6 +613,16 @@ def test_a_killed_worker_loses_no_game(tmp_path, cluster, expected_gated, caplog
     assert leaderboard(config) == expected_gated[1]
     moved = [r for r in caplog.records if "giving them to another" in r.getMessage()]
     assert len(moved) == 1      # the coordinator gave the lost games to another worker
+
+
+@needs_ray
+def test_with_no_retries_a_killed_workers_games_stop_the_run_in_one_line(tmp_path, cluster):
+    config, error = _run_and_kill(tmp_path, cluster, "noretry", "worker", max_retries=0)
+    assert isinstance(error, RayExecutorError), error
+    assert re.fullmatch(r"games \['.+'\] were lost 1 times \(ray.max_retries: 0\); last: "
+                        r"\w+: .+", " ".join(str(error).split())), str(error)
+    with Store(config.store) as store:
+        assert store.count() < GATED_GAMES          # stopped: what was played stays stored
 
 
 @needs_ray

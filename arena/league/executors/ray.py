@@ -240,13 +240,13 @@ def _play_all(ray: Any, job: GameJob, source: FixtureSource, settings: RayConfig
             unplaced += 1
             if unplaced > 2 * window.slots() + settings.max_retries:
                 raise RayExecutorError(f"Ray workers die as they start ({unplaced} so far); "
-                                       f"last: {type(exc).__name__}: {exc}") from None
+                                       f"last: {type(exc).__name__}: {_first_line(exc)}") from None
         if worker.left:
             if worker.moves >= settings.max_retries:
                 raise RayExecutorError(
                     f"games {sorted(worker.left)} were lost {worker.moves + 1} times "
                     f"(ray.max_retries: {settings.max_retries}); last: "
-                    f"{type(exc).__name__}: {exc}") from None
+                    f"{type(exc).__name__}: {_first_line(exc)}") from None
             logger.warning("%d games lost with their worker (%s); giving them to another",
                            len(worker.left), type(exc).__name__)
             lost.append((list(worker.left.values()), worker.moves + 1))
@@ -357,6 +357,11 @@ class _Carried:
 
     def remove(self) -> None:
         shutil.rmtree(self._dir, ignore_errors=True)
+
+
+def _first_line(exc: BaseException) -> str:
+    """An error's message up to its first line break (Ray's go on for lines)."""
+    return (str(exc).strip().splitlines() or ["(no message)"])[0]
 
 
 def _dismiss(ray: Any, actors: list[Any], graceful: bool) -> None:

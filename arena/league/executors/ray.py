@@ -493,8 +493,9 @@ class GamePlayer:
     def __init__(self, job: GameJob, shipment: Shipment) -> None:
         self.job, self.shipment = job, shipment
         self.thread = _GameThread()
-        # its share of this node: as many workers as the node has game slots
-        self.pool = bot_pool(job, pool_caps(ray_node_slots()))
+        # its share of this node's memory and descriptors, counting a worker per CPU (the
+        # most the node holds: fewer with cpus_per_game over 1, each then keeps less)
+        self.pool = bot_pool(job, pool_caps(_node_cpus()))
         self.unpacked: dict[str, str] = {}     # carried bundle id -> where it is unpacked
 
     def ready(self) -> bool:
@@ -547,8 +548,8 @@ class GamePlayer:
             shutil.rmtree(root, ignore_errors=True)
 
 
-def ray_node_slots() -> int:
-    """Game slots of the node this runs on (its CPUs; one when not in a Ray worker)."""
+def _node_cpus() -> int:
+    """The CPUs Ray gives the node this runs on (this machine's outside a Ray worker)."""
     try:
         import ray
         node = ray.get_runtime_context().get_node_id()

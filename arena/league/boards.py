@@ -25,14 +25,16 @@ def store_board(store: Store, rating: RatingConfig, names: Sequence[str] | None,
         retired = store.retired()
         wanted = [name for name in names if name not in retired]
     board = build_leaderboard(games, rating, wanted, title, anchor, system)
-    return ladder_marks(with_versions(board, versions), store, all_versions)
+    return ladder_marks(with_versions(board, versions), store, all_versions, names)
 
 
-def ladder_marks(board: Leaderboard, store: Store, all_versions: bool = False) -> Leaderboard:
+def ladder_marks(board: Leaderboard, store: Store, all_versions: bool = False,
+                 names: Sequence[str] | None = None) -> Leaderboard:
     """A ladder's board with its rows marked (a league's unchanged): new below the ladder's
     min_games, suspended as the store says, and with all_versions every version that plays
-    no more as history: retired (arena retire), removed (not in the config the store is
-    bound to) or old (replaced by a newer version)."""
+    no more as history: retired (arena retire), removed (not among names, the config's
+    bots; None: those of the config the store is bound to) or old (replaced by a newer
+    version)."""
     snapshot = store.snapshot()
     if snapshot.get("schedule") != "ladder":
         return board
@@ -47,8 +49,9 @@ def ladder_marks(board: Leaderboard, store: Store, all_versions: bool = False) -
         return with_marks(board, min_games, now)
     # every version as history: say why each no longer plays (replaced, retired, removed)
     bots = snapshot.get("bots")
-    in_config = ({bot.get("name") for bot in bots if isinstance(bot, dict)}
-                 if isinstance(bots, list) else None)
+    in_config = (set(names) if names is not None else
+                 {bot.get("name") for bot in bots if isinstance(bot, dict)} if isinstance(bots, list)
+                 else None)
     retired = store.retired()
     named = {row.bot: (row.bot.rpartition("@")[0], row.version) for row in board.rows
              if row.version is not None}

@@ -223,6 +223,9 @@ def test_a_ladders_site_marks_its_bots(tmp_path):
            'no more until a new version.</p>' in eve
     ann = (tmp_path / "site" / "bots" / "ann.html").read_text()
     assert 'class="flag' not in ann
+    # cal's first version, suspended and then replaced, says both in its versions table
+    cal = (tmp_path / "site" / "bots" / "cal.html").read_text()
+    assert '<td class="text">history, suspended</td>' in cal and '<td class="text">current</td>' in cal
     # a league's site has no marks
     arena("publish", disagreeing_store(tmp_path / "league.sqlite"), "--out", str(tmp_path / "l"))
     assert "flag" not in (tmp_path / "l" / "index.html").read_text()

@@ -2,7 +2,8 @@
 moment, until a stop condition holds (or Ctrl-C); running it again resumes.
 
 The ladder is a fixture source (LadderSource): asked for a piece, it builds the standings
-from TrueSkill ratings kept up to date game by game in the order games were stored, asks
+from its rating system's ratings (TrueSkill, or TrueSkill fitted to all games:
+trueskill-ep) kept up to date game by game in the order games were stored, asks
 the matchmaker for pairings for the free slots, and mints each pairing's next
 seat-swapped pair. It runs through the league's own steps (runner: the store, builds,
 versions, preflight, drive), so a ladder stores, resumes and stops as a league does.

@@ -80,6 +80,7 @@ def parse_spec(text: str, game: Game, order: str = "sequential", shuffle_seed: i
     spec = text.strip()
     if spec in ("", "none"):
         return NONE
+    refuse_moving_at_once(game, f"openings {spec!r}: ")
     if spec.startswith("random:"):
         count = spec[len("random:"):]
         if not count.isascii() or not count.isdigit() or int(count) < 1:
@@ -108,6 +109,15 @@ def parse_spec(text: str, game: Game, order: str = "sequential", shuffle_seed: i
         random.Random(f"openings|{shuffle_seed}").shuffle(shuffled)
         book = tuple(shuffled)
     return Openings(spec, book=book, order=order)
+
+
+def refuse_moving_at_once(game: Game, prefix: str = "") -> None:
+    """OpeningError for a game whose seats move at once: an opening here is plies of a game
+    of turns, played by the referee before the bots take over, and such a game has none."""
+    if game.info.simultaneous:
+        raise OpeningError(f"{prefix}game {game.name!r}: its seats move at once, and openings (random:N, "
+                           "books) are plies of a game of turns; play it from its start (openings: none), "
+                           "mirrored for every seat, its games varied by the seed each bot is handed")
 
 
 def shipped_books() -> list[str]:
@@ -234,16 +244,18 @@ def distinct_games(move_lists: Sequence[Sequence[str]]) -> int:
     return len({tuple(moves) for moves in move_lists})
 
 
-def repeat_warning(move_lists: Sequence[Sequence[str]]) -> str | None:
+def repeat_warning(move_lists: Sequence[Sequence[str]], at_once: bool = False) -> str | None:
     """A warning when fewer distinct games than games were played, else None. A game with
-    no move (a bot that failed to start) is no sample of play, and is not counted."""
+    no move (a bot that failed to start) is no sample of play, and is not counted. at_once:
+    the game's seats move at once, which has no openings: the bots' own seeds vary it."""
     played = [moves for moves in move_lists if moves]
     distinct = distinct_games(played)
     if distinct >= len(played):
         return None
+    vary = ("vary the bots' play with the seed each is handed (its seats move at once: no openings)"
+            if at_once else "vary the start with openings (random:N or a book")
     return (f"only {distinct} distinct games (by move list) in {len(played)} games: repeated "
-            "games are not independent samples; vary the start with openings "
-            "(random:N or a book, docs/openings.md)")
+            f"games are not independent samples; {vary}, docs/openings.md)")
 
 
 # --- making balanced books ------------------------------------------------------------------
@@ -269,6 +281,7 @@ def generate_book(game: Game, plies: int, count: int, seed: int, evaluate: Evalu
     With plies small enough that every position can be listed (tic-tac-toe), every
     distinct position is a candidate, in a seeded order. Raises OpeningError when the
     candidates run out first."""
+    refuse_moving_at_once(game)
     rng = random.Random(f"book|{game.name}|{plies}|{seed}")
     limit = max_candidates if max_candidates is not None else 50 * count
     seen: set[str] = set()

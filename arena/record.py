@@ -230,12 +230,17 @@ class GameRecord:
         """The bot's result, as Outcome.result counts it."""
         return self.outcome.result(self.seat_of(bot), faults_count_as_losses)
 
-    def summary(self) -> str:
+    def summary(self, at_once: bool | None = None) -> str:
         """The game in one line: "a (x) vs b (o): a wins, normal, 9 moves, seed 7", or for a
-        fault "a (x) vs b (o): a faulted (crash); b wins, exited ... (exit code 3), 4 moves, ..."."""
+        fault "a (x) vs b (o): a faulted (crash); b wins, exited ... (exit code 3), 4 moves, ...".
+        A game of more than two seats, or whose seats move at once, names every seat's bot
+        and its place instead (see _summary_by_seat). at_once: the game's seats move at once
+        (its GameInfo.simultaneous); None judges by the moves, which a game ended before its
+        first turn (a bot that did not start) has none of."""
         names = [b.name for b in self.bots]
-        if len(names) > 2:
-            return self._summary_of_many(names)
+        at_once = self.moves_at_once if at_once is None else at_once
+        if len(names) > 2 or at_once:
+            return self._summary_by_seat(names, at_once)
         result = self.outcome.text(names)
         how = self.termination.value
         if self.faulted is not None:   # the reason without the "NAME (seat N): " the result says
@@ -243,18 +248,31 @@ class GameRecord:
         said = result if how == result else f"{result}, {how}"     # "aborted" once
         return f"{names[0]} (x) vs {names[1]} (o): {said}, {len(self.moves)} moves, seed {self.seed}"
 
-    def _summary_of_many(self, names: list[str]) -> str:
-        """summary() of a game of more than two seats: "a, b, c: b 1st, a 2nd, c 3rd, ..."."""
+    @property
+    def moves_at_once(self) -> bool:
+        """True for a game whose seats moved at once (its moves carry their turn)."""
+        return any(move.turn is not None for move in self.moves)
+
+    def _summary_by_seat(self, names: list[str], at_once: bool) -> str:
+        """summary() of a game of more than two seats or of seats moving at once: "a, b, c by
+        seat: b 1st, a 2nd, c 3rd, normal (c out on turn 3 (timeout)), 9 turns, 25 moves,
+        seed 7"; a fault that ended the game is said with its reason, as two seats' is."""
         ranking = self.rank_of()
         if ranking is None:
             said = "aborted"
         else:
             order = sorted(range(len(names)), key=lambda seat: ranking[seat])
             said = ", ".join(f"{names[seat]} {_ordinal(ranking[seat] + 1)}" for seat in order)
+            how = self.termination.value
+            if self.termination.is_fault and self.faulted is not None:
+                why = self.reason.removeprefix(f"{names[self.faulted]} (seat {self.faulted}): ")
+                how = f"{names[self.faulted]} faulted ({self.termination.label}): {why}"
             gone = "; ".join(f"{names[o.seat]} out on turn {o.turn + 1} ({o.termination.label})"
                              for o in self.out)
-            said += f", {self.termination.value}" + (f" ({gone})" if gone else "")
-        return f"{', '.join(names)}: {said}, {len(self.moves)} moves, seed {self.seed}"
+            said += f", {how}" + (f" ({gone})" if gone else "")
+        count = len(self.turns())
+        turns = f"{count} turn{'' if count == 1 else 's'}, " if at_once else ""
+        return f"{', '.join(names)} by seat: {said}, {turns}{len(self.moves)} moves, seed {self.seed}"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data (built by hand: dataclasses.asdict deep-copies and is slow).

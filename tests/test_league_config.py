@@ -259,7 +259,7 @@ def test_missing_required_keys_and_rules_for_a_game_without_options(league_dir):
     assert message.endswith(":1: required key 'game' is missing; allowed keys: name, game, rules, "
                             "bots, games_per_pairing, games, time_control, timeout_policy, sandbox, "
                             "rating, workers, pin_workers, executor, ray, store, seed, publish, openings, "
-                            "schedule, candidates, ladder")
+                            "schedule, candidates, ladder, server")
     text = BASE.replace("game: ultimate", "game: meta")
     message = error_of(write(league_dir, text))
     assert ":3: rules: game 'meta' has no rule options" in message

@@ -457,3 +457,49 @@ def test_bots_join_change_and_leave_a_running_ladder(tmp_path):
     rows = {row["bot"]: row for row in json.loads(board.stdout)["rows"]}
     assert "n" in rows and rows["n"]["games"] > 0
     assert "r2" not in rows
+
+
+def test_a_version_suspended_while_it_runs_is_lifted_by_its_new_version(tmp_path):
+    # the crasher is suspended mid-run; mended while the ladder still runs, its version 2
+    # plays as a newcomer, and the suspension of version 1 stays in the store as history
+    from test_league_failures import wait_until
+    crasher = bot_file(tmp_path, "crash", CRASHER)
+    config = write_ladder(tmp_path / "lift.yaml", RANDOMS[:2] + [("c", crasher)],
+                          "{min_games: 6, suspend: {share: 0.5, after: 4}}", workers=1)
+    db = tmp_path / "lift.sqlite"
+    proc = start_run(config, tmp_path, "--standings", "0")
+    try:
+        assert wait_until(lambda: said(tmp_path, "c v1: suspended, faulted in")), \
+            (tmp_path / "stderr").read_text()
+        crashed = games_of(db, "c", 1)
+        (tmp_path / "bots" / "crash" / "crash.py").write_text(MENDED)
+        assert wait_until(lambda: games_of(db, "c", 2) >= 6), (tmp_path / "stderr").read_text()
+        os.kill(proc.pid, signal.SIGTERM)
+        err = finish(proc, tmp_path)
+    finally:
+        proc.kill()
+        kill_ours(tmp_path)
+    assert proc.returncode == 130, err
+    assert "(now v2, " in err and "Traceback" not in err
+    assert 4 <= crashed <= 5 and games_of(db, "c", 1) == crashed   # v1 played no more
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT bot, version FROM suspended").fetchall() == [("c", 1)]
+        faults = conn.execute("SELECT count(*) FROM games WHERE termination != 'normal' AND "
+                              "((seat0 = 'c' AND v0 = 2) OR (seat1 = 'c' AND v1 = 2))").fetchone()[0]
+    assert faults == 0
+    board = json.loads(arena("leaderboard", str(db), "--format", "json").stdout)
+    row = next(row for row in board["rows"] if row["bot"] == "c")
+    assert row["version"] == 2 and "suspended" not in row["marks"]
+
+
+def test_a_ladder_left_with_one_bot_that_can_play_stops_and_says_why(tmp_path):
+    # the fourth way a ladder ends: its crasher suspended, one bot is left to play
+    crasher = bot_file(tmp_path, "crash", CRASHER)
+    config = write_ladder(tmp_path / "alone.yaml", [("r1", "uttt-random"), ("c", crasher)],
+                          "{suspend: {share: 0.5, after: 4}}", workers=1)
+    out = arena("run", str(config), "--standings", "0")
+    assert out.returncode == 0, out.stderr
+    assert "c v1: suspended, faulted in 4 of 4 games (4 crash)" in out.stderr
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("finished (fewer than 2 bots can play): 4 games played"), last
+    assert count(tmp_path / "alone.sqlite") == 4

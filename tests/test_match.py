@@ -350,3 +350,35 @@ def test_a_match_killed_at_a_gate_and_resumed_reports_what_an_uninterrupted_one_
                                                        "pentanomial", "elo", "sprt", "result")}
     assert reports["resumed"]["sprt"]["decision"] != "continue", reports
     assert reports["resumed"] == reports["whole, 1 worker"] == reports["whole, 2 workers"], reports
+
+
+def test_an_sprt_of_two_tron_cycles_decides_resumes_and_refuses_more_seats(tmp_path):
+    """arena match plays any game of two seats, seats moving at once included: tron's
+    territory bot against its random one is decided by the SPRT, each game line names the
+    seats and their places, the games are stored turn by turn, and the store resumes the
+    decided test without a game more. Three or four cycles are refused in one line: the SPRT
+    counts seat-swapped pairs of two bots."""
+    store = tmp_path / "tron.sqlite"
+    args = ("match", "tron-territory", "tron-random", "--game", "tron", "--rule", "width=8",
+            "--rule", "height=8", "--sprt", "elo0=0,elo1=200", "--games", "60", "--concurrency", "2",
+            "--seed", "3", "--store", str(store))
+    first = arena(*args)
+    assert first.returncode == 0, first.stderr
+    assert "result: H1 accepted: tron-territory is stronger" in first.stdout
+    game_lines = [line for line in first.stdout.splitlines() if line.startswith("game ")]
+    assert game_lines and all(" by seat: " in line and "(x)" not in line for line in game_lines)
+    assert any("tron-territory 1st, tron-random 2nd" in line for line in game_lines)
+    with Store(store, readonly=True) as stored:
+        records = [g.record for g in stored.records()]
+    assert records and all(r.ranking is not None and r.moves_at_once for r in records)
+    again = arena(*args, "--json")
+    assert again.returncode == 0, again.stderr
+    summary = json.loads(again.stdout.splitlines()[-1])["summary"]
+    assert summary["played"] == 0 and summary["stored_before"] == len(records)
+    assert summary["result"] == "H1 accepted: tron-territory is stronger"
+    for players in ("3", "4"):
+        refused = arena("match", "tron-territory", "tron-random", "--game", "tron", "--rule",
+                        f"players={players}", "--sprt", "elo0=0,elo1=200")
+        assert refused.returncode == 2 and refused.stdout == ""
+        assert refused.stderr.strip() == (f"arena match: error: game 'tron' has {players} seats: arena match "
+                                          "plays two bots (give --rule players=2, or play more in a league)")

@@ -2,6 +2,7 @@
 sandboxed bots in every dialect, `arena match --openings`, `arena replay`, and making books."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -310,3 +311,33 @@ def test_a_state_line_works_for_any_game_with_a_grid_and_is_refused_clearly_with
         read_book(book, _GridlessGame())
     book.write_text("0,2,4\n")               # a move list needs no grid
     assert read_book(book, _GridlessGame()) == ((0, 2, 4),)
+
+
+# --- games whose seats move at once -----------------------------------------------------------
+
+def test_a_game_whose_seats_move_at_once_has_no_openings_and_says_so_in_one_line(tmp_path):
+    """tron's openings were refused by `arena openings` only as a game 'arena play and opening
+    books do not play yet', and `arena match --openings random:2 --game tron` stopped with
+    'move 2: in tron the cycles move at once; play one move per seat ... with play_joint'.
+    Every way in now names the game and why, and a book no less than random plies."""
+    tron = R.create("tron")
+    why = "game 'tron': its seats move at once, and openings (random:N, books) are plies of a game of turns"
+    for spec in ("random:2", "book:ultimate-4ply"):
+        with pytest.raises(OpeningError, match=re.escape(f"openings '{spec}': {why}")):
+            parse_spec(spec, tron)
+    assert parse_spec("none", tron).is_none
+    match = arena("match", "tron-random", "tron-territory", "--game", "tron", "--openings", "random:2")
+    assert match.returncode == 2 and match.stdout == ""
+    assert match.stderr.strip() == f"arena match: error: --openings: openings 'random:2': {why}; play it " \
+        "from its start (openings: none), mirrored for every seat, its games varied by the seed each bot is handed"
+    config = tmp_path / "tron.yaml"
+    config.write_text("name: t\ngame: tron\nbots:\n  - {name: a, bot: tron-random}\n"
+                      "  - {name: b, bot: tron-territory}\nopenings: random:3\n")
+    run = arena("run", str(config))
+    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert f"{config}:" in run.stderr and "openings 'random:3'" in run.stderr and why in run.stderr
+    book = arena("openings", "tron", "--plies", "2", "--count", "2", "--out", str(tmp_path / "b.txt"))
+    assert book.returncode == 2 and why in book.stderr and not (tmp_path / "b.txt").exists()
+    # repeated games of such a game are told to vary by the bots' seeds, not by openings
+    warning = repeat_warning([["u", "d"], ["u", "d"]], at_once=True)
+    assert warning is not None and "the seed each is handed" in warning and "random:N" not in warning

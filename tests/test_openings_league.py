@@ -168,3 +168,19 @@ def test_the_site_replay_marks_the_opening_moves(tmp_path):
         now = driver.find_element("id", "now").text
         assert "ms wall" in now and "Opening move" not in now
         assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_a_repeating_tron_league_is_told_to_vary_the_seed_not_openings(tmp_path):
+    """Two deterministic tron bots repeat their games; tron has no openings, so the warning
+    points at the bots' seeds (before: 'vary the start with openings', which tron refuses)."""
+    config = tmp_path / "t.yaml"
+    config.write_text(
+        "name: rg\ngame: tron\nrules: {width: 6, height: 6}\n"
+        "bots:\n  - {name: a, bot: tron-territory}\n  - {name: b, bot: tron-territory}\n"
+        "games_per_pairing: 4\ntime_control: {move_ms: 500, startup_ms: 5000}\n"
+        "workers: 1\nstore: rg.sqlite\n")
+    run = arena("run", str(config))
+    assert run.returncode == 0, run.stderr
+    warning = [line for line in (run.stdout + run.stderr).splitlines() if "distinct games" in line]
+    assert len(warning) == 1, run.stdout + run.stderr
+    assert "seed" in warning[0] and "vary the start with openings" not in warning[0]

@@ -279,3 +279,133 @@ def test_the_replay_draws_a_three_player_game_from_its_record(driver, league, th
     assert "sleeper out on turn 4 (timeout)" in driver.find_element("id", "result").text
     driver.save_screenshot(str(SCREENSHOTS / "replay-tron-3.png"))
     no_console_errors(driver)
+
+
+# --- a league of four seats ---------------------------------------------------------------------
+
+FFA_BOTS = ("r1", "r2", "r3", "r4", "sleeper")
+
+
+@pytest.fixture(scope="module")
+def ffa(tmp_path_factory):
+    """A 4-player tron league of five bots run and published by the real CLI: four
+    tron-random and one that sleeps through its second turn (out for a timeout, the
+    others playing on). Its folder, store's games and `arena leaderboard` rows."""
+    here = tmp_path_factory.mktemp("tron-ffa")
+    bots = "".join(f"  - {{name: {name}, bot: tron-random}}\n" for name in FFA_BOTS[:4])
+    (here / "ffa.yaml").write_text(
+        "name: tron-ffa-site\ngame: tron\nrules: {width: 8, height: 8, players: 4}\n"
+        f"bots:\n{bots}  - {{name: sleeper, command: {sys.executable} {LOG_BOT} sleep:1}}\n"
+        "games: 5\nworkers: 2\nseed: 3\nstore: ffa.sqlite\npublish: site\n"
+        "time_control: {move_ms: 300, startup_ms: 10000}\n")
+    out = arena("run", "ffa.yaml", cwd=here)
+    assert out.returncode == 0, out.stderr
+    board = arena("leaderboard", "ffa.sqlite", "--format", "json", cwd=here)
+    assert board.returncode == 0, board.stderr
+    with Store(here / "ffa.sqlite", readonly=True) as store:
+        games = list(store.records())
+    return here, games, json.loads(board.stdout)["rows"]
+
+
+def read_data(site: Path, key: str):
+    text = (site / "data" / f"{key}.js").read_text()
+    return json.loads(re.fullmatch(r'arenaData\("[^"]+",(.*)\);\n', text, re.S)[1])
+
+
+def test_the_games_list_of_a_four_player_league_has_every_seat_its_version_place_and_faults(ffa):
+    here, games, _rows = ffa
+    site = here / "site"
+    league = read_data(site, "league")
+    ids = {b["name"]: b["id"] for b in league["bots"]}
+    rows = read_data(site, "games/all/1")["rows"]
+    assert len(rows) == len(games) == 5
+    for row, stored in zip(rows, games):
+        record = stored.record
+        assert [row[1], row[2], *row[8]] == [ids[b.name] for b in record.bots]
+        assert row[9] == record.rank_of() and row[10] == [1, 1, 1, 1]
+        assert row[11] == [[o.seat, o.termination.value] for o in record.out]
+    sleeper = [row for row in rows if ids["sleeper"] in [row[1], row[2], *row[8]]]
+    assert sleeper and all(row[11] for row in sleeper)     # out for a timeout in each game
+    page = (site / "games.html").read_text()
+    assert 'src="assets/seats.js"' in page and "games.js" not in page
+    assert re.findall(r'<th class="text" data-seat="\d">(Seat \d)</th>', page) == [
+        "Seat 1", "Seat 2", "Seat 3", "Seat 4"]
+    assert (site / "assets" / "seats.js").is_file()
+
+
+def test_the_leaderboard_of_a_four_player_site_has_mean_rank_and_firsts_as_arena_leaderboard(ffa):
+    here, _games, board = ffa
+    page = (here / "site" / "index.html").read_text()
+    keys = re.findall(r'<th data-key="([a-z_]+)"', page)
+    assert keys[keys.index("games"):keys.index("wins")] == ["games", "mean_rank", "firsts"]
+    assert "mean rank is a bot&#x27;s mean place" not in page and "mean rank is a bot's mean place" in page
+    for row in board:
+        cells = re.search(rf'<td class="text bot" data-v="{row["bot"]}">.*?</tr>', page)[0]
+        values = re.findall(r'<td class="num" data-v="([^"]*)">', cells)
+        games = values.index(str(row["games"]))       # games, mean rank, firsts, W
+        assert values[games + 1:games + 4] == [str(row["mean_rank"]), str(row["firsts"]), str(row["wins"])]
+
+
+def test_the_match_and_bot_pages_of_a_four_player_league_show_every_seat_and_the_ranking(ffa):
+    here, games, board = ffa
+    site = here / "site"
+    a, b = (bot["name"] for bot in read_data(site, "league")["bots"][:2])   # the page of the top two
+    page = (site / "matches" / f"{a}~{b}.html").read_text()
+    together = [no for no, g in enumerate(games, 1) if {a, b} <= {bot.name for bot in g.record.bots}]
+    rows = re.findall(r'<tr><td class="num">(\d+)</td><td class="text seats">(.*?)</td>'
+                      r'<td class="text">(.*?)</td><td class="text">(.*?)</td>', page)
+    assert together and [int(no) for no, *_ in rows] == together
+    for no, seats, ranking, ahead in rows:
+        record = games[int(no) - 1].record
+        places = record.rank_of()
+        shown = re.findall(r'<span class="seat(?: strong)?">(?:<a href="../bots/[^"]+">)?([^<]+)(?:</a>)?'
+                           r' <small class="muted">v(\d+)</small> (\d+)(?:st|nd|rd|th)', seats)
+        assert shown == [(b.name, "1", str(places[seat] + 1)) for seat, b in enumerate(record.bots)]
+        order = sorted(range(4), key=lambda seat: (places[seat], seat))
+        assert [name for name in re.findall(r"\d+(?:st|nd|rd|th) ([^,]+)", ranking)] == [
+            record.bots[seat].name for seat in order]
+        mine, theirs = places[record.seat_of(a)], places[record.seat_of(b)]
+        assert ahead == ("tied" if mine == theirs else (a if mine < theirs else b) + " ahead")
+    played = {row["bot"]: row["games"] for row in board}
+    for name in FFA_BOTS:      # each game once, not once for each other bot in it
+        assert f"All {played[name]} games of\n{name} →" in (site / "bots" / f"{name}.html").read_text()
+
+
+@needs_browser
+def test_the_games_list_of_a_four_player_league_in_chromium(driver, ffa):
+    """Every seat of every game with its bot, version and place, the ranking, the sleeper's
+    timeout; one bot's games with its place; a game's replay from the list, four players."""
+    here, games, _board = ffa
+    site = here / "site"
+    driver.get((site / "games.html").as_uri())
+    wait(driver, lambda d: len(d.find_elements("css selector", "#games tbody tr")) == len(games),
+         "no games listed")
+    for tr, stored in zip(driver.find_elements("css selector", "#games tbody tr"), games):
+        record = stored.record
+        places = record.rank_of()
+        seats = [td.text for td in tr.find_elements("css selector", "td.seat")]
+        out = {o.seat for o in record.out}
+        assert seats == [f"{b.name} v1 {ordinal(places[seat] + 1)}" + (" timeout" if seat in out else "")
+                         for seat, b in enumerate(record.bots)]
+        order = sorted(range(4), key=lambda seat: (places[seat], seat))
+        assert tr.find_element("css selector", "td.ranking").text == ", ".join(
+            f"{ordinal(places[seat] + 1)} {record.bots[seat].name}" for seat in order)
+    driver.save_screenshot(str(SCREENSHOTS / "games-tron-ffa.png"))
+    from selenium.webdriver.support.ui import Select
+    Select(driver.find_element("id", "bot-filter")).select_by_value("sleeper")
+    wait(driver, lambda d: "played by sleeper" in d.find_element("id", "games-status").text,
+         "the filter did not apply")
+    for tr in driver.find_elements("css selector", "#games tbody tr"):
+        game = games[int(tr.get_attribute("data-game")) - 1].record
+        place = ordinal(game.rank_of()[game.seat_of("sleeper")] + 1)
+        assert tr.find_element("css selector", "td.ranking .badge").text == place
+        assert "sleeper out" in tr.text
+    driver.find_element("css selector", "#games tbody tr a").click()
+    wait(driver, lambda d: d.find_element("id", "replay").is_displayed(), "no replay shown")
+    assert len(driver.find_elements("css selector", "#players .player")) == 4
+    assert "(out for a fault: timeout)" in driver.find_element("id", "ranking").text
+    no_console_errors(driver)
+
+
+def ordinal(n: int) -> str:
+    return f"{n}{'th' if n % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"

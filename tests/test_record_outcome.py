@@ -6,7 +6,7 @@ import json
 import pytest
 
 from arena.league.pairs import Tally, match_results
-from arena.record import RECORD_VERSION, BotEntry, GameRecord, MoveRecord, Outcome, Result, Termination
+from arena.record import RECORD_VERSION, BotEntry, GameRecord, MoveRecord, Outcome, Result, SeatOut, Termination
 
 #: a game as record version 1 stored it: no `opening`, `scores` written beside the winner
 VERSION_1 = json.dumps({
@@ -100,3 +100,58 @@ def test_the_records_of_a_stored_league_read_and_write_back_as_stored():
         assert read.rank_of() == (None if points is None else [int(points[0] < points[1]), int(points[1] < points[0])])
         assert read.turns() == [[m] for m in read.moves]
     assert versions == {1: 5, 2: 31}
+
+
+def test_arena_replay_prints_the_games_of_versions_1_and_2_as_before(tmp_path, capsys):
+    """Every game of tests/data/stored_league (records of versions 1 and 2), replayed by
+    `arena replay STORE --game N`, prints what the arena of record version 2 printed
+    (expected/replays.txt was written by the commit before records went to version 3, and
+    compared equal with the code after)."""
+    import sqlite3
+    from pathlib import Path
+
+    from arena.cli import main
+    data = Path(__file__).resolve().parent / "data" / "stored_league"
+    store = tmp_path / "league.sqlite"
+    with sqlite3.connect(store) as db:
+        db.executescript((data / "league.sql").read_text())
+    db.close()
+    printed = []
+    for number in range(1, 25):
+        assert main(["replay", str(store), "--game", str(number)]) == 0
+        printed.append(capsys.readouterr().out)
+    assert "".join(printed) == (data / "expected" / "replays.txt").read_text()
+    # version 1 records among them (blind and random's games are of their first version)
+    assert any("fixture blind|random|0|0)" in text for text in printed)
+
+
+def _tron(bots: list[str], turns: list[list[str]], **fields) -> GameRecord:
+    """A hand-made record of a tron game: each turn's moves by seat."""
+    moves = [MoveRecord(seat, move, 1.0, turn=number)
+             for number, turn in enumerate(turns) for seat, move in enumerate(turn) if move]
+    return GameRecord(game="tron", rule_options={"players": len(bots)}, seed=3,
+                      bots=[BotEntry(name) for name in bots], moves=moves, **fields)
+
+
+def test_a_summary_of_seats_moving_at_once_names_every_seat_its_bot_and_place():
+    """Two cycles were summed up as 'a (x) vs b (o): b wins': tron has no x and o, and the
+    places, turns and a fault's reason belong to the seats."""
+    won = _tron(["a", "b"], [["u", "d"], ["l", "l"]], winner=1, ranking=[1, 0])
+    assert won.summary() == "a, b by seat: b 1st, a 2nd, normal, 2 turns, 4 moves, seed 3"
+    tie = _tron(["a", "b"], [["r", "l"]], ranking=[0, 0])
+    assert tie.summary() == "a, b by seat: a 1st, b 1st, normal, 1 turn, 2 moves, seed 3"
+    late = _tron(["a", "b"], [["u", "d"]], winner=0, ranking=[0, 1], termination=Termination.TIMEOUT,
+                 faulted=1, reason="b (seat 1): replied too late to move on turn 2 within 100 ms")
+    assert late.summary() == ("a, b by seat: a 1st, b 2nd, b faulted (timeout): replied too late to "
+                              "move on turn 2 within 100 ms, 1 turn, 2 moves, seed 3")
+    three = _tron(["a", "b", "c"], [["u", "d", "l"], ["u", "d", ""]], winner=1, ranking=[1, 0, 2],
+                  out=[SeatOut(2, 1, Termination.CRASH, "c (seat 2): exited (exit code 1)")])
+    assert three.summary() == ("a, b, c by seat: b 1st, a 2nd, c 3rd, normal (c out on turn 2 (crash)), "
+                               "2 turns, 5 moves, seed 3")
+    # a cycle that did not start: no move tells the seats moved at once; the game does
+    unborn = _tron(["a", "b"], [], winner=0, ranking=[0, 1], termination=Termination.STARTUP_FAILURE,
+                   faulted=1, reason="b (seat 1): could not start: no such file")
+    assert unborn.summary(at_once=True) == ("a, b by seat: a 1st, b 2nd, b faulted (start-up failure): "
+                                            "could not start: no such file, 0 turns, 0 moves, seed 3")
+    # two seats taking turns read as before, x and o
+    assert record("a", "b", 1, 0).summary() == "a (x) vs b (o): a wins, normal, 1 moves, seed 1"

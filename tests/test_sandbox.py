@@ -243,6 +243,50 @@ def test_files_outside_the_allowed_paths_are_hidden(mode: str, start, public_dir
     assert first_line(writer).startswith("error EROFS"), "readable dirs must be read-only"
 
 
+def test_a_writable_dir_is_the_one_place_a_bot_writes_and_comes_back_to_its_owner(
+        start, public_dir: Path, tmp_path: Path) -> None:
+    box = sandbox("auto")
+    needs(box, "filesystem_hidden")
+    work = public_dir / "work"
+    work.mkdir()
+    (work / "src.c").write_text("int main(void) { return 0; }\n")
+    victim = tmp_path / "victim.txt"   # another's file, which a link must not hand to the bot's owner
+    victim.write_text("theirs")
+    if ROOT:
+        os.chown(victim, 4242, 4242)
+    script = (f"cd {work} && cp src.c out.c && mkdir sub && cp /bin/true sub/tool && "
+              f"chmod u+s,g+s sub/tool && ln -s {victim} link && "
+              f"(echo x > {public_dir}/beside.txt; echo beside $?) && "
+              f"(echo x > {HOSTILE}/planted.py; echo readable $?)")
+    proc = box.start(["sh", "-c", script], writable=[work], readable=[HOSTILE])
+    out, err = finish(proc)
+    assert proc.poll() == 0, err
+    assert "readable 0" not in out, out   # beside: a user's build may write the tmpfs, not the host
+    assert "Read-only file system" in err   # the readable dir
+    proc.close()
+    assert (work / "out.c").read_text() == (work / "src.c").read_text()
+    assert not (public_dir / "beside.txt").exists() and not (HOSTILE / "planted.py").exists()
+    # as root the dir was lent to the bot's uid: everything in it is the owner's again
+    for path in [work, *work.rglob("*")]:
+        assert path.lstat().st_uid == os.getuid(), path
+    if ROOT:   # a set-user-ID file of the bot's uid would become the owner's
+        assert not (work / "sub" / "tool").stat().st_mode & (stat.S_ISUID | stat.S_ISGID)
+    assert victim.stat().st_uid == (4242 if ROOT else os.getuid())   # the link, not its target
+
+
+def test_writable_paths_are_checked_before_anything_runs(public_dir: Path) -> None:
+    box = sandbox("auto")
+    bot = [str(HOSTILE / "exit_with.py"), "code:0"]
+    with pytest.raises(SandboxError, match="writable path '/no/such/dir' is not a directory"):
+        box.start(bot, writable=["/no/such/dir"])
+    with pytest.raises(SandboxError, match="lies in the system tree"):
+        box.start(bot, writable=["/usr/lib"])
+    with pytest.raises(SandboxError, match="contains the scratch root"):
+        box.start(bot, writable=["/"])
+    with pytest.raises(SandboxError, match="writable must be a list"):
+        box.start(bot, writable=str(public_dir))  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_scratch_dir_is_private_cwd_and_removed_at_close(mode: str, start) -> None:
     box = sandbox(mode)

@@ -61,16 +61,6 @@ def make_game(name: str, rule_options: Sequence[str] = ()):
     return loaded().games.create(name, **options)
 
 
-def turn_game(name: str, rule_options: Sequence[str] = ()):
-    """make_game for a command that plays turn by turn (a person at the terminal, opening
-    books): a game whose seats move at once is refused in one line."""
-    game = make_game(name, rule_options)
-    if game.info.simultaneous:
-        raise UserError(f"game {name!r}: its seats move at once, which arena play and opening books "
-                        "do not play yet (arena match, arena perft and arena random-game do)")
-    return game
-
-
 def two_seat_game(name: str, rule_options: Sequence[str] = ()):
     """make_game for a command that plays two bots against each other (arena match): a game
     of more seats is refused in one line."""

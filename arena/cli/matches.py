@@ -17,11 +17,11 @@ from .common import (
     add_referee_options,
     bot_for,
     loaded,
+    make_game,
     rule_options,
     sandbox_from,
     settings_from,
     stderr_tail,
-    turn_game,
     two_seat_game,
     with_reads,
 )
@@ -150,6 +150,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
     from arena.stats import check
     out_file = open(args.save, "a" if store is not None else "w") if args.save else None
     moves: list[list[str]] = []
+    at_once = loaded().games.get(job.game).info.simultaneous   # a game line names seats, not x and o
 
     def on_game(fixture, record) -> None:
         moves.append([m.move for m in record.moves])
@@ -159,7 +160,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
         if args.json:
             text = json.dumps(record.to_dict())
         else:
-            text = "\n".join([f"game {fixture.index + 1}: {record.summary()}",
+            text = "\n".join([f"game {fixture.index + 1}: {record.summary(at_once)}",
                               *stderr_tail(record, lines=5)])
         if progress is not None and sys.stdout.isatty():
             progress.print_above(text, sys.stdout)   # the status line stays the last line
@@ -196,7 +197,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
     else:
         print("\n".join(lines))
     from arena.openings import repeat_warning
-    warning = repeat_warning(moves)
+    warning = repeat_warning(moves, at_once)
     if warning:
         print(f"arena match: WARNING: {warning}", file=sys.stderr)
     return 130 if outcome.interrupted else 0
@@ -219,14 +220,15 @@ def _openings(args: argparse.Namespace, game, bots, seed: int):
 
 
 def cmd_openings(args: argparse.Namespace) -> int:
-    from arena.openings import format_opening, generate_book, mcts_evaluator, shipped_books
+    from arena.openings import format_opening, generate_book, mcts_evaluator, refuse_moving_at_once, shipped_books
     if args.list:
         for name in shipped_books():
             print(f"book:{name}")
         return 0
     if not args.game or args.plies is None or args.count is None or not args.out:
         raise UserError("give GAME, --plies, --count and --out (or --list for the shipped books)")
-    game = turn_game(args.game, args.rule)
+    game = make_game(args.game, args.rule)
+    refuse_moving_at_once(game)   # before the arguments: no value of them would do
     if args.plies < 1 or args.count < 1 or args.simulations < 1 or not 0 <= args.band <= 0.5:
         raise UserError("--plies, --count and --simulations must be 1 or more, --band 0..0.5")
 

@@ -16,10 +16,10 @@ from .common import (
     is_store,
     league_source,
     loaded,
+    make_game,
     print_stderr_tail,
     sandbox_from,
     settings_from,
-    turn_game,
     with_reads,
 )
 
@@ -78,12 +78,12 @@ def _record_from_lines(path, args: argparse.Namespace):
         raise UserError(f"{path}: not a game record ({exc})") from None
 
 
-def _pause(step: bool) -> bool:
+def _pause(step: bool, unit: str = "move") -> bool:
     """With --step, wait for Enter; False when the person typed q or closed the input."""
     if not step:
         return True
     try:
-        return input("[Enter: next move, q: quit] ").strip().lower() not in ("q", "quit")
+        return input(f"[Enter: next {unit}, q: quit] ").strip().lower() not in ("q", "quit")
     except EOFError:
         return False
 
@@ -117,7 +117,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(f"  (not played: {exc})")
             break
         print(state.render())
-    print(f"\nresult: {record.summary()}")
+    print(f"\nresult: {record.summary(game.info.simultaneous)}")
     print_stderr_tail(record)
     return 0
 
@@ -129,22 +129,15 @@ def _replay_turns(args: argparse.Namespace, game, record, which: str) -> int:
     print(f"{game.name}: " + ", ".join(f"{name} (seat {seat})" for seat, name in enumerate(names)) + f", {which}")
     state = game.initial_state()
     print(state.render())
-    out: dict[int, list] = {}
-    for gone in record.out:
-        out.setdefault(gone.turn, []).append(gone)
+    out = _out_by_turn(record)
     for number, moves in enumerate(record.turns()):
-        if not _pause(args.step):
+        if not _pause(args.step, "turn"):
             return 0
-        said = ", ".join(f"{names[m.seat]} {m.move} ({m.wall_ms:.1f} ms"
-                         + (f", substituted: {m.substituted})" if m.substituted else ")") for m in moves)
-        print(f"\nturn {number + 1}: {said}")
+        print(f"\nturn {number + 1}: {_turn_words(names, moves)}")
         for gone in out.get(number, []):
             print(f"  out: {gone.reason}")
-        by_seat = {m.seat: game.parse_move(m.move) for m in moves}
-        joint = [by_seat.get(seat, 0) for seat in state.movers()]
         try:
-            gone_now = [g.seat for g in out.get(number, [])]
-            after = state.play_without(joint, gone_now) if gone_now else state.play_joint(joint)
+            after = _play_turn(game, state, moves, out.get(number, []))
         except GameError as exc:
             print(f"  (not played: {exc})")
             break
@@ -152,9 +145,32 @@ def _replay_turns(args: argparse.Namespace, game, record, which: str) -> int:
             break
         state = after
         print(state.render())
-    print(f"\nresult: {record.summary()}")
+    print(f"\nresult: {record.summary(game.info.simultaneous)}")
     print_stderr_tail(record)
     return 0
+
+
+def _out_by_turn(record) -> dict[int, list]:
+    """The seats put out for a fault (record.out), by the turn they went out on."""
+    out: dict[int, list] = {}
+    for gone in record.out:
+        out.setdefault(gone.turn, []).append(gone)
+    return out
+
+
+def _turn_words(names: list[str], moves) -> str:
+    """A recorded turn for people: each seat's bot, move and time."""
+    return ", ".join(f"{names[m.seat]} {m.move} ({m.wall_ms:.1f} ms"
+                     + (f", substituted: {m.substituted})" if m.substituted else ")") for m in moves)
+
+
+def _play_turn(game, state, moves, gone: list):
+    """The state after a recorded turn (its moves, the seats put out on it); None where the
+    rules cannot go on without them; GameError for a move the rules refuse."""
+    by_seat = {m.seat: game.parse_move(m.move) for m in moves}
+    joint = [by_seat.get(seat, 0) for seat in state.movers()]
+    gone_now = [g.seat for g in gone]
+    return state.play_without(joint, gone_now) if gone_now else state.play_joint(joint)
 
 
 class _Resigned(Exception):
@@ -241,17 +257,34 @@ def _move_words(game, move: int) -> str:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from arena.referee import play_game
-    game = turn_game(args.game, args.rule)
-    bot = with_reads(bot_for(args.against, game), args)
+    game = make_game(args.game, args.rule)
+    seats = game.initial_state().seats
+    if not 0 <= args.seat < seats:
+        raise UserError(f"--seat {args.seat}: {game.name}{_rules_text(args.rule)} has seats 0-{seats - 1}")
+    bots = [with_reads(bot_for(text, game), args) for text in args.against]
+    if len(bots) == 1:
+        bots *= seats - 1     # one bot named plays every seat but yours
+    if len(bots) != seats - 1:
+        what = ("yours and one bot's: give --against once" if seats == 2 else
+                f"so give one bot (it plays every seat but yours) or {seats - 1}, one per other seat in seat order")
+        raise UserError(f"--against given {len(args.against)} times: {game.name}{_rules_text(args.rule)} has "
+                        f"{seats} seats, {what}")
     from arena.referee import BotSpec
     you = BotSpec(name="you", argv=())
-    seats = (you, bot) if args.seat == 0 else (bot, you)
+    lineup = [*_named_apart(bots)]
+    lineup.insert(args.seat, you)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
+    if game.info.simultaneous:
+        return _play_at_once(game, args, lineup, seed)
+    if seats != 2:
+        raise UserError(f"game {game.name!r} has {seats} seats taking turns: arena play plays such a "
+                        "game between you and one bot only")
+    bot = lineup[1 - args.seat]
     print(f"{game.info.rules}\nYou are {'xo'[args.seat]} (seat {args.seat}); "
           f"{bot.name} has {args.move_ms} ms a move.")
+    from arena.referee import play_game
     try:
-        record = play_game(game, seats, seed, sandbox_from(args), settings_from(args),
+        record = play_game(game, lineup, seed, sandbox_from(args), settings_from(args),
                            local={args.seat: _human_player(game)})
     except _Resigned:
         print("\nyou left the game")
@@ -263,15 +296,121 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"\nopponent played {_move_words(game, played[-1])}")
     print()
     print(draw(final, played[-1] if played else None))
-    print(f"result: {record.summary()}")
+    print(f"result: {record.summary(game.info.simultaneous)}")
     print_stderr_tail(record, lines=5)
     return 0
 
 
+def _rules_text(rules: list[str]) -> str:
+    """' with players=3' for the --rule options given, '' for none."""
+    return f" with {' '.join(rules)}" if rules else ""
+
+
+def _named_apart(bots: list) -> list:
+    """The bots, a name that several share told apart by their place among them ('tron-random#2')."""
+    import dataclasses
+    names = [b.name for b in bots]
+    return [dataclasses.replace(b, name=f"{b.name}#{i + 1}") if names.count(b.name) > 1 else b
+            for i, b in enumerate(bots)]
+
+
+def _play_at_once(game, args: argparse.Namespace, lineup: list, seed: int) -> int:
+    """arena play of a game whose seats move at once: each turn the referee asks the bots
+    first (one batch, their clocks running), then you, and plays the turn once every move
+    is in, so no one learns another's move of the turn before making their own."""
+    from arena.referee import play_game
+    names = [b.name for b in lineup]
+    others = [name for name in names if name != "you"]
+    print(f"{game.info.rules}\nYou are seat {args.seat}{_letter(game, args.seat)}; "
+          f"{', '.join(others)} {'has' if len(others) == 1 else 'have'} {args.move_ms} ms a move. "
+          "Every turn you and the bots move at once: you see their moves after yours.")
+    try:
+        record = play_game(game, lineup, seed, sandbox_from(args), settings_from(args),
+                           local={args.seat: _human_at_once(game, args.seat, names)})
+    except _Resigned:
+        print("\nyou left the game")
+        return 0
+    state, out, turns = game.initial_state(), _out_by_turn(record), record.turns()
+    for number, moves in enumerate(turns):
+        after = _play_turn(game, state, moves, out.get(number, []))
+        if after is None:
+            break
+        state = after
+    if turns:
+        print(f"\nturn {len(turns)}: {_turn_words(names, turns[-1])}")
+        for gone in out.get(len(turns) - 1, []):
+            print(f"  out: {gone.reason}")
+    print(state.render())
+    print(f"result: {record.summary(game.info.simultaneous)}")
+    print_stderr_tail(record, lines=5)
+    return 0
+
+
+def _letter(game, seat: int) -> str:
+    """' (B on the board)' where the start's grid marks the seat's head with its capital."""
+    grid = game.initial_state().grid()
+    letter = chr(ord("A") + seat)
+    return f" ({letter} on the board)" if grid is not None and letter in grid.marks else ""
+
+
+def _human_at_once(game, seat: int, names: list[str]):
+    """A LocalPlayer for a game whose seats move at once: shows the last turn's moves (read
+    from the two positions: the referee tells a local seat none) and the board, and asks
+    for this seat's move until it is one of its moves."""
+    seen: list = []
+
+    def ask(state, _last_move):
+        if seen:
+            print(f"\nturn {len(seen)}: {_moves_between(game, seen[-1], state, names)}")
+        seen.append(state)
+        print(state.render())
+        mine = state.moves_of(seat)
+        choices = " ".join(map(game.move_text, mine))
+        while True:
+            try:
+                text = input(f"your move ({choices}; q to leave): ")
+            except EOFError:
+                raise _Resigned() from None
+            if text.split() in (["q"], ["quit"], ["resign"]):
+                raise _Resigned()
+            try:
+                move = game.parse_move(text.strip())
+            except GameError as exc:
+                print(f"  {exc} (q to leave)")
+                continue
+            if move in mine:
+                return move
+            print(f"  {game.move_text(move)} is not one of your moves now: {choices}")
+    return ask
+
+
+def _moves_between(game, before, after, names: list[str]) -> str:
+    """Each mover's move from one position to the next, found by playing every joint move of
+    before (with the seats gone since put out, when no joint move alone gets there: a fault):
+    'you r, tron-random u'; 'out' for a seat several of whose moves lead there alike (each
+    put it out) or that went out for a fault."""
+    from arena.games import joint_moves
+    movers = before.movers()
+    gone = [seat for seat in movers if seat not in after.movers()] if after.movers() else []
+    moves: list[set[int]] = [set() for _ in movers]
+    for play in (before.play_joint, lambda joint: before.play_without(joint, gone)):
+        for joint in joint_moves(before):
+            if play(joint) == after:
+                for found, move in zip(moves, joint):
+                    found.add(move)
+        if any(moves) or not gone:
+            break
+    return ", ".join(f"{names[seat]} {game.move_text(next(iter(found))) if len(found) == 1 else 'out'}"
+                     for seat, found in zip(movers, moves))
+
+
 def _play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game")
-    p.add_argument("--against", required=True, help="a registered bot name or DIALECT:COMMAND")
-    p.add_argument("--seat", type=int, choices=(0, 1), default=0, help="0: you move first (x)")
+    p.add_argument("--against", required=True, action="append", metavar="BOT",
+                   help="a registered bot name or DIALECT:COMMAND; in a game of more than two seats "
+                        "once (it plays every other seat) or once per other seat, in seat order")
+    p.add_argument("--seat", type=int, default=0,
+                   help="your seat: 0 moves first (x); where seats move at once, 0 to players-1")
     p.add_argument("--seed", type=int)
     add_referee_options(p)
 

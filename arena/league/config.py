@@ -230,7 +230,7 @@ def _jsonable(value: Any) -> Any:
 
 TOP_KEYS = ("name", "game", "rules", "bots", "games_per_pairing", "games", "time_control", "timeout_policy",
             "sandbox", "rating", "workers", "pin_workers", "executor", "ray", "store", "seed", "publish",
-            "openings", "schedule", "candidates", "ladder")
+            "openings", "schedule", "candidates", "ladder", "server")
 LADDER_KEYS = ("matchmaker", "games", "hours", "until", "min_games", "suspend")
 UNTIL_KEYS = ("separated", "top")
 SUSPEND_KEYS = ("share", "after")
@@ -308,6 +308,10 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         reader.fail((), f"the config is empty; expected a mapping with keys {', '.join(TOP_KEYS)}")
     top = reader.mapping(data, (), TOP_KEYS, required=("name", "game", "bots"))
 
+    if top.get("server") is not None and not isinstance(top["server"], Mapping):
+        # arena serve reads the section (arena/server); a league only checks its shape
+        reader.fail(("server",), f"must be a mapping (the settings of arena serve, "
+                                 f"docs/server.md), got {_describe(top['server'])}")
     name = reader.value(top["name"], ("name",), str, {})
     if not NAME_RE.fullmatch(name):
         reader.fail(("name",), f"must be letters, digits, '.', '_' or '-' (it names files), "

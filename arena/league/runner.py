@@ -336,9 +336,10 @@ def live_standings(store: Store, config: LeagueConfig, rows: int = 10) -> list[s
 def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
     """The warning of arena.openings when the league's stored games repeat one another."""
     keys = {f.key for f in fixtures}
-    return repeat_warning([[m.move for m in g.record.moves]
-                           for g in store.records(current=True, keys=keys)
-                           if len(g.record.moves) > g.record.opening])   # a bot moved
+    records = [g.record for g in store.records(current=True, keys=keys)
+               if len(g.record.moves) > g.record.opening]   # a bot moved
+    return repeat_warning([[m.move for m in r.moves] for r in records],
+                          at_once=any(r.moves_at_once for r in records))
 
 
 def _bounded_workers(executor: Executor, workers: int, progress: Progress) -> int:

@@ -1,7 +1,8 @@
 """Publish a league as a static website: leaderboard, rating history, crosstable, bot pages,
 a paginated games list and a replay viewer, openable from disk with no network.
 
-data (store -> plain data) <- chart, pages (HTML) <- site (files on disk).
+data (store -> plain data) <- chart, templates (Jinja2) <- pages (each page's context,
+rendered) <- site (files on disk).
 """
 
 from .data import LeagueData, load_league

@@ -111,10 +111,15 @@ class LeagueData:
     history: dict[int, list[tuple[int, float, float]]] = field(default_factory=dict)
     #: bot name -> its versions in the store, oldest first
     versions: dict[str, list[VersionInfo]] = field(default_factory=dict)
+    #: (bot name, version) -> why it was suspended (a ladder's), its fault causes
+    suspended: dict[tuple[str, int], str] = field(default_factory=dict)
     #: fixture key -> the versions of its bots that played it, by seat
     played: dict[str, tuple[int, ...]] = field(default_factory=dict)
     #: the game's seats move at once (tron): replays step through turns (assets/turns.js)
     simultaneous: bool = False
+    #: the most seats a game has (2 without games): of more, the site lists every seat of a
+    #: game (assets/seats.js)
+    seats: int = 2
 
     @property
     def ids(self) -> dict[str, int]:
@@ -190,9 +195,11 @@ def load_league(store: Store, rating: RatingConfig | None = None,
                       created=meta.get("created", ""), updated=meta.get("updated", ""),
                       settings=settings, board=board, bots=bots, games=games,
                       played={game.key: versions for game, versions in rows},
-                      simultaneous=_simultaneous(game, rules))
+                      simultaneous=_simultaneous(game, rules),
+                      seats=max((len(g.record.bots) for g in games), default=2))
     for info in store.versions():
         data.versions.setdefault(info.bot, []).append(info)
+    data.suspended = store.suspended()
     _tally(data)
     return data
 
@@ -262,14 +269,14 @@ def league_json(data: LeagueData) -> dict[str, Any]:
         "pages": data.pages(len(data.games), PAGE_GAMES),
         "terminations": TERMINATION_LABELS, "faultVerbs": FAULT_VERBS,
         "bots": [{"id": b.id, "name": b.name, "slug": b.slug, "rank": b.row.rank,
-                  "games": _games_of(data, b.id), "pages": data.pages(_games_of(data, b.id), PAGE_GAMES)}
+                  "games": games_of(data, b.id), "pages": data.pages(games_of(data, b.id), PAGE_GAMES)}
                  for b in data.bots],
     }
 
 
-def _games_of(data: LeagueData, bot: int) -> int:
+def games_of(data: LeagueData, bot: int) -> int:
     """How many of the league's games a bot played (tallied: every seat a league bot)."""
-    if all(len(g.record.bots) == 2 for g in data.games):   # one opponent a game
+    if data.seats == 2:   # one opponent a game
         return sum(v.as_x + v.as_o for v in data.versus[bot].values())
     ids = data.ids
     return sum(1 for g in data.games if bot in [ids.get(b.name) for b in g.record.bots]
@@ -281,14 +288,19 @@ def _bot_ids(record: GameRecord, ids: Mapping[str, int]) -> list[int | str]:
     return [ids.get(b.name, b.name) for b in record.bots]
 
 
-def game_row(no: int, stored: StoredGame, ids: Mapping[str, int]) -> list[Any]:
+def game_row(no: int, stored: StoredGame, ids: Mapping[str, int],
+             versions: Sequence[int] | None = None) -> list[Any]:
     """A game's line in the games list: [no, x, o, winner, termination, faulted, moves, round],
-    and of more than two seats [..., the bots of seats 2.., the ranking] after it."""
+    and of more than two seats [..., the bots of seats 2.., the ranking, each seat's version
+    (None if unknown), the seats put out for a fault as [seat, termination]] after it."""
     record = stored.record
     x, o, *more = _bot_ids(record, ids)
     row = [no, x, o, record.winner, record.termination.value, record.faulted, len(record.moves),
            _round_of(stored.key)]
-    return row + [more, record.rank_of()] if more else row
+    if not more:
+        return row
+    out = [[gone.seat, gone.termination.value] for gone in record.out]
+    return row + [more, record.rank_of(), None if versions is None else list(versions), out]
 
 
 def _pair_and_swap(key: str) -> tuple[int, int] | None:
@@ -318,7 +330,8 @@ def _round_of(key: str) -> int | None:
 def list_pages(data: LeagueData) -> Iterator[tuple[str, dict[str, Any]]]:
     """Pages of the games list, all games ("games/all/N") and each bot's ("games/ID/N")."""
     ids = data.ids
-    rows = [game_row(no, stored, ids) for no, stored in enumerate(data.games, 1)]
+    rows = [game_row(no, stored, ids, data.played.get(stored.key))
+            for no, stored in enumerate(data.games, 1)]
     yield from _paged("games/all", rows, PAGE_GAMES)
     for bot in data.bots:
         mine = [row for row in rows

@@ -27,6 +27,8 @@ from .pages import all_pages
 ASSETS = ("style.css", "arena.js", "games.js", "replay.js", "bot.js")
 #: the replay viewer of a game whose seats move at once, copied only into such a league's site
 TURN_ASSETS = ("turns.js",)
+#: the games list of games of more than two seats, copied only into such a league's site
+SEAT_ASSETS = ("seats.js",)
 MARKER = ".arena-site"
 
 
@@ -138,7 +140,7 @@ def write_site(data: LeagueData, root: Path) -> None:
     for relative, text in all_pages(data):
         write(relative, text)
     assets = resources.files("arena.publish").joinpath("assets")
-    for name in ASSETS + (TURN_ASSETS if data.simultaneous else ()):
+    for name in ASSETS + (TURN_ASSETS if data.simultaneous else ()) + (SEAT_ASSETS if data.seats > 2 else ()):
         write(f"assets/{name}", assets.joinpath(name).read_text("utf-8"))
     files: Iterable[tuple[str, object]] = chain(
         [("league", league_json(data))], list_pages(data), fault_pages(data), move_chunks(data))

@@ -207,6 +207,7 @@ def bwrap_argv(
     scratch_bytes: int,
     ro_paths: Sequence[str],
     files: Sequence[tuple[int, str]],
+    rw_paths: Sequence[str] = (),
     info_fd: int | None,
     command: Sequence[str],
 ) -> list[str]:
@@ -215,6 +216,7 @@ def bwrap_argv(
     `uid` is the bot uid when the referee is root (bwrap then runs privileged and
     setpriv drops to `uid` inside), None for a normal user (bwrap makes a user
     namespace). `files` are (fd, relative name) pairs copied into the scratch dir.
+    `rw_paths` are bound read-write; binds go parents first, so one inside another wins.
     """
     assert tools.bwrap is not None
     args = [tools.bwrap]
@@ -270,9 +272,10 @@ def bwrap_argv(
             args += ["--perms", dir_mode, "--dir", directory]
             made.add(directory)
         args += ["--perms", file_mode, "--file", str(fd), dest]
-    for path in ro_paths:
+    binds = sorted([(path, "--ro-bind") for path in ro_paths] + [(path, "--bind") for path in rw_paths])
+    for path, how in binds:
         parents(path)
-        args += ["--ro-bind", path, path]
+        args += [how, path, path]
         made.add(path)
     args += ["--chdir", scratch]
     if info_fd is not None:

@@ -42,6 +42,7 @@ class Launch:
     kill_as_uid: list[str] = field(default_factory=list)  # argv: kill -9 -1 as the bot uid
     own_uid_orphans: bool = False  # mode none as root: orphans are recognised by their uid
     remove_scratch: Callable[[Path], None] | None = None   # removes scratch_dir (else remove_tree)
+    give_back: Callable[[], None] | None = None   # returns the writable dirs lent to the bot uid
 
 
 # Launchers (of any mode) not yet reaped: the orphan hunt of mode 'none' spares them.
@@ -407,6 +408,8 @@ class SandboxedProcess:
                 if handle:
                     handle.close()
             self._released = True
+            if self._launch.give_back is not None:   # no process of the bot is left to race it
+                self._launch.give_back()
             (self._launch.remove_scratch or remove_tree)(self.scratch_dir)
             if self._launch.slot is not None:
                 self._launch.slot.release()

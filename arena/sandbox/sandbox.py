@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -170,16 +172,20 @@ class Sandbox:
         argv: Sequence[str],
         *,
         readable: Sequence[str | Path] = (),
+        writable: Sequence[str | Path] = (),
         env: Mapping[str, str] | None = None,
         cwd_files: Mapping[str, bytes] | None = None,
     ) -> SandboxedProcess:
         """Start `argv` in a new sandbox; raises SandboxError if it cannot be started.
 
+        `writable` directories are shown read-write at their own paths (a build's work
+        directory); as root they are lent to the bot's uid until close() gives them back.
         A Ctrl-C or SIGTERM arriving meanwhile takes effect once the launch is done (the
         bot is then closed at once): raised between fork and exec it would leave a
         launcher behind that never learnt whose death to follow."""
         with _signals_held() as held:
-            proc = self._start(argv, readable=readable, env=env, cwd_files=cwd_files)
+            proc = self._start(argv, readable=readable, writable=writable, env=env,
+                               cwd_files=cwd_files)
             if held:
                 proc.close()
         return proc
@@ -189,6 +195,7 @@ class Sandbox:
         argv: Sequence[str],
         *,
         readable: Sequence[str | Path] = (),
+        writable: Sequence[str | Path] = (),
         env: Mapping[str, str] | None = None,
         cwd_files: Mapping[str, bytes] | None = None,
     ) -> SandboxedProcess:
@@ -199,6 +206,8 @@ class Sandbox:
         path = (env or {}).get("PATH", self._path)
         exe = command.resolve_executable(argv[0], path, os.getcwd())
         ro = self._readable_paths(exe, readable)
+        rw = self._writable_paths(writable)
+        ro = [item for item in ro if item not in rw]
         files = _check_files(cwd_files)
         slot = slots.acquire(self._lock_dir) if self._lock_dir is not None else None
         uid = slot.uid if slot else None
@@ -206,9 +215,12 @@ class Sandbox:
         ours: list[int] = []  # our ends of the pipes, closed here if the start fails
         theirs: list[int] = []  # the launcher's ends, closed here once it has them
         popen: subprocess.Popen[bytes] | None = None
+        lent: list[tuple[str, int, int]] = []  # writable dirs lent to the bot uid, and their owners
         try:
             if uid is not None:
-                self._check_reachable(exe, ro)
+                self._check_reachable(exe, ro, rw)
+                for directory in rw:
+                    _lend(directory, uid, lent)
             scratch = self._make_scratch(files, uid)
             for _ in range(3):
                 read_end, write_end = os.pipe()
@@ -230,7 +242,7 @@ class Sandbox:
                 launch_argv = command.bwrap_argv(
                     self._tools, uid=uid, scratch=str(scratch), scratch_bytes=self.limits.scratch_mb * MIB,
                     ro_paths=command.minimal_paths([*command.python_dirs(), *ro], command.system_binds()[1]),
-                    files=file_fds, info_fd=info_w, command=program,
+                    rw_paths=rw, files=file_fds, info_fd=info_w, command=program,
                 )
             elif self.mode == "unshare":
                 launch_argv = command.unshare_argv(self._tools, uid=uid, command=program)
@@ -264,6 +276,7 @@ class Sandbox:
                 stdin_fd=ours[0], stdout_fd=ours[1], stderr_fd=ours[2], init_pid=init_pid, slot=slot,
                 kill_as_uid=self._kill_as(uid), own_uid_orphans=uid is not None,
                 remove_scratch=self._scratch.remove_dir,
+                give_back=functools.partial(_give_back, lent) if lent else None,
             ))
         except BaseException:
             if popen is not None:
@@ -276,6 +289,7 @@ class Sandbox:
                     pass
             if scratch is not None:
                 self._scratch.remove_dir(scratch)
+            _give_back(lent)
             if slot is not None:
                 slot.release()
             raise
@@ -327,14 +341,40 @@ class Sandbox:
             paths.append(path)
         return paths
 
-    def _check_reachable(self, exe: str, ro: Sequence[str]) -> None:
-        """Fail early if the bot uid (which owns nothing) could not run or read its code."""
+    def _writable_paths(self, writable: Sequence[str | Path]) -> list[str]:
+        """The directories to show read-write: existing, absolute, none holding the scratch root."""
+        if isinstance(writable, (str, bytes, Path)):
+            raise SandboxError(
+                f"writable must be a list of directories, got {writable!r}; hint: writable=[work_dir]"
+            )
+        root = str(self._scratch_root)
+        paths = []
+        for item in writable:
+            if not isinstance(item, (str, Path)):
+                raise SandboxError(f"writable entries must be str or Path, got {item!r}")
+            path = os.path.realpath(os.fspath(item))
+            if not os.path.isdir(path):
+                raise SandboxError(
+                    f"writable path {str(item)!r} is not a directory; hint: create it first"
+                )
+            if command.inside(root, path) or any(command.inside(path, top)
+                                                  for top in command.system_binds()[1]):
+                raise SandboxError(
+                    f"writable path {str(item)!r} contains the scratch root {root!r} or lies in "
+                    "the system tree; hint: pass a directory of its own, e.g. a build's work dir"
+                )
+            paths.append(path)
+        return list(dict.fromkeys(paths))
+
+    def _check_reachable(self, exe: str, ro: Sequence[str], rw: Sequence[str] = ()) -> None:
+        """Fail early if the bot uid (which owns nothing) could not run or read its code, or
+        reach a writable directory (lent to it, so only the parents' modes matter)."""
         # Inside bwrap every bound path gets world-searchable parents; outside it
         # the host's parents (e.g. /root, 0700) are in the way.
         parents = self.mode != "bwrap"
         checks = [(exe, 0o005, "run")] + [
             (path, 0o005 if os.path.isdir(path) else 0o004, "read") for path in ro[1:]
-        ]
+        ] + [(os.path.dirname(path), 0o001, "reach") for path in rw if parents]
         for path, bits, verb in checks:
             blocker = command.blocked_by(path, bits, parents)
             if blocker is not None:
@@ -393,6 +433,40 @@ def _check_files(cwd_files: Mapping[str, bytes] | None) -> dict[str, bytes]:
             )
         checked[norm] = bytes(data)
     return checked
+
+
+def _lend(path: str, uid: int, lent: list[tuple[str, int, int]]) -> None:
+    """Give a writable directory's tree to the bot uid (root only: that uid owns nothing
+    else, so this is what lets it write there), noting it and its owner in `lent` first
+    (for _give_back, even if the chown fails half-way)."""
+    st = os.lstat(path)
+    lent.append((path, st.st_uid, st.st_gid))
+    _chown_tree(path, uid, uid)
+
+
+def _give_back(lent: Sequence[tuple[str, int, int]]) -> None:
+    """Return lent directories to their owners, once no process of the bot is left: whatever
+    the bot made there becomes theirs, without set-user-ID or set-group-ID bits."""
+    for path, uid, gid in lent:
+        _chown_tree(path, uid, gid, strip_setid=True)
+
+
+def _chown_tree(top: str, uid: int, gid: int, strip_setid: bool = False) -> None:
+    """chown a tree, never following a symbolic link (a bot may plant one to anywhere)."""
+    _chown(top, uid, gid, strip_setid)
+    for folder, dirs, names in os.walk(top):
+        for name in dirs + names:
+            _chown(os.path.join(folder, name), uid, gid, strip_setid)
+
+
+def _chown(path: str, uid: int, gid: int, strip_setid: bool) -> None:
+    try:
+        os.chown(path, uid, gid, follow_symlinks=False)
+        mode = os.lstat(path).st_mode
+        if strip_setid and not stat.S_ISLNK(mode) and mode & (stat.S_ISUID | stat.S_ISGID):
+            os.chmod(path, stat.S_IMODE(mode) & ~(stat.S_ISUID | stat.S_ISGID))
+    except FileNotFoundError:
+        pass
 
 
 def _read_child_pid(fd: int) -> int | None:

@@ -1,0 +1,1 @@
+"""Helpers of the server's tests: hostile uploads as data (hostile.py)."""

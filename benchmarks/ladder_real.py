@@ -8,13 +8,14 @@ takes bots added and edited while it runs, is stopped by SIGTERM and resumed.
       fit of all its games. It is stored once in results/ladder_real/ and reused by the
       next run with the same bots, games, time control and seed (delete it to play it
       again; an interrupted one is resumed);
-  (c) LADDERS ladders of the same bots (matchmaker `active`, seeds SEED, SEED+1, ...) on
-      fresh stores; at each checkpoint (CHECKPOINTS times the bot count, in games)
-      Kendall's tau against the truth of each ladder's first n games beside that of the
-      round robin stopped at n games (its first n in schedule order, and in LADDERS - 1
-      other orders: shuffled within each round), each ranked two ways: by TrueSkill mu
-      rated in that order (the ladder's own ranking), by the Elo fit of those n games and
-      by TrueSkill fitted to all n at once (arena.stats.trueskill_ep);
+  (c) LADDERS ladders of the same bots (matchmaker `active`, seeds SEED, SEED+1, ...,
+      rated by RATING), stored beside the truth and reused as it is; at each checkpoint
+      (CHECKPOINTS times the bot count, in games) Kendall's tau against the truth of each
+      ladder's first n games beside that of the round robin stopped at n games (its first
+      n in schedule order, and in LADDERS - 1 other orders: shuffled within each round),
+      each ranked three ways: by TrueSkill mu rated in that order (the ladder's own
+      ranking with the default rating), by the Elo fit of those n games and by TrueSkill
+      fitted to all n at once (arena.stats.trueskill_ep: trueskill-ep's ranking);
   (d) live membership and resume: a second ladder (its own store, the same bots and a
       script bot of its own) is started; once it has played, 4 bots are added to its
       config, one bot's options and the script bot's file are edited; once the new bots

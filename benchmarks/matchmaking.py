@@ -26,6 +26,8 @@ Run: python benchmarks/matchmaking.py                      (64 and 256 bots, 10 
      python benchmarks/matchmaking.py --bots 8,64 --slots 1 --in-play 1
                                 (as a ladder of 2 workers asks: one pairing a call)
      python benchmarks/matchmaking.py --bots 256 --rank-by fit   (ranked as trueskill-ep ranks)
+     python benchmarks/matchmaking.py --bots 256 --matchmakers "active;active:window=3;distance:150"
+                                (a variant of active, and a design that knows the truth)
 """
 
 from __future__ import annotations

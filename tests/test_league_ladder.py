@@ -17,9 +17,13 @@ import pytest
 from test_league_failures import finish, kill_ours, run_env, start_run
 from test_league_run import GATED_MOVE_MS, arena, count, gated, open_gate, wait_for_games
 
+from arena.league import Store
+from arena.league.config import RatingConfig
 from arena.league.ladder import separated
 from arena.league.matchmakers import BotStanding
+from arena.league.rating_systems import RatedGame, TrueSkill, TrueSkillEP
 from arena.league.rating_systems import skill_los as los
+from arena.stats.trueskill_ep import fit_skills
 
 RANDOMS = [("r1", "uttt-random"), ("r2", "random"), ("r3", "uttt-random"), ("r4", "random")]
 
@@ -170,6 +174,54 @@ def test_until_stops_once_the_top_are_separated(tmp_path):
     assert "finished (until: the top 2 separated at 0.95)" in out.stderr
     stored = count(tmp_path / "until.sqlite")
     assert 2 <= stored < 400
+
+
+def test_a_ladder_rated_by_trueskill_ep_stops_when_its_table_says_separated(tmp_path):
+    # one model for the table and the stop: the crasher loses every game; TrueSkill online
+    # puts the two at LOS 0.98 after 5 games, the fit of all games after 7. A ladder rated
+    # by trueskill-ep stops on the fit its leaderboard shows: at 8 games (its pair
+    # complete), where the table's own LOS is 0.984 and was 0.974 before that pair
+    crasher = bot_file(tmp_path, "crash", CRASHER)
+    config = write_ladder(tmp_path / "ep.yaml", [("r1", "uttt-random"), ("c", crasher)],
+                          "{games: 400, until: {separated: 0.98, top: 2}, suspend: {share: 1}}",
+                          workers=1, extra="rating: {system: trueskill-ep}\n")
+    out = arena("run", str(config), "--standings", "0")
+    assert out.returncode == 0, out.stderr
+    assert "finished (until: the top 2 separated at 0.98)" in out.stderr
+    board = arena("leaderboard", str(config), "--format", "json")
+    assert board.returncode == 0, board.stderr
+    rows = json.loads(board.stdout)["rows"]
+    assert [row["bot"] for row in rows] == ["r1", "c"]
+    assert los(rows[0]["mu"], rows[0]["sigma"], rows[1]["mu"], rows[1]["sigma"]) >= 0.98
+    with Store(tmp_path / "ep.sqlite", readonly=True) as store:
+        games = [(s.record.bots[0].name, s.record.bots[1].name, s.record.outcome.points(True)[0])
+                 for s in store.records()]
+    fit = fit_skills(games)        # the table is the fit of the stored games
+    for row in rows:
+        assert (row["mu"], row["sigma"]) == pytest.approx(fit[row["bot"]], abs=0.01)
+    before = fit_skills(games[:-2])    # and the ladder did not play on once it held
+    assert los(*before["r1"], *before["c"]) < 0.98
+
+
+def test_trueskill_ep_rates_the_same_whatever_the_order_of_the_games():
+    # online TrueSkill reads a game by the ratings of the moment: the same results in
+    # another order rate otherwise; the fit of all games at once does not
+    settings = RatingConfig()
+    games = [RatedGame(f"g{i}", bots, points) for i, (bots, points) in enumerate(
+        [(("a", "b"), (1.0, 0.0))] * 6 + [(("b", "c"), (1.0, 0.0))] * 6
+        + [(("a", "c"), (0.5, 0.5))] * 2 + [(("c", "a"), (1.0, 0.0))])]
+    backwards = games[::-1]
+
+    def final(system, order):
+        return {bot: path[-1].figures[:2] for bot, path in system.rate(order, settings).items()}
+    online, online_backwards = final(TrueSkill(), games), final(TrueSkill(), backwards)
+    assert abs(online["a"][0] - online_backwards["a"][0]) > 0.5
+    fitted, fitted_backwards = final(TrueSkillEP(), games), final(TrueSkillEP(), backwards)
+    for bot in "abc":
+        assert fitted[bot] == pytest.approx(fitted_backwards[bot], abs=0.01)
+    assert fitted["a"][0] > fitted["b"][0] > fitted["c"][0]
+    # every game's rating along the way, as the leaderboard's charts read them
+    assert [len(path) for path in TrueSkillEP().rate(games, settings).values()] == [9, 12, 9]
 
 
 def test_a_crashing_version_is_suspended_and_a_new_version_plays_again(tmp_path):

@@ -2,7 +2,8 @@
 moment, until a stop condition holds (or Ctrl-C); running it again resumes.
 
 The ladder is a fixture source (LadderSource): asked for a piece, it builds the standings
-from TrueSkill ratings kept up to date game by game in the order games were stored, asks
+from its rating system's ratings (TrueSkill, or TrueSkill fitted to all games:
+trueskill-ep) kept up to date game by game in the order games were stored, asks
 the matchmaker for pairings for the free slots, and mints each pairing's next
 seat-swapped pair. It runs through the league's own steps (runner: the store, builds,
 versions, preflight, drive), so a ladder stores, resumes and stops as a league does.
@@ -33,7 +34,7 @@ from .matchmakers import BotStanding, Matchmaker, Pairing, Standings, pair_key
 from .membership import Membership
 from .preflight import start_all
 from .progress import Progress
-from .rating_systems import Rater, TrueSkill, rater, skill_los
+from .rating_systems import Rater, TrueSkill, rater, rating_system, skill_los
 from .runner import (
     Playing,
     RunSummary,
@@ -90,7 +91,11 @@ class LadderSource:
         self.matchmaker, self.game, self.openings, self.say = matchmaker, game, openings, say
         self.versions, self.specs = dict(versions), dict(specs)
         self.clock, self.started = clock, clock()
-        self.rater: Rater = rater(TrueSkill(), config.rating)
+        # the standings, the live table and `until` read the model the leaderboard is ranked
+        # by (TrueSkill, or TrueSkill fitted to all games: trueskill-ep); a plugin's system
+        # gives no mu and sigma to match by, and TrueSkill stands in for it
+        system = rating_system(config.rating)
+        self.rater: Rater = rater(system if isinstance(system, TrueSkill) else TrueSkill(), config.rating)
         self.known: dict[tuple[str, int], _Version] = {}
         self.next_pair: Counter[tuple[str, str]] = Counter()   # (first, second) sorted -> k
         #: a game of more seats: the bots of a block, sorted -> the number of its next block
@@ -209,10 +214,12 @@ class LadderSource:
 
     # --- standings ---
 
-    def standings(self, running: frozenset[str] = frozenset()) -> Standings:
+    def standings(self, running: frozenset[str] = frozenset(), settled: bool = False) -> Standings:
         """The playing bots as the matchmaker sees them: current versions, not retired; their
-        games are those stored and those in play; running: the bots a worker keeps started."""
-        ratings = self.rater.current()
+        games are those stored and those in play; running: the bots a worker keeps started;
+        settled: rated as the leaderboard rates every game so far (else the rater may answer
+        from a fit a few games behind)."""
+        ratings = self.rater.settled() if settled else self.rater.current()
         prior = (self.config.rating.mu, self.config.rating.sigma)
         bots = []
         for name, version in self.versions.items():
@@ -382,8 +389,9 @@ class LadderSource:
             self._halt(f"games: {ladder.games} stored")
         elif ladder.hours is not None and self.clock() - self.started >= ladder.hours * 3600:
             self._halt(f"hours: {ladder.hours:g} reached")
-        elif ladder.until_separated is not None and separated(
-                self.standings().playable(), ladder.until_top, ladder.until_separated):
+        elif ladder.until_separated is not None and all(
+                separated(self.standings(settled=settled).playable(), ladder.until_top,
+                          ladder.until_separated) for settled in (False, True)):   # confirmed on the full fit
             top = "every bot" if ladder.until_top is None else f"the top {ladder.until_top}"
             self._halt(f"until: {top} separated at {ladder.until_separated:g}")
 

@@ -21,6 +21,7 @@ import dataclasses
 import json
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from importlib import resources
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.league import Store, render
+from arena.league.executors.local import die_with_parent
 from arena.publish.data import (
     CHUNK_GAMES,
     LeagueData,
@@ -85,6 +87,10 @@ class PublicView:
         with self._lock:
             self._stopped = True
             if self._pool is not None:
+                # a reading may take seconds: the reader is ended, not waited for (the
+                # interpreter's exit would join it)
+                for process in list(getattr(self._pool, "_processes", {}).values()):
+                    process.terminate()
                 self._pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = None
 
@@ -92,7 +98,8 @@ class PublicView:
         if self._pool is None:
             # spawned, not forked: the web process has threads
             self._pool = concurrent.futures.ProcessPoolExecutor(
-                1, mp_context=multiprocessing.get_context("spawn"), initializer=os.nice, initargs=(READER_NICE,))
+                1, mp_context=multiprocessing.get_context("spawn"), initializer=_reader_start,
+                initargs=(os.getpid(),))
         return self._pool
 
     def current(self) -> Reading:
@@ -203,6 +210,14 @@ class _Kept:
 
 
 _KEPT = _Kept()
+
+
+def _reader_start(parent: int) -> None:
+    """The reader process: it dies with the web process, yields the CPU, and leaves Ctrl-C
+    (sent to the whole process group) to the server, which ends it."""
+    die_with_parent(parent)
+    os.nice(READER_NICE)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def read_store(store_path: str, title: str, known: tuple[Any, ...]) -> Reading | None:

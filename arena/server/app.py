@@ -240,7 +240,6 @@ def make_app(config: ServerConfig, secure_cookies: bool = False) -> Starlette:
 
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
     app.state.server = server
-    app.state.access = {(path, tuple(methods)): level for path, methods, level, _handler in handlers.table()}
     return app
 
 

@@ -8,13 +8,15 @@ Needs selenium, /usr/bin/chromium and /usr/bin/chromedriver; skips without them.
 from __future__ import annotations
 
 import re
+import shutil
+import zipfile
 
 import httpx
 import pytest
 from browser import chromium as browser
 
 from tests.server import add_user, write_ladder
-from tests.server.bots import CRASHING, ORDERED
+from tests.server.bots import CPP, CRASHING, ORDERED
 from tests.server.serving import Serving
 
 pytestmark = pytest.mark.skipif(browser.missing() is not None,
@@ -68,11 +70,13 @@ def log_in(driver, serving: Serving, token: str) -> None:
     wait(driver, lambda d: d.current_url.endswith("/me"), "the login to land on /me")
 
 
-def submit(driver, serving: Serving, name: str, path, command: str) -> int:
+def submit(driver, serving: Serving, name: str, path, command: str, build: str = "") -> int:
     """Submit through the form; the submission's number, once the worker is done with it."""
     driver.get(serving.url + "/submit")
     by_css(driver, "#name").send_keys(name)
     by_css(driver, "#command").send_keys(command)
+    if build:
+        by_css(driver, "#build").send_keys(build)
     by_css(driver, "#file").send_keys(str(path))
     by_css(driver, "#submit-form button").click()
     wait(driver, lambda d: "/me#submission-" in d.current_url, "the form to land on /me")
@@ -135,5 +139,20 @@ def test_own_stderr_is_shown_and_anothers_cannot_be_reached(driver, site):
     assert "SECRET-STDERR" not in driver.page_source
     driver.get(f"{serving.url}/api/submissions/{number}")
     assert "no such submission of yours" in driver.page_source and "SECRET-STDERR" not in driver.page_source
+    driver.get_log("browser")   # that 404 was the point: the next test starts with a clean log
     with httpx.Client(base_url=serving.url) as c:
         assert c.get(f"/api/submissions/{number}").status_code == 401
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no g++ to build the C++ bot")
+def test_a_cpp_zip_with_a_build_is_built_in_the_sandbox_and_plays(driver, site):
+    folder, serving, tokens = site
+    log_in(driver, serving, tokens["bob"])
+    archive = folder / "cppbot.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("bot.cpp", CPP)
+    number = submit(driver, serving, "cppbot", archive, "./bot", build="g++ -O2 -o bot bot.cpp")
+    assert by_css(driver, f"#submission-{number}").get_attribute("data-status") == "accepted", driver.page_source
+    driver.get(serving.url + "/")
+    wait(driver, lambda d: "cppbot" in names(d), "cppbot in the standings")
+    no_console_errors(driver)

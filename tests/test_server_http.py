@@ -232,6 +232,24 @@ def test_request_size_caps(site):
         assert wrong_type.status_code == 415
 
 
+def test_a_malformed_form_is_refused_and_leaves_nothing(site):
+    config, serving, tokens = site
+    body = multipart({"name": "cut", "command": "python3 bot.py"}, "bot.py", ORDERED.encode())
+    submissions = config.parent / "store.server" / "submissions"
+    before = sorted(submissions.rglob("*"))
+    with client(serving, tokens["mallory"]) as c:
+        headers = {"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"}
+        cut = c.post("/api/submissions", content=body[:-40], headers=headers)        # no closing boundary
+        assert cut.status_code == 400 and "malformed form" in cut.json()["error"]
+        part = f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="b.py"\r\n\r\nx\r\n'
+        twice = c.post("/api/submissions", content=(part + part + f"--{BOUNDARY}--\r\n").encode(),
+                       headers=headers)                                             # two files
+        assert twice.status_code == 400 and "one file per submission" in twice.json()["error"]
+        unbounded = c.post("/api/submissions", content=body, headers={"Content-Type": "multipart/form-data"})
+        assert unbounded.status_code == 400 and "boundary" in unbounded.json()["error"]
+    assert sorted(submissions.rglob("*")) == before
+
+
 #: (path, method) of every route -> the URL to try and the status for
 #: (nobody, another participant, the owner, an admin); alice owns the submission asked for
 def matrix(submission: int) -> dict[tuple[str, str], tuple[str, tuple[int, int, int, int]]]:

@@ -20,9 +20,9 @@ takes bots added and edited while it runs, is stopped by SIGTERM and resumed.
       script bot of its own) is started; once it has played, 4 bots are added to its
       config, one bot's options and the script bot's file are edited; once the new bots
       and versions have played it is sent SIGTERM, then resumed to a game count. Checked
-      and printed: games lost (seat-swapped pairs left with one game: the resume finishes a
-      pair the stop cut, so at most one, cut by the resume's own games limit; was only those in
-      flight at the stop), fixtures stored twice for the same versions (0), games per
+      and printed: games lost (seat-swapped pairs left with one game: at most one, cut by
+      the resume's own games limit, since the resume finishes first the pairs the stop cut),
+      fixtures stored twice for the same versions (0), games per
       version, and old-version games handed out after the new version's first (0).
 
 Every run is `arena run` in a subprocess on a generated config; figures depend on the

@@ -143,7 +143,7 @@ def _error_classes():
 
 def test_every_error_class_derives_from_arena_error():
     found = dict(_error_classes())
-    assert "arena.league.store.StoreError" in found and "bots.base.AgentOptionError" in found
+    assert "arena.league.storefile.StoreError" in found and "bots.base.AgentOptionError" in found
     assert "arena.cli.common.UserError" in found
     strays = [name for name, cls in found.items() if not issubclass(cls, ArenaError)]
     assert sorted(strays) == sorted(INTERNAL_ERRORS)

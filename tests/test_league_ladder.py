@@ -101,6 +101,11 @@ def test_a_ladder_stops_at_its_games_with_exactly_that_many_stored_and_resumes(t
     assert more.returncode == 0, more.stderr
     after = keys(db)
     assert after[:41] == first and len(after) == 60 == len(set(after))
+    # the pair the limit cut is played whole first: no pair is left with one game
+    pairs = {key.rsplit("|", 1)[0] for key in after}
+    whole = ({key.rsplit("|", 1)[0] for key in after if key.endswith("|0")}
+             & {key.rsplit("|", 1)[0] for key in after if key.endswith("|1")})
+    assert pairs == whole, pairs - whole
 
 
 def test_kill_9_then_resume_stores_exactly_the_games_asked_without_a_duplicate(tmp_path):

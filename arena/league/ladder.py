@@ -117,6 +117,8 @@ class LadderSource:
         self._watched = clock()
         self.rng = random.Random(f"{config.seed}|{store.count()}")
         pairs: set[tuple[str, str, int]] = set()   # pairs earlier runs started, by version
+        #: (first, second, k) -> swap -> (opening, versions by name) of the stored games
+        halves: dict[tuple[str, str, int], dict[int, tuple[tuple[int, ...], dict[str, int]]]] = {}
         for _id, stored, played in store.seated_since(0):
             seats = self._learn(stored.key, stored.record, played)
             parts = parse_fixture_key(stored.key)
@@ -130,7 +132,15 @@ class LadderSource:
                 self.next_pair[at] = max(self.next_pair[at], parts.pair + 1)
                 a, b = pair_key(*(f"{name}@{version}" for name, version in seats))
                 pairs.add((a, b, parts.pair))
+                halves.setdefault((parts.first, parts.second, parts.pair), {})[parts.swap] = (
+                    parts.opening, dict(seats))
         self.met.update((a, b) for a, b, _k in pairs)
+        #: pairs an earlier run left with one game (the other was in play at its stop, or
+        #: cut by the `games` limit): their other game is played first, of the same versions
+        self.unfinished: deque[tuple[str, str, int, int, tuple[int, ...], dict[str, int]]] = deque(
+            (first, second, k, 1 - swap, opening, versions)
+            for (first, second, k), stored_swaps in halves.items() if len(stored_swaps) == 1
+            for swap, (opening, versions) in stored_swaps.items())
         self.met_now = self._met_of_current()   # self.met's pairs of current versions, by name
         for name, version in self.versions.items():   # settings may have changed since
             self._suspend_if_faulty((name, version))
@@ -153,6 +163,11 @@ class LadderSource:
         left = None if limit is None else limit - self.stored - self.in_flight
         if left is not None and left <= 0:
             return []    # the games in flight make the count, unless one is aborted
+        unfinished = self._unfinished()
+        if unfinished is not None:
+            self.in_flight += 1
+            self.busy.update(zip(unfinished.seats, unfinished.versions or (0, 0)))
+            return [unfinished]
         pairing = self._next_pairing(slots, running)
         if pairing is None:
             if self.in_flight:
@@ -351,6 +366,24 @@ class LadderSource:
         self.met[pair_key(a, b)] += 1
         self.met_now[(first, second)] += 1
         return pair
+
+    def _unfinished(self) -> Fixture | None:
+        """The missing game of a pair an earlier run left with one, if its two bots still
+        play at the versions it was started with (else it is let go: a new version plays
+        new pairs)."""
+        while self.unfinished:
+            first, second, k, swap, opening, versions = self.unfinished.popleft()
+            if any(self.versions.get(name) != versions.get(name)
+                   or (name, self.versions[name]) in self.suspended for name in (first, second)):
+                continue
+            seats = (first, second) if swap == 0 else (second, first)
+            fixture = Fixture(index=self.stored + self.in_flight,
+                              key=fixture_key(first, second, k, swap, opening),
+                              pairing=f"{first}|{second}", seat0=seats[0], seat1=seats[1],
+                              seed=game_seed(self.config.seed, first, second, k),
+                              round=2 * k + swap, opening=opening)
+            return fixture.carrying(self.specs, (self.versions[seats[0]], self.versions[seats[1]]))
+        return None
 
     def _mint_block(self, pairing: Pairing) -> list[Fixture]:
         """A game of more seats: the pairing and the playing bots nearest the pair in mu (the

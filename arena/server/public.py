@@ -102,6 +102,15 @@ class PublicView:
                 initargs=(os.getpid(),))
         return self._pool
 
+    def start(self) -> None:
+        """Read the store now and then in the background, so that a page opened after a
+        quiet while shows the standings of now, not of the last visit."""
+        def tick() -> None:
+            while not self._stopped:
+                self.current()
+                time.sleep(REBUILD_SECONDS / 2)
+        threading.Thread(target=tick, name="standings", daemon=True).start()
+
     def current(self) -> Reading:
         """The last reading of the store; the next one is started when it is due."""
         if self._busy or time.monotonic() < self._next:

@@ -1,8 +1,12 @@
 """arena serve under load: its pages' latency while the ladder plays, and the ladder's
 games/s with and without the load.
 
-  (a) alone: `arena serve` on a copy of tournaments/ladder-demo.yaml (its bots, 2 workers,
-      a fresh store, after WARMUP s of play) with nobody asking: the ladder's games/s over SECONDS;
+  (a) alone: `arena serve` on a ladder of 6 bots of equal cost (mcts capped at ITERATIONS
+      simulations a move, no clock of its own: every game costs about the same CPU, so
+      the games/s is steady and a CPU taken by the web shows in it), 2 workers, a fresh
+      store, after WARMUP s of play, with nobody asking: the ladder's games/s over SECONDS
+      (--demo: tournaments/ladder-demo.yaml's bots instead, whose games/s swings with the
+      pairs it plays: 13 and 6 games/s in two 30 s runs a minute apart here);
   (b) loaded: the same server, CLIENTS concurrent clients on loopback asking RATE requests
       a second in all (open loop: each request is sent at its time, however long the
       others take) for SECONDS, each a leaderboard page, its JSON or a bot's page in turn:
@@ -39,7 +43,8 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "tournaments" / "ladder-demo.yaml"
-PAGES = ("/", "/api/leaderboard", "/bots/random", "/bots/mcts", "/api/bots/minimax-1")
+PAGES = ("/", "/api/leaderboard", "/bots/{0}", "/bots/{1}", "/api/bots/{2}")
+EQUAL_BOTS = 6
 
 
 def free_port() -> int:
@@ -48,15 +53,23 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def config_in(folder: Path) -> Path:
-    """The demo ladder with its store in folder, no stop, and rate limits that let the load through."""
+def config_in(folder: Path, demo: bool, iterations: int) -> tuple[Path, list[str]]:
+    """The ladder (the demo's bots, or bots of equal cost) with its store in folder, no stop,
+    and rate limits that let the load through; and three of its bots' names."""
     text = DEMO.read_text()
+    names = ["random", "mcts", "minimax-1"]
+    if not demo:
+        names = [f"m{i}" for i in range(EQUAL_BOTS)]
+        bots = "".join(f"  - {{name: {name}, bot: mcts, options: {{time_ms: 0, iterations: {iterations}, "
+                       f"seed: {i}}}}}\n" for i, name in enumerate(names))
+        text = re.sub(r"(?ms)^bots:\n.*?(?=^schedule:)", "bots:\n" + bots, text)
+        text = text.replace("against: random", f"against: {names[0]}")
     text = re.sub(r"(?m)^store: .*$", f"store: {folder / 'bench.sqlite'}", text)
     text = text.replace("  games: 300\n", "")
     text += "  rates: {requests_per_second: 100000, burst: 100000}\n"
     path = folder / "bench.yaml"
     path.write_text(text)
-    return path
+    return path, names[:3]
 
 
 def games(store: Path) -> int:
@@ -95,7 +108,8 @@ def games_per_second(store: Path, seconds: float) -> float:
     return (games(store) - before) / (time.monotonic() - start)
 
 
-async def load(url: str, clients: int, rate: float, seconds: float) -> tuple[list[float], Counter[str], float]:
+async def load(url: str, pages: list[str], clients: int, rate: float,
+               seconds: float) -> tuple[list[float], Counter[str], float]:
     """(latencies in ms of the answered requests, errors by kind, seconds taken) of the open-loop load."""
     latencies: list[float] = []
     errors: Counter[str] = Counter()
@@ -103,7 +117,7 @@ async def load(url: str, clients: int, rate: float, seconds: float) -> tuple[lis
     queue: asyncio.Queue[tuple[float, str]] = asyncio.Queue()
     start = time.monotonic()
     for i in range(total):
-        queue.put_nowait((start + i / rate, PAGES[i % len(PAGES)]))
+        queue.put_nowait((start + i / rate, pages[i % len(pages)]))
 
     async def client() -> None:
         limits = httpx.Limits(max_connections=1)
@@ -132,12 +146,15 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--rate", type=float, default=100.0, help="requests a second, all clients together")
     parser.add_argument("--warmup", type=float, default=30.0, help="ladder play before measuring")
+    parser.add_argument("--iterations", type=int, default=200, help="simulations a move of the equal bots")
+    parser.add_argument("--demo", action="store_true", help="the demo ladder's bots instead of equal ones")
     args = parser.parse_args()
     if not 1 <= args.clients <= 200 or not 0 < args.rate <= 2000 or not 0 < args.seconds <= 600:
         raise SystemExit("bounded: 1-200 clients, up to 2000 requests/s, up to 600 s")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
     with tempfile.TemporaryDirectory(prefix="arena-bench-server-") as tmp:
-        config = config_in(Path(tmp))
+        config, names = config_in(Path(tmp), args.demo, args.iterations)
+        pages = [page.format(*names) for page in PAGES]
         store = Path(tmp) / "bench.sqlite"
         server = Server(config)
         try:
@@ -150,7 +167,7 @@ def main() -> None:
                     raise SystemExit("the server showed no standings in 60 s")
                 time.sleep(0.5)
             before, start = games(store), time.monotonic()
-            latencies, errors, took = asyncio.run(load(server.url, args.clients, args.rate, args.seconds))
+            latencies, errors, took = asyncio.run(load(server.url, pages, args.clients, args.rate, args.seconds))
             loaded = (games(store) - before) / (time.monotonic() - start)
             again = games_per_second(store, args.seconds)
             print(f"ladder alone again: {again:.1f} games/s over {args.seconds:g} s", flush=True)

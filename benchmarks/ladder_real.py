@@ -8,18 +8,21 @@ takes bots added and edited while it runs, is stopped by SIGTERM and resumed.
       fit of all its games. It is stored once in results/ladder_real/ and reused by the
       next run with the same bots, games, time control and seed (delete it to play it
       again; an interrupted one is resumed);
-  (c) LADDERS ladders of the same bots (matchmaker `active`, seeds SEED, SEED+1, ...) on
-      fresh stores; at each checkpoint (CHECKPOINTS times the bot count, in games)
-      Kendall's tau against the truth of each ladder's first n games beside that of the
-      round robin stopped at n games (its first n in schedule order, and in LADDERS - 1
-      other orders: shuffled within each round), each ranked two ways: by TrueSkill mu
-      rated in that order (the ladder's own ranking) and by the Elo fit of those n games;
+  (c) LADDERS ladders of the same bots (matchmaker `active`, seeds SEED, SEED+1, ...,
+      rated by RATING), stored beside the truth and reused as it is; at each checkpoint
+      (CHECKPOINTS times the bot count, in games) Kendall's tau against the truth of each
+      ladder's first n games beside that of the round robin stopped at n games (its first
+      n in schedule order, and in LADDERS - 1 other orders: shuffled within each round),
+      each ranked three ways: by TrueSkill mu rated in that order (the ladder's own
+      ranking with the default rating), by the Elo fit of those n games and by TrueSkill
+      fitted to all n at once (arena.stats.trueskill_ep: trueskill-ep's ranking);
   (d) live membership and resume: a second ladder (its own store, the same bots and a
       script bot of its own) is started; once it has played, 4 bots are added to its
       config, one bot's options and the script bot's file are edited; once the new bots
       and versions have played it is sent SIGTERM, then resumed to a game count. Checked
-      and printed: games lost (seat-swapped pairs left with one game: only those in
-      flight at the stop), fixtures stored twice for the same versions (0), games per
+      and printed: games lost (seat-swapped pairs left with one game: at most one, cut by
+      the resume's own games limit, since the resume finishes first the pairs the stop cut),
+      fixtures stored twice for the same versions (0), games per
       version, and old-version games handed out after the new version's first (0).
 
 Every run is `arena run` in a subprocess on a generated config; figures depend on the
@@ -59,6 +62,7 @@ from arena.league.rating_systems import TrueSkill, rated_game  # noqa: E402
 from arena.league.schedule import parse_fixture_key  # noqa: E402
 from arena.league.store import StoredGame  # noqa: E402
 from arena.stats import fit_elo  # noqa: E402
+from arena.stats.trueskill_ep import fit_skills  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results" / "ladder_real"
@@ -177,19 +181,34 @@ def ranking_trueskill(games: Sequence[StoredGame], bots: Sequence[str]) -> list[
     return [paths[bot][-1].figures[0] if paths.get(bot) else settings.mu for bot in bots]
 
 
+def ranking_ep(games: Sequence[StoredGame], bots: Sequence[str]) -> list[float]:
+    """Each bot's TrueSkill mu fitted to all these games at once (expectation propagation:
+    the same whatever their order; prior mu for a bot without games)."""
+    settings = RatingConfig()
+    rated = [g for g in (rated_game(s.key, s.record, settings.faults_count_as_losses) for s in games)
+             if g is not None]
+    fit = fit_skills(((g.bots[0], g.bots[1], g.points[0]) for g in rated), settings.mu, settings.sigma,
+                     settings.beta, settings.draw_probability)
+    return [fit[bot][0] if bot in fit else settings.mu for bot in bots]
+
+
 def ranking_elo(games: Sequence[StoredGame], bots: Sequence[str]) -> list[float]:
     """Each bot's Elo from the fit of these games (0, the mean, for a bot outside it)."""
     fit = fit_elo(match_results(games).values(), bots)
     return [fit.ratings.get(bot, 0.0) for bot in bots]
 
 
+def _stem(args: argparse.Namespace, bots: list[dict[str, Any]]) -> str:
+    """What names a stored run's bots: another roster is another run."""
+    roster = hashlib.sha256(json.dumps(bots, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{len(bots)}bots-{roster}"
+
+
 def truth(args: argparse.Namespace, bots: list[dict[str, Any]], names: list[str]
           ) -> tuple[list[StoredGame], list[float]]:
     """The round robin's games in schedule order and the truth: its Elo fit of them all."""
     RESULTS.mkdir(parents=True, exist_ok=True)
-    # named by what it plays: another roster, clock or seed is another truth
-    roster = hashlib.sha256(json.dumps(bots, sort_keys=True).encode()).hexdigest()[:8]
-    stem = f"truth-{len(bots)}bots-{roster}-{args.truth_games}g-{args.move_ms}ms-seed{args.seed}"
+    stem = f"truth-{_stem(args, bots)}-{args.truth_games}g-{args.move_ms}ms-seed{args.seed}"
     store = RESULTS / f"{stem}.sqlite"
     path = write(RESULTS / f"{stem}.yaml",
                  config(f"ladder-real-truth-{len(bots)}", bots, store, args,
@@ -221,10 +240,22 @@ def compare(args: argparse.Namespace, bots: list[dict[str, Any]], names: list[st
     checkpoints = [m * len(bots) for m in args.checkpoints]
     ladders = []
     for run in range(args.ladders):     # seeds differ: the ladders' spread shows
-        store = tmp / f"ladder{run}.sqlite"
-        path = write(tmp / f"ladder{run}.yaml", config(
+        # kept beside the truth (another ranking read is measured without playing again);
+        # named by what it plays, so a changed roster, matchmaker or seed is another ladder
+        rated = "" if args.rating == "trueskill" else f"-{args.rating}"
+        stem = (f"ladder-{_stem(args, bots)}-{args.matchmaker}{rated}-{max(checkpoints)}g-{args.move_ms}ms-"
+                f"seed{args.seed + run}")
+        store = RESULTS / f"{stem}.sqlite"
+        if store.exists() and len(stored_games(store)) >= max(checkpoints):
+            print(f"(c) ladder {run + 1} ({args.matchmaker}, seed {args.seed + run}): reused "
+                  f"{store.relative_to(ROOT)}", flush=True)
+            ladders.append(stored_games(store))
+            continue
+        store.unlink(missing_ok=True)   # a ladder cut short: played again from the start
+        path = write(RESULTS / f"{stem}.yaml", config(
             f"ladder-real-{len(bots)}", bots, store, args, schedule="ladder",
-            ladder={"matchmaker": args.matchmaker, "games": max(checkpoints)}, seed=args.seed + run))
+            ladder={"matchmaker": args.matchmaker, "games": max(checkpoints)}, seed=args.seed + run,
+            rating={"system": args.rating}))
         log = tmp / f"ladder{run}.log"
         started = time.monotonic()
         proc = arena_run(path, log)
@@ -236,22 +267,24 @@ def compare(args: argparse.Namespace, bots: list[dict[str, Any]], names: list[st
                                  for run in range(1, args.ladders)]
     print("    Kendall tau against the truth at equal games n (the round robin stopped at n: its "
           f"first n games in schedule order, of {len(round_robin)}); ranked by TrueSkill mu "
-          "rated in that order, and by the Elo fit of the n games" +
+          "rated in that order, by the Elo fit of the n games and by TrueSkill fitted to all n at once "
+          "(EP)" +
           (f"; mean of {args.ladders} ladders and of the round robin in {args.ladders} orders "
            "(as stored, then shuffled within each round), lowest-highest" if args.ladders > 1 else ""))
-    print("    games  per bot | ladder mu          round robin mu     | ladder Elo         round robin Elo")
+    print("    games  per bot | ladder mu          round robin mu     | ladder Elo         round robin Elo"
+          "    | ladder EP          round robin EP")
     for n in checkpoints:
         if any(n > len(ladder) for ladder in ladders) or n > len(round_robin):
             print(f"    {n:5d}  (fewer games stored: skipped)")
             continue
         cells = []
-        for rank in (ranking_trueskill, ranking_elo):
+        for rank in (ranking_trueskill, ranking_elo, ranking_ep):
             for runs in (ladders, schedules):
                 taus = [kendall_tau(elo, rank(games[:n], names)) for games in runs]
                 spread = f" ({min(taus):.2f}-{max(taus):.2f})" if len(taus) > 1 else ""
                 cells.append(f"{sum(taus) / len(taus):.3f}{spread:13s}")
-        print(f"    {n:5d}  {2 * n / len(bots):7.1f} | {cells[0]}  {cells[1]}  | {cells[2]}  {cells[3]}",
-              flush=True)
+        print(f"    {n:5d}  {2 * n / len(bots):7.1f} | {cells[0]}  {cells[1]}  | {cells[2]}  {cells[3]}  "
+              f"| {cells[4]}  {cells[5]}", flush=True)
 
 
 def _query(store: Path, sql: str, params: Sequence[Any] = ()) -> list[Any]:
@@ -344,11 +377,12 @@ def checks(store: Path, edited: list[str], added: list[str], stopped: int, resum
     lone = sum(1 for n in halves.values() if n == 1)
     said = closing.split(";")[-1].split()
     stored_said = int(said[0]) if said and said[0].isdigit() else -1
-    ok = stopped == 130 and resumed == 0 and twice == 0 and lone <= args.workers \
+    ok = stopped == 130 and resumed == 0 and twice == 0 and lone <= 1 \
         and stored_said == at_stop and total >= at_stop + args.resume_games
     print(f"    {total} games stored ({at_stop} at the stop, as its closing line says: "
           f"{stored_said == at_stop}); fixtures stored twice for the same versions: {twice}; games "
-          f"lost: {lone} (pairs left with one game: in flight at the stop, at most one a worker)")
+          f"lost: {lone} (pairs left with one game: the resume plays first the other game of a pair the "
+          f"stop cut; at most one, cut by the resume's own limit)")
     print("    games per version (and old-version games handed out after the new version's first):")
     for name in [*edited, *added]:
         counts = dict(_query(store, "SELECT v, count(*) FROM (SELECT v0 AS v FROM games WHERE seat0 = ?"
@@ -376,6 +410,9 @@ def main() -> None:
                         default=[1, 2, 4, 8, 16, 32], help="games, as multiples of the bot count")
     parser.add_argument("--matchmaker", default="active")
     parser.add_argument("--ladders", type=int, default=1, help="ladders run (seeds SEED, SEED+1, ...)")
+    parser.add_argument("--rating", default="trueskill",
+                        help="the ladders' rating system, which their matchmaker's standings read "
+                             "(trueskill-ep: TrueSkill fitted to all games)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--move-ms", type=int, default=500, help="the time control's move_ms")
     parser.add_argument("--seed", type=int, default=2026)

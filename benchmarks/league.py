@@ -9,7 +9,9 @@
        to start (at least once) rather than 8;
   (ii) Ray: start and stop of a private local instance, the cost of an empty task,
        games/s with 2 workers on Ray, and the per-game overhead of Ray over local
-       multiprocess at the same worker count.
+       multiprocess at the same worker count; then a 20-bot ladder of 400 games on Ray
+       (--ray-ladder, --ray-ladder-games), its games/s and the bot processes its workers
+       started.
 
 "whole run" is what `arena run` takes, start-up included; "steady" leaves out the
 start (pool or Ray workers starting, sandbox set-up): it counts from the moment each
@@ -20,12 +22,14 @@ The machine's load average is printed first: other work on it slows every number
 "ms CPU a game" is the CPU time of every process of a local run (coordinator, workers,
 bots) over its games: a figure the load moves much less than games/s.
 Run: python benchmarks/league.py [--games 600] [--many-bots 100] [--ladder-games N] [--no-ray]
+     [--ray-ladder 20] [--ray-ladder-games 400]
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import logging
 import os
 import resource
 import tempfile
@@ -69,13 +73,13 @@ def league(tmp: Path, name: str, games: int, workers: int, plugins: Plugins,
 
 
 def ladder(tmp: Path, name: str, games: int, workers: int, plugins: Plugins,
-           bots: int) -> LeagueConfig:
+           bots: int, executor: str = "local") -> LeagueConfig:
     """A ladder of `bots` random bots that stops after `games` games."""
     data: dict[str, Any] = {
         "name": name, "game": "ultimate", "schedule": "ladder", "workers": workers,
         "ladder": {"matchmaker": "active", "games": games},
         "bots": [{"name": f"r{i}", "bot": "uttt-random"} for i in range(bots)],
-        "store": str(tmp / f"{name}.sqlite"), "seed": 1}
+        "store": str(tmp / f"{name}.sqlite"), "seed": 1, "executor": executor}
     return config_from_dict(data, base_dir=tmp, known_bots=runner.known_bots_check(plugins),
                             games=plugins.games)
 
@@ -123,11 +127,11 @@ def ray_costs(workers: int, tasks: int = 2000) -> dict[str, float]:
 
 
 def _pieces(config: LeagueConfig, workers: int) -> str:
-    """How the run was cut: a Ray piece starts its two bots once; a local worker takes a
-    pair at a time and keeps the bots it started."""
+    """How the run was cut: a Ray worker takes a pairing at a time, a local worker a pair
+    at a time; each keeps the bots it started."""
     if config.executor == "ray":
         count = len(chunks(schedule(config), workers))
-        return f"{count} pieces, {2 * count} bot starts"
+        return f"{count} pieces, <= {min(2 * count, len(config.bots) * workers)} bot starts"
     count = len(chunks(schedule(config), workers, most_pairs=1))
     return f"{count} pieces of a pair, <= {len(config.bots) * workers} bot starts"
 
@@ -172,6 +176,10 @@ def main() -> None:
                              "the round robin's)")
     parser.add_argument("--few-bots", type=int, default=8, help="bots in the league they are "
                         "measured against")
+    parser.add_argument("--ray-ladder", type=int, default=20,
+                        help="bots in the ladder played on Ray (0: skip it)")
+    parser.add_argument("--ray-ladder-games", type=int, default=400,
+                        help="games of the ladder played on Ray")
     args = parser.parse_args()
     plugins = load_plugins()
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -222,7 +230,38 @@ def main() -> None:
         local = runs[2][2]
         print(f"     per-game overhead of Ray over local multiprocess (2 workers, steady): "
               f"{(2 / steady - 2 / local) * 1000:+.1f} ms a game "
-              f"({2000 / local:.0f} ms a game locally)")
+              f"({2000 / local:.0f} ms a game locally)", flush=True)
+        if args.ray_ladder > 1:
+            ray_ladder(base, plugins, args.ray_ladder, args.ray_ladder_games)
+
+
+class _Said(logging.Handler):
+    """Keeps what the Ray executor says of its bot starts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "bot processes started" in record.getMessage():
+            self.lines.append(record.getMessage())
+
+
+def ray_ladder(base: Path, plugins: Plugins, bots: int, games: int) -> None:
+    """(ii) a ladder of many bots on Ray, 2 workers: its games/s and the bot processes its
+    workers started (a worker that kept no bots between pieces started two a pair)."""
+    said = _Said()
+    log = logging.getLogger("arena.league.ray")
+    log.addHandler(said)
+    log.setLevel(logging.INFO)
+    try:
+        played, whole, steady = play(ladder(base, "rayladder", games, 2, plugins, bots, "ray"),
+                                     plugins)
+    finally:
+        log.removeHandler(said)
+    starts = said.lines[-1].rsplit(" ", 1)[1] if said.lines else "?"
+    print(f"     Ray, 2 workers, {bots}-bot ladder: {played} games, {whole:6.1f} games/s whole "
+          f"run, {steady:6.1f} steady, {starts} bot starts", flush=True)
 
 
 if __name__ == "__main__":

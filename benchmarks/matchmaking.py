@@ -6,8 +6,10 @@ rates the games one at a time, in the order played. Each matchmaker in the regis
 asked for `--slots` pairings at a time, as a ladder asks when its slots free up, while
 `--in-play` of its pairings are still unplayed, and each pairing is played as a
 seat-swapped pair. After every 5 games per bot the ranking (by mu,
-or by mu - 3 sigma with --rank-by exposed; the same for every matchmaker) is compared with
-the truth by Kendall's tau. Each (bots, seed) has one truth that every matchmaker faces.
+by mu - 3 sigma with --rank-by exposed, or with --rank-by fit by the mu of TrueSkill
+fitted to all the games so far at once, the `trueskill-ep` rating system; the same for
+every matchmaker) is compared with the truth by Kendall's tau. Each (bots, seed) has one
+truth that every matchmaker faces.
 
 Prints, for each number of bots: the mean tau and its 95% interval (Student's t over the
 seeds) at each budget of --games, the games per bot each matchmaker needs to reach tau
@@ -23,11 +25,15 @@ Run: python benchmarks/matchmaking.py                      (64 and 256 bots, 10 
      python benchmarks/matchmaking.py --bots 64 --seeds 3  (a quick check)
      python benchmarks/matchmaking.py --bots 8,64 --slots 1 --in-play 1
                                 (as a ladder of 2 workers asks: one pairing a call)
+     python benchmarks/matchmaking.py --bots 256 --rank-by fit   (ranked as trueskill-ep ranks)
+     python benchmarks/matchmaking.py --bots 256 --matchmakers "active;active:window=3;distance:150"
+                                (a variant of active, and a design that knows the truth)
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import math
 import multiprocessing
@@ -39,9 +45,10 @@ from dataclasses import dataclass
 
 import trueskill
 
-from arena.league.matchmakers import BotStanding, Standings, pair_key
+from arena.league.matchmakers import BotStanding, Matchmaker, Pairing, Standings, pair_key
 from arena.plugins import loaded_plugins
 from arena.registry import UnknownExtensionError
+from arena.stats.trueskill_ep import SkillFit
 
 DRAW_RATE = 0.1
 ELO_SPREAD = 300.0
@@ -64,6 +71,7 @@ class Task:
     in_play: int         #: pairings still in play (unrated) when the matchmaker is asked
     rank_by: str
     min_games: int
+    tau: float = 25 / 300      #: TrueSkill's dynamics (drift added to every rating each game)
 
 
 class Rater:
@@ -116,6 +124,8 @@ def kendall_tau(truth: list[float], shown: list[float]) -> float:
             elif si == shown[j]:
                 tied_shown += 1
     pairs = n * (n - 1) // 2
+    if tied_shown == pairs:      # no order at all (every bot rated alike): none right, none wrong
+        return 0.0
     return (concordant - discordant) / math.sqrt(pairs * (pairs - tied_shown))
 
 
@@ -132,6 +142,49 @@ class Outcome:
     top_bot: float           #: the most games one bot played, over the mean
 
 
+def make_matchmaker(name: str, truth: list[float]) -> Matchmaker:
+    """A registered matchmaker; NAME:key=value,... one with those fields set (a variant:
+    active:window=3); distance:S a design fixed in advance that knows the truth (no ladder
+    can run it): the bot with fewest games against the bot nearest in true Elo to its own
+    plus a normal draw of spread S."""
+    base, _, fields = name.partition(":")
+    if base == "distance":
+        return _Distance(float(fields), truth)
+    matchmaker = loaded_plugins().matchmakers.require(base)()
+    for item in filter(None, fields.split(",")):
+        key, _, value = item.partition("=")
+        setattr(matchmaker, key, type(getattr(matchmaker, key))(value))
+    return matchmaker
+
+
+@dataclass
+class _Distance:
+    spread: float
+    truth: list[float]
+
+    def pairings(self, standings: Standings, count: int, rng: random.Random) -> list[Pairing]:
+        """One pairing a free bot, fewest games first, at a drawn distance in true Elo."""
+        by_truth = sorted(range(len(self.truth)), key=self.truth.__getitem__)
+        strengths = [self.truth[i] for i in by_truth]
+        bots = sorted(standings.bots, key=lambda b: (b.games, rng.random()))
+        used: set[str] = set()
+        chosen: list[Pairing] = []
+        for bot in bots:
+            if len(chosen) >= count:
+                break
+            if bot.name in used:
+                continue
+            me = int(bot.name[1:])
+            for _ in range(20):    # a drawn opponent that is free and not the bot itself
+                at = bisect.bisect_left(strengths, self.truth[me] + rng.gauss(0, self.spread))
+                other = f"b{by_truth[min(at, len(strengths) - 1)]}"
+                if other != bot.name and other not in used:
+                    chosen.append(Pairing(bot.name, other))
+                    used.update((bot.name, other))
+                    break
+        return chosen
+
+
 def simulate(task: Task) -> Outcome:
     """One ladder to task.budget games per bot: tau at every STEP games per bot, the time
     spent in pairings(), the mean information of a game (p(1 - p), p the true chance that
@@ -142,9 +195,10 @@ def simulate(task: Task) -> Outcome:
     truth = [truth_rng.gauss(0, ELO_SPREAD) for _ in range(task.bots)]
     games_rng = random.Random(f"games {task.matchmaker} {task.bots} {task.seed}")
     pick_rng = random.Random(f"pick {task.matchmaker} {task.bots} {task.seed}")
-    env = trueskill.TrueSkill(draw_probability=DRAW_RATE)
+    env = trueskill.TrueSkill(draw_probability=DRAW_RATE, tau=task.tau)
     rater = Rater(env)
-    matchmaker = loaded_plugins().matchmakers.require(task.matchmaker)()
+    fit = SkillFit(env.mu, env.sigma, env.beta, DRAW_RATE) if task.rank_by == "fit" else None
+    matchmaker = make_matchmaker(task.matchmaker, truth)
     names = [f"b{i}" for i in range(task.bots)]
     index = {name: i for i, name in enumerate(names)}
     mu = [env.mu] * task.bots
@@ -175,13 +229,29 @@ def simulate(task: Task) -> Outcome:
             p = 1 / (1 + 10 ** ((truth[b] - truth[a]) / 400))
             information += 2 * p * (1 - p)
             for x, y in ((a, b), (b, a)):            # the seat-swapped pair
-                rater.rate(mu, var, x, y, game(games_rng, truth[x], truth[y]))
+                points = game(games_rng, truth[x], truth[y])
+                rater.rate(mu, var, x, y, points)
+                if fit is not None:
+                    fit.add(names[x], names[y], points)
             played += 2
             if played >= (len(taus) + 1) * STEP * task.bots / 2:
-                shown = mu if task.rank_by == "mu" else [m - 3 * math.sqrt(v) for m, v in zip(mu, var)]
-                taus.append(kendall_tau(truth, shown))
+                taus.append(kendall_tau(truth, ranked(task.rank_by, mu, var, fit, names)))
     return Outcome(task, taus, picking, calls, information / played, max(pairs.values()),
                    max(games) / statistics.fmean(games))
+
+
+def ranked(rank_by: str, mu: list[float], var: list[float], fit: SkillFit | None,
+           names: list[str]) -> list[float]:
+    """What the ranking reads: online TrueSkill's mu or mu - 3 sigma, or the mu of the fit
+    of every game so far (converged again from where it stood)."""
+    if rank_by == "mu":
+        return mu
+    if rank_by == "exposed":
+        return [m - 3 * math.sqrt(v) for m, v in zip(mu, var)]
+    assert fit is not None
+    fit.converge()
+    fitted = fit.ratings()
+    return [fitted[name][0] if name in fitted else fit.prior_tau / fit.prior_pi for name in names]
 
 
 def interval(values: list[float]) -> tuple[float, float]:
@@ -212,27 +282,33 @@ def main() -> None:
     parser.add_argument("--bots", default="64,256", help="numbers of bots, comma-separated")
     parser.add_argument("--games", default="10,20,40,80", help="games per bot to report tau at")
     parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--matchmakers", default="", help="comma-separated (default: every registered one)")
+    parser.add_argument("--matchmakers", default="",
+                        help="separated by ';' or, without fields, ',' (default: every registered one); "
+                             "NAME:key=value,... a variant, distance:S a design that knows the truth")
     parser.add_argument("--slots", type=int, default=8, help="pairings asked for at a time")
     parser.add_argument("--in-play", type=int, default=0,
                         help="pairings still unplayed when the matchmaker is asked (a ladder with "
                              "2 workers asks for 1 while 1 is in play: --slots 1 --in-play 1)")
-    parser.add_argument("--rank-by", choices=("mu", "exposed"), default="mu")
+    parser.add_argument("--rank-by", choices=("mu", "exposed", "fit"), default="mu",
+                        help="online TrueSkill's mu or mu - 3 sigma, or TrueSkill fitted to all games (trueskill-ep)")
     parser.add_argument("--min-games", type=int, default=0, help="the ladder's newcomer threshold")
+    parser.add_argument("--tau", type=float, default=25 / 300, help="TrueSkill's dynamics, for the standings")
     parser.add_argument("--jobs", type=int, default=2, help="processes")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     registry = loaded_plugins().matchmakers
-    names = [m for m in args.matchmakers.split(",") if m] or registry.names()
+    names = [m for m in args.matchmakers.split(";" if ";" in args.matchmakers else ",") if m] \
+        or registry.names()
     try:
         for name in names:
-            registry.require(name)
+            if not name.startswith("distance:"):
+                registry.require(name.partition(":")[0])
     except UnknownExtensionError as exc:
         parser.error(str(exc))
     budgets = [int(g) for g in args.games.split(",")]
     budget = -(-max(budgets) // STEP) * STEP
     sizes = [int(n) for n in args.bots.split(",")]
-    tasks = [Task(m, n, s, budget, args.slots, args.in_play, args.rank_by, args.min_games)
+    tasks = [Task(m, n, s, budget, args.slots, args.in_play, args.rank_by, args.min_games, args.tau)
              for n in sizes for s in range(args.seeds) for m in names]
     started = time.perf_counter()
     with multiprocessing.Pool(args.jobs) as pool:
@@ -252,7 +328,8 @@ def main() -> None:
                  for m in names}
         reference = means["uniform"][-1] if "uniform" in means else math.nan
         print(f"\n{n} bots: Kendall tau, mean ± 95% interval over {args.seeds} seeds")
-        print(f"{'matchmaker':<11}" + "".join(f"{g:>8} games" for g in budgets)
+        width = max(11, *(len(m) + 1 for m in names))
+        print(f"{'matchmaker':<{width}}" + "".join(f"{g:>8} games" for g in budgets)
               + "  to 0.85  to 0.90  to uniform@" + f"{budget} ({reference:.3f})  ms/call  p(1-p)  top pair  top bot")
         figures[str(n)] = {}
         for m in names:
@@ -268,7 +345,7 @@ def main() -> None:
                                   "information_per_game": information[m],
                                   "top_pair": top_pair[m], "top_bot": top_bot[m]}
             shown = [f"{r:.0f}" if r is not None else f">{budget}" for r in reach]
-            print(f"{m:<11}" + "".join(cells) + f"  {shown[0]:>7}  {shown[1]:>7}  {shown[2]:>17}"
+            print(f"{m:<{width}}" + "".join(cells) + f"  {shown[0]:>7}  {shown[1]:>7}  {shown[2]:>17}"
                   + f"  {1000 * cost[m]:>7.2f}  {information[m]:>6.3f}  {top_pair[m]:>8}"
                   + f"  {top_bot[m]:>6.2f}x")
     if args.json:

@@ -69,7 +69,7 @@ def test_the_docs_command_example_installs_lists_and_runs_through_the_real_cli(t
     listed = _arena(tmp_path, "plugins")
     assert re.search(r"^arena_legal_moves +arena-legal-moves 0.1 +1 command, 0 bots$", listed.stdout, re.M)
     # counts of one are singular, of anything else plural
-    assert re.search(r"^builtin-league +.* {2}1 rating system, 4 output formats, 0 bots$", listed.stdout, re.M)
+    assert re.search(r"^builtin-league +.* {2}2 rating systems, 4 output formats, 0 bots$", listed.stdout, re.M)
     assert re.search(r"^builtin-executors +.* {2}2 executors, 0 bots$", listed.stdout, re.M)
     assert re.search(r"^builtin-matchmakers +.* {2}5 matchmakers, 0 bots$", listed.stdout, re.M)
     # in columns: every plugin's version starts where the others' do
@@ -143,7 +143,7 @@ def _error_classes():
 
 def test_every_error_class_derives_from_arena_error():
     found = dict(_error_classes())
-    assert "arena.league.store.StoreError" in found and "bots.base.AgentOptionError" in found
+    assert "arena.league.storefile.StoreError" in found and "bots.base.AgentOptionError" in found
     assert "arena.cli.common.UserError" in found
     strays = [name for name, cls in found.items() if not issubclass(cls, ArenaError)]
     assert sorted(strays) == sorted(INTERNAL_ERRORS)

@@ -173,6 +173,42 @@ def test_a_ladders_table_marks_new_and_suspended_bots_and_shows_old_versions(tmp
     assert {r["bot"]: r["games"] for r in every["rows"]}["bob@1"] == 16   # cal v1's games too
 
 
+def test_every_version_says_why_it_no_longer_plays(tmp_path):
+    # each version of a ladder's history marked as the run left it: cal v1 replaced by v2
+    # (and suspended, with its causes), dan retired with arena retire, bob taken out of
+    # the config (the store bound to the config without him, as a running ladder binds it)
+    from arena.league.runner import load_league
+    config = ladder_run(tmp_path)
+    arena("retire", str(config), "dan")
+    config_file(config, "ladder", names=("ann", "cal", "dan", "eve"))
+    with Store(tmp_path / "ladder.sqlite") as store:
+        store.bind(load_league(str(config)))
+    store = str(tmp_path / "ladder.sqlite")
+    every = json.loads(arena("leaderboard", store, "--all-versions", "--format", "json"))
+    marks = {row["bot"]: row["marks"] for row in every["rows"]}
+    assert marks == {"ann@1": [], "bob@1": ["removed"], "cal@1": ["new", "suspended", "old"],
+                     "cal@2": [], "dan@1": ["new", "retired"], "eve@1": ["new", "suspended"]}
+    table = arena("leaderboard", store, "--all-versions")
+    legend = " ".join(table.split("marks: ", 1)[1].split("\n\n", 1)[0].split())
+    assert legend.startswith("new: fewer than 6 games (rated on few games); suspended: faulted "
+                             "too often, plays no more until a new version; retired: retired "
+                             "with arena retire (history); removed: no longer in the config "
+                             "(history); old: replaced by a newer version (history).")
+    assert "cal@1: suspended, faulted in 4 of 4 games (4 crash)" in table.splitlines()
+    rows = {line.split()[1]: line for line in table.splitlines()[4:10]}
+    assert rows["bob@1"].endswith("  removed") and rows["dan@1"].endswith("  new, retired")
+    # a config read as it is now: a bot taken out of it since the last run is removed too
+    config_file(config, "ladder", names=("ann", "cal", "dan"))
+    by_config = json.loads(arena("leaderboard", str(config), "--all-versions", "--format", "json"))
+    assert {row["bot"]: row["marks"] for row in by_config["rows"]} == {
+        **marks, "eve@1": ["new", "suspended", "removed"]}
+    # the table of current versions has none of them, and no legend of history
+    now = arena("leaderboard", store)
+    assert "removed" not in now and "retired" not in now and "old:" not in now
+    assert {r["bot"] for r in json.loads(arena("leaderboard", store, "--format", "json"))["rows"]} \
+        == {"ann", "cal", "eve"}
+
+
 def test_a_ladders_site_marks_its_bots(tmp_path):
     config = ladder_run(tmp_path)
     arena("publish", str(tmp_path / "ladder.sqlite"), "--out", str(tmp_path / "site"))
@@ -187,6 +223,9 @@ def test_a_ladders_site_marks_its_bots(tmp_path):
            'no more until a new version.</p>' in eve
     ann = (tmp_path / "site" / "bots" / "ann.html").read_text()
     assert 'class="flag' not in ann
+    # cal's first version, suspended and then replaced, says both in its versions table
+    cal = (tmp_path / "site" / "bots" / "cal.html").read_text()
+    assert '<td class="text">history, suspended</td>' in cal and '<td class="text">current</td>' in cal
     # a league's site has no marks
     arena("publish", disagreeing_store(tmp_path / "league.sqlite"), "--out", str(tmp_path / "l"))
     assert "flag" not in (tmp_path / "l" / "index.html").read_text()

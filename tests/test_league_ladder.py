@@ -17,9 +17,13 @@ import pytest
 from test_league_failures import finish, kill_ours, run_env, start_run
 from test_league_run import GATED_MOVE_MS, arena, count, gated, open_gate, wait_for_games
 
+from arena.league import Store
+from arena.league.config import RatingConfig
 from arena.league.ladder import separated
 from arena.league.matchmakers import BotStanding
+from arena.league.rating_systems import RatedGame, TrueSkill, TrueSkillEP
 from arena.league.rating_systems import skill_los as los
+from arena.stats.trueskill_ep import fit_skills
 
 RANDOMS = [("r1", "uttt-random"), ("r2", "random"), ("r3", "uttt-random"), ("r4", "random")]
 
@@ -97,6 +101,11 @@ def test_a_ladder_stops_at_its_games_with_exactly_that_many_stored_and_resumes(t
     assert more.returncode == 0, more.stderr
     after = keys(db)
     assert after[:41] == first and len(after) == 60 == len(set(after))
+    # the pair the limit cut is played whole first: no pair is left with one game
+    pairs = {key.rsplit("|", 1)[0] for key in after}
+    whole = ({key.rsplit("|", 1)[0] for key in after if key.endswith("|0")}
+             & {key.rsplit("|", 1)[0] for key in after if key.endswith("|1")})
+    assert pairs == whole, pairs - whole
 
 
 def test_kill_9_then_resume_stores_exactly_the_games_asked_without_a_duplicate(tmp_path):
@@ -170,6 +179,54 @@ def test_until_stops_once_the_top_are_separated(tmp_path):
     assert "finished (until: the top 2 separated at 0.95)" in out.stderr
     stored = count(tmp_path / "until.sqlite")
     assert 2 <= stored < 400
+
+
+def test_a_ladder_rated_by_trueskill_ep_stops_when_its_table_says_separated(tmp_path):
+    # one model for the table and the stop: the crasher loses every game; TrueSkill online
+    # puts the two at LOS 0.98 after 5 games, the fit of all games after 7. A ladder rated
+    # by trueskill-ep stops on the fit its leaderboard shows: at 8 games (its pair
+    # complete), where the table's own LOS is 0.984 and was 0.974 before that pair
+    crasher = bot_file(tmp_path, "crash", CRASHER)
+    config = write_ladder(tmp_path / "ep.yaml", [("r1", "uttt-random"), ("c", crasher)],
+                          "{games: 400, until: {separated: 0.98, top: 2}, suspend: {share: 1}}",
+                          workers=1, extra="rating: {system: trueskill-ep}\n")
+    out = arena("run", str(config), "--standings", "0")
+    assert out.returncode == 0, out.stderr
+    assert "finished (until: the top 2 separated at 0.98)" in out.stderr
+    board = arena("leaderboard", str(config), "--format", "json")
+    assert board.returncode == 0, board.stderr
+    rows = json.loads(board.stdout)["rows"]
+    assert [row["bot"] for row in rows] == ["r1", "c"]
+    assert los(rows[0]["mu"], rows[0]["sigma"], rows[1]["mu"], rows[1]["sigma"]) >= 0.98
+    with Store(tmp_path / "ep.sqlite", readonly=True) as store:
+        games = [(s.record.bots[0].name, s.record.bots[1].name, s.record.outcome.points(True)[0])
+                 for s in store.records()]
+    fit = fit_skills(games)        # the table is the fit of the stored games
+    for row in rows:
+        assert (row["mu"], row["sigma"]) == pytest.approx(fit[row["bot"]], abs=0.01)
+    before = fit_skills(games[:-2])    # and the ladder did not play on once it held
+    assert los(*before["r1"], *before["c"]) < 0.98
+
+
+def test_trueskill_ep_rates_the_same_whatever_the_order_of_the_games():
+    # online TrueSkill reads a game by the ratings of the moment: the same results in
+    # another order rate otherwise; the fit of all games at once does not
+    settings = RatingConfig()
+    games = [RatedGame(f"g{i}", bots, points) for i, (bots, points) in enumerate(
+        [(("a", "b"), (1.0, 0.0))] * 6 + [(("b", "c"), (1.0, 0.0))] * 6
+        + [(("a", "c"), (0.5, 0.5))] * 2 + [(("c", "a"), (1.0, 0.0))])]
+    backwards = games[::-1]
+
+    def final(system, order):
+        return {bot: path[-1].figures[:2] for bot, path in system.rate(order, settings).items()}
+    online, online_backwards = final(TrueSkill(), games), final(TrueSkill(), backwards)
+    assert abs(online["a"][0] - online_backwards["a"][0]) > 0.5
+    fitted, fitted_backwards = final(TrueSkillEP(), games), final(TrueSkillEP(), backwards)
+    for bot in "abc":
+        assert fitted[bot] == pytest.approx(fitted_backwards[bot], abs=0.01)
+    assert fitted["a"][0] > fitted["b"][0] > fitted["c"][0]
+    # every game's rating along the way, as the leaderboard's charts read them
+    assert [len(path) for path in TrueSkillEP().rate(games, settings).values()] == [9, 12, 9]
 
 
 def test_a_crashing_version_is_suspended_and_a_new_version_plays_again(tmp_path):
@@ -405,3 +462,49 @@ def test_bots_join_change_and_leave_a_running_ladder(tmp_path):
     rows = {row["bot"]: row for row in json.loads(board.stdout)["rows"]}
     assert "n" in rows and rows["n"]["games"] > 0
     assert "r2" not in rows
+
+
+def test_a_version_suspended_while_it_runs_is_lifted_by_its_new_version(tmp_path):
+    # the crasher is suspended mid-run; mended while the ladder still runs, its version 2
+    # plays as a newcomer, and the suspension of version 1 stays in the store as history
+    from test_league_failures import wait_until
+    crasher = bot_file(tmp_path, "crash", CRASHER)
+    config = write_ladder(tmp_path / "lift.yaml", RANDOMS[:2] + [("c", crasher)],
+                          "{min_games: 6, suspend: {share: 0.5, after: 4}}", workers=1)
+    db = tmp_path / "lift.sqlite"
+    proc = start_run(config, tmp_path, "--standings", "0")
+    try:
+        assert wait_until(lambda: said(tmp_path, "c v1: suspended, faulted in")), \
+            (tmp_path / "stderr").read_text()
+        crashed = games_of(db, "c", 1)
+        (tmp_path / "bots" / "crash" / "crash.py").write_text(MENDED)
+        assert wait_until(lambda: games_of(db, "c", 2) >= 6), (tmp_path / "stderr").read_text()
+        os.kill(proc.pid, signal.SIGTERM)
+        err = finish(proc, tmp_path)
+    finally:
+        proc.kill()
+        kill_ours(tmp_path)
+    assert proc.returncode == 130, err
+    assert "(now v2, " in err and "Traceback" not in err
+    assert 4 <= crashed <= 5 and games_of(db, "c", 1) == crashed   # v1 played no more
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT bot, version FROM suspended").fetchall() == [("c", 1)]
+        faults = conn.execute("SELECT count(*) FROM games WHERE termination != 'normal' AND "
+                              "((seat0 = 'c' AND v0 = 2) OR (seat1 = 'c' AND v1 = 2))").fetchone()[0]
+    assert faults == 0
+    board = json.loads(arena("leaderboard", str(db), "--format", "json").stdout)
+    row = next(row for row in board["rows"] if row["bot"] == "c")
+    assert row["version"] == 2 and "suspended" not in row["marks"]
+
+
+def test_a_ladder_left_with_one_bot_that_can_play_stops_and_says_why(tmp_path):
+    # the fourth way a ladder ends: its crasher suspended, one bot is left to play
+    crasher = bot_file(tmp_path, "crash", CRASHER)
+    config = write_ladder(tmp_path / "alone.yaml", [("r1", "uttt-random"), ("c", crasher)],
+                          "{suspend: {share: 0.5, after: 4}}", workers=1)
+    out = arena("run", str(config), "--standings", "0")
+    assert out.returncode == 0, out.stderr
+    assert "c v1: suspended, faulted in 4 of 4 games (4 crash)" in out.stderr
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("finished (fewer than 2 bots can play): 4 games played"), last
+    assert count(tmp_path / "alone.sqlite") == 4

@@ -141,7 +141,7 @@ def test_a_league_config_names_its_rating_system_and_every_output_follows_it(sit
     bad = arena(site_packages, "run", str(config), code=2)
     assert bad.stderr.strip().splitlines() == [
         f"arena run: error: {config}:12: rating.system: unknown rating system 'seq-elo2' "
-        "(did you mean 'seq-elo'?); known: trueskill, seq-elo"]
+        "(did you mean 'seq-elo'?); known: trueskill, trueskill-ep, seq-elo"]
     # the store names a system this environment lacks: one line, not a traceback
     lacking = subprocess.run([sys.executable, "-m", "arena", "leaderboard", store], capture_output=True,
                              text=True, timeout=300)

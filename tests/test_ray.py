@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -38,6 +39,7 @@ from arena.league.executors.ray import (
 from arena.league.progress import Progress
 from arena.league.runner import make_job, run_league
 from arena.league.schedule import schedule
+from arena.league.sources import FixtureList
 from arena.plugins import load_plugins
 from arena.record import Termination
 from arena.referee import BotSpec
@@ -367,6 +369,40 @@ def test_no_address_starts_a_private_local_instance_and_stops_it(tmp_path, monke
     assert not left, [_processes().get(pid) for pid in left]
 
 
+class PairsTold(FixtureList):
+    """A league's fixtures handed out a seat-swapped pair at a time, as a ladder hands
+    them, noting the bots each asking worker said it keeps running."""
+
+    def __init__(self, fixtures) -> None:
+        super().__init__(fixtures)
+        self.told: list[frozenset[str]] = []
+
+    def take(self, slots, most_pairs=None, running=frozenset()):
+        self.told.append(running)
+        return super().take(slots, 1)
+
+
+@needs_ray
+def test_ray_workers_keep_their_bots_between_pieces_and_say_which(tmp_path, cluster, caplog):
+    # 4 bots, 12 pieces of one pair on the cluster's 2 CPUs: a worker that started its bots
+    # for each piece started 24; workers that keep them start each at most once
+    caplog.set_level("INFO", logger="arena.league.ray")
+    bots = [{"name": f"r{i}", "bot": "uttt-random"} for i in range(4)]
+    config = league(tmp_path, "kept", bots=bots, games_per_pairing=4, executor="ray",
+                    ray={"address": cluster.address})
+    source = PairsTold(schedule(config))
+    games = list(play_fixtures_ray(make_job(config, PLUGINS), source, config.ray))
+    assert len(games) == 24 and len({f.key for f, _ in games}) == 24
+    assert all(r.termination is Termination.NORMAL for _, r in games)
+    said = [r.getMessage() for r in caplog.records if "bot processes started" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith("Ray workers: 2, "), said
+    assert 4 <= int(said[0].rsplit(" ", 1)[1]) <= 8, said    # each bot once a worker at most
+    # the source hears which bots the asking worker runs: none at first, then its own
+    assert source.told[0] == frozenset()
+    assert all(told <= {"r0", "r1", "r2", "r3"} for told in source.told)
+    assert sum(1 for told in source.told if told) >= 10
+
+
 @pytest.fixture(scope="module")
 def cluster():
     if RAY_MISSING:
@@ -465,6 +501,56 @@ def test_runtime_env_ships_the_bots_files_to_the_nodes(tmp_path, cluster):
     assert [r.termination for r in records] == [Termination.NORMAL] * 8, [r.reason for r in records]
 
 
+class ChangesMidRun(FixtureList):
+    """The first pair as the run started; once its records are back, mine's files are
+    edited (pick.txt: first) and every later fixture carries mine's new version, as a
+    ladder hands out a bot that changed while it runs."""
+
+    def __init__(self, fixtures, folder: Path, changed: BotSpec) -> None:
+        super().__init__(fixtures[:2])
+        self.later = [f.carrying({"mine": changed, "r": f.bots[f.seats.index("r")]}, (2, 1)
+                                 if f.seat0 == "mine" else (1, 2)) for f in fixtures[2:]]
+        self.folder, self.back = folder, 0
+
+    def take(self, slots, most_pairs=None):
+        piece = super().take(slots, 1)
+        if piece is None and self.later:
+            if self.back < 2:
+                return []
+            (self.folder / "pick.txt").write_text("first\n")
+            piece, self.later = self.later[:2], self.later[2:]
+        return piece
+
+    def done(self, fixture, record):
+        self.back += 1
+
+
+@needs_ray
+def test_runtime_env_carries_a_bot_changed_while_it_runs(tmp_path, cluster):
+    # the runtime_env is made as the run starts; a bot edited after it (a ladder's new
+    # version) must play its new files, not the copy shipped at the start
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "bot.py").write_text(BOT)
+    (mine / "pick.txt").write_text("last\n")
+    bots = [{"name": "mine", "command": "python3 mine/bot.py"}, {"name": "r", "bot": "uttt-random"}]
+    config = league(tmp_path, "carried", bots=bots, games_per_pairing=6, executor="ray",
+                    ray={"address": cluster.address, "files": "runtime_env"})
+    job = make_job(config, PLUGINS)
+    fixtures = [f.carrying(job.bots, (1, 1)) for f in sorted(schedule(config), key=lambda f: f.order)]
+    changed = replace(job.bots["mine"], fingerprint="mine v2")
+    source = ChangesMidRun(fixtures, mine, changed)
+    games = []
+    for fixture, record in play_fixtures_ray(job, source, config.ray):
+        source.done(fixture, record)      # as a run tells its source
+        games.append((fixture, record))
+    assert len(games) == 6
+    assert all(r.termination is Termination.NORMAL for _, r in games), [r.reason for _, r in games]
+    # mine's first move from seat 0: the last legal square (80) before the edit, the first after
+    opening = {f.bots[0].fingerprint: r.moves[0].move for f, r in games if f.seat0 == "mine"}
+    assert opening == {job.bots["mine"].fingerprint: "80", "mine v2": "0"}, opening
+
+
 def _kill_a_game_on(cluster, node: int, what: str, running: threading.Thread) -> list[int]:
     """SIGKILL (once a game runs on the node) its worker or its raylet; the game's bots' pids.
     The league's gate is closed: its games wait on every node until the kill is done."""
@@ -475,10 +561,10 @@ def _kill_a_game_on(cluster, node: int, what: str, running: threading.Thread) ->
         seen |= set(workers.values())
         table = _processes()
         for pid, title in workers.items():
-            # a worker may still wear a finished task's title for a moment: look for the
-            # one whose game's two bots are running under it
+            # a worker may still wear a finished piece's title for a moment: look for one
+            # with a game's two bots running under it (it may keep more, from other pieces)
             bots = [child for child in table if table[child][0] == pid]
-            if title.startswith("ray::arena-game") and len(bots) == 2:
+            if title.startswith("ray::arena-game") and len(bots) >= 2:
                 os.kill(pid if what == "worker" else cluster.raylets[node], signal.SIGKILL)
                 return bots
         time.sleep(0.01)
@@ -491,33 +577,46 @@ def _run_and_kill(tmp_path, cluster, name, what, **ray_section):
     config = gated(tmp_path, name, executor="ray",
                    ray={"address": cluster.address, **ray_section})
     done: dict[str, object] = {}
-    thread = threading.Thread(target=lambda: done.update(summary=run(config)))
+
+    def league_run() -> None:
+        try:
+            done["summary"] = run(config)
+        except Exception as exc:  # noqa: BLE001 - the test reads it
+            done["error"] = exc
+    thread = threading.Thread(target=league_run)
     thread.start()
     try:
         bots = _kill_a_game_on(cluster, 1, what, thread)
     finally:
         open_gate(tmp_path)      # the games go on: the lost one is played again
         thread.join(timeout=300)
-    assert "summary" in done, "the league did not finish"
+    assert done, "the league did not finish"
     deadline = time.monotonic() + 10     # the killed game's bots died with their worker
     while any(os.path.exists(f"/proc/{pid}") for pid in bots) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(os.path.exists(f"/proc/{pid}") for pid in bots)
-    return config, done["summary"]
+    return config, done.get("summary", done.get("error"))
 
 
 @needs_ray
-@pytest.mark.parametrize("retries", [3, 0], ids=["ray-retries", "coordinator-resubmits"])
-def test_a_killed_worker_loses_no_game(tmp_path, cluster, expected_gated, caplog, retries):
+def test_a_killed_worker_loses_no_game(tmp_path, cluster, expected_gated, caplog):
     caplog.set_level("WARNING", logger="arena.league.ray")
-    config, summary = _run_and_kill(tmp_path, cluster, f"worker{retries}", "worker",
-                                    max_retries=retries)
+    config, summary = _run_and_kill(tmp_path, cluster, "worker", "worker")
     assert summary.played == GATED_GAMES
     assert results(config) == expected_gated[0]    # every game once, as played locally
     assert leaderboard(config) == expected_gated[1]
-    resubmitted = [r for r in caplog.records if "submitting them again" in r.getMessage()]
-    # Ray plays the lost games again itself, or, with no retries left, the coordinator does
-    assert len(resubmitted) == (1 if retries == 0 else 0)
+    moved = [r for r in caplog.records if "giving them to another" in r.getMessage()]
+    assert len(moved) == 1      # the coordinator gave the lost games to another worker
+
+
+@needs_ray
+def test_with_no_retries_a_killed_workers_games_stop_the_run_in_one_line(tmp_path, cluster):
+    config, error = _run_and_kill(tmp_path, cluster, "noretry", "worker", max_retries=0)
+    assert isinstance(error, RayExecutorError), error
+    assert re.fullmatch(r"games \['.+'\] were lost 1 times \(ray.max_retries: 0\); last: "
+                        r"\w+: [^\n]+", str(error)), str(error)
+    with Store(config.store) as store:
+        assert store.count() < GATED_GAMES          # stopped: what was played stays stored
 
 
 @needs_ray
@@ -536,9 +635,75 @@ def test_stopping_the_coordinator_stops_the_games(tmp_path, cluster):
     assert not playing
 
 
+def _games_of(db: Path, bot: str, version: int | None = None) -> list[tuple[int, str]]:
+    """(seat, first move) of each stored game of a bot (of one version)."""
+    import sqlite3
+    try:
+        with sqlite3.connect(db) as conn:
+            rows = conn.execute("SELECT seat0, v0, seat1, v1, record FROM games").fetchall()
+    except sqlite3.OperationalError:   # the table is not made yet
+        return []
+    out = []
+    for seat0, v0, seat1, v1, record in rows:
+        for seat, (name, v) in enumerate(((seat0, v0), (seat1, v1))):
+            if name == bot and version in (None, v):
+                out.append((seat, json.loads(record)["moves"][0]["move"]))
+    return out
+
+
+@needs_ray
+def test_a_ladder_on_ray_plays_a_bot_edited_while_it_runs_from_its_new_files(tmp_path, cluster):
+    # arena run of a ladder on the cluster, files: runtime_env: mine's pick.txt
+    # is edited while it runs, and a bot joins; mine v2 opens with the first square, as
+    # its new files say (the runtime_env made at the start holds the old ones), and the
+    # newcomer plays
+    from test_league_failures import finish, wait_until
+    for name, folder in (("mine", "last"), ("late", "first")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "bot.py").write_text(BOT)
+        (tmp_path / name / "pick.txt").write_text(f"{folder}\n")
+    past = time.time() - 60        # still files: the ladder takes a change once they are
+    for path in tmp_path.rglob("*"):
+        os.utime(path, (past, past))
+    config = tmp_path / "onray.yaml"
+    lines = ["name: onray", "game: ultimate", "bots:", "  - {name: r, bot: uttt-random}",
+             "  - {name: mine, command: python3 mine/bot.py}", "schedule: ladder",
+             "ladder: {min_games: 4}", "workers: 2", "seed: 5", "executor: ray",
+             f"ray: {{address: '{cluster.address}', files: runtime_env}}",
+             "time_control: {move_ms: 2000, startup_ms: 10000}",
+             "store: onray.sqlite"]
+    config.write_text("\n".join(lines) + "\n")
+    db = tmp_path / "onray.sqlite"
+    env = dict(os.environ, **RAY_ENV)
+    with open(tmp_path / "stderr", "w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--standings",
+                                 "0"], stdout=subprocess.DEVNULL, stderr=err, env=env,
+                                cwd=tmp_path)
+    try:
+        assert wait_until(lambda: len(_games_of(db, "mine", 1)) >= 4, 300), \
+            (tmp_path / "stderr").read_text()
+        (tmp_path / "mine" / "pick.txt").write_text("first\n")
+        config.write_text("\n".join(lines[:5] + ["  - {name: late, command: python3 late/bot.py}"]
+                                    + lines[5:]) + "\n")
+        assert wait_until(lambda: len(_games_of(db, "mine", 2)) >= 4
+                          and len(_games_of(db, "late")) >= 2, 300), (tmp_path / "stderr").read_text()
+        os.kill(proc.pid, signal.SIGTERM)
+        text = finish(proc, tmp_path)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130, text
+    assert "late: joins the ladder" in text and "(now v2, " in text and "Traceback" not in text
+    opened = {version: {move for seat, move in _games_of(db, "mine", version) if seat == 0}
+              for version in (1, 2)}
+    assert opened == {1: {"80"}, 2: {"0"}}, opened
+    assert {move for seat, move in _games_of(db, "late") if seat == 0} <= {"0"}
+
+
 @needs_ray   # last: the second node does not come back
 def test_a_dead_node_loses_no_game(tmp_path, cluster, expected_gated):
     config, summary = _run_and_kill(tmp_path, cluster, "node", "raylet")
     assert summary.played == GATED_GAMES
     assert results(config) == expected_gated[0]
     assert leaderboard(config) == expected_gated[1]
+

@@ -9,12 +9,15 @@ Needs selenium, /usr/bin/chromium and /usr/bin/chromedriver; skips without them.
 
 from __future__ import annotations
 
+import shutil
+import zipfile
+
 import httpx
 import pytest
 from browser import chromium as browser
 
 from tests.server import LADDER, add_user, write_ladder
-from tests.server.bots import CRASHING
+from tests.server.bots import CPP, CRASHING
 from tests.server.serving import Serving, poll
 
 pytestmark = pytest.mark.skipif(browser.missing() is not None,
@@ -97,7 +100,17 @@ def reload_until(driver, condition, message: str):
     return poll(lambda: again(driver), message, seconds=WAIT_S, every=0.5)
 
 
-def submit(driver, name: str, path, command: str) -> int:
+def log_in(driver, url: str, token: str) -> None:
+    """Log in through the login page (a session of one's own: the cookies cleared first)."""
+    from selenium.webdriver.common.by import By
+    driver.delete_all_cookies()
+    driver.get(url + "/login")
+    driver.find_element(By.ID, "token").send_keys(token)
+    driver.find_element(By.CSS_SELECTOR, "#login-form button[type=submit]").click()
+    wait(driver, lambda d: d.current_url == url + "/me", "logged in, on /me")
+
+
+def submit(driver, name: str, path, command: str, build: str = "") -> int:
     """Submit a bot through the form (from the nav's link); its submission's number, from
     the page the form lands on."""
     from selenium.webdriver.common.by import By
@@ -105,6 +118,8 @@ def submit(driver, name: str, path, command: str) -> int:
     wait(driver, lambda d: css(d, "#submit-form"), "the submit form")
     driver.find_element(By.ID, "name").send_keys(name)
     driver.find_element(By.ID, "command").send_keys(command)
+    if build:
+        driver.find_element(By.ID, "build").send_keys(build)
     driver.find_element(By.ID, "file").send_keys(str(path))
     driver.find_element(By.CSS_SELECTOR, "#submit-form button[type=submit]").click()
     wait(driver, lambda d: "/me#submission-" in d.current_url, "the form's answer: the participant's page")
@@ -246,3 +261,19 @@ def test_a_participant_submits_through_the_form_and_watches_it_play(site, driver
             assert "crash" in driver.find_element(By.ID, "result").text
         assert BOB_SECRET not in driver.page_source, path
         assert console_errors(driver) == [], path
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no g++ to build the C++ bot")
+def test_a_cpp_zip_with_a_build_is_built_in_the_sandbox_and_plays(site, driver):
+    from selenium.webdriver.common.by import By
+    config, serving, tokens, _bob = site
+    log_in(driver, serving.url, tokens["bob"])
+    archive = config.parent / "cppbot.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("bot.cpp", CPP)
+    number = submit(driver, "cppbot", archive, "./bot", build="g++ -O2 -o bot bot.cpp")
+    reload_until(driver, lambda d: d.find_element(By.ID, f"submission-{number}").get_attribute("data-status")
+                 == "accepted", "cppbot built and accepted")
+    driver.get(serving.url + "/")
+    wait(driver, lambda d: "cppbot" in names(d), "cppbot in the standings")
+    assert console_errors(driver) == []

@@ -3,16 +3,19 @@ server is back; a restart resumes the ladder, the submissions and the sessions."
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
+import subprocess
 import threading
 
 import httpx
 
 from arena.league import Store, StoreError
 from arena.server.db import ServerDB
-from tests.server import add_user, write_ladder
+from tests.server import ARENA, ROOT, add_user, arena, write_ladder
 from tests.server.bots import ORDERED
-from tests.server.serving import Serving, poll, wait_for_store_release
+from tests.server.serving import Serving, free_port, poll, wait_for_store_release
 
 BOUNDARY = "arena-test-boundary"
 
@@ -36,6 +39,8 @@ def test_kill_9_during_an_upload_then_a_restart_resumes_everything(tmp_path):
         assert browser.post("/login", data={"token": token}).status_code == 303
         cookies = dict(browser.cookies)
     poll(lambda: games(store) > 0, "the ladder's first games")
+    second = arena("serve", str(config), "--port", str(serving.port + 1))   # the same data: refused
+    assert second.returncode == 2 and "another arena serve is running on this data" in second.stderr
 
     gate = threading.Event()   # never set: the upload stops half-way until the server dies
 
@@ -101,3 +106,40 @@ def test_kill_9_during_an_upload_then_a_restart_resumes_everything(tmp_path):
         assert "taken again" in again.stderr() and "an upload a stopped server left unfinished" in again.stderr()
     finally:
         assert again.stop() == 130
+
+
+def test_ctrl_c_stops_every_process_of_the_server(tmp_path):
+    config = write_ladder(tmp_path)
+    port = free_port()
+    err = tmp_path / "serve.err"
+    with err.open("wb") as out:
+        proc = subprocess.Popen([*ARENA, "serve", str(config), "--port", str(port)], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=out, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    poll(lambda: _answers(url + "/api/health"), "the server to answer")
+    poll(lambda: games(tmp_path / "store.sqlite") > 0, "the ladder's first games")
+    poll(lambda: httpx.get(url + "/api/leaderboard").json()["rows"], "a reading of the store")
+    os.killpg(proc.pid, signal.SIGINT)      # what Ctrl-C in a terminal does: the whole group
+    assert proc.wait(60) == 130
+    poll(lambda: not _group(proc.pid), "every process of the server to end", seconds=30)
+    assert "Traceback" not in err.read_text()
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def _group(pgid: int) -> list[int]:
+    """The processes left in a process group."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.getpgid(int(entry)) == pgid:
+                    found.append(int(entry))
+            except ProcessLookupError:
+                pass
+    return found

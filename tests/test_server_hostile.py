@@ -1,8 +1,9 @@
-"""Hostile uploads sent to a real `arena serve` over loopback: every case of
-tests/server/hostile.py through the JSON API with a Bearer token, one through the web form
-of a logged-in session with its CSRF token, and requests hostile in themselves (a huge form
+"""Hostile uploads sent to a real `arena serve` over loopback: one through the web form of
+a logged-in session with its CSRF token, and requests hostile in themselves (a huge form
 field, too many fields, a body that is no form, a body over the cap sent chunked). Each is
-refused with its 4xx and one line, and leaves no submission row and nothing on disk."""
+refused with its 4xx and one line, and leaves no submission row and nothing on disk.
+(Every case of tests/server/hostile.py is sent through the JSON API by
+tests/test_server_http.py.)"""
 
 from __future__ import annotations
 
@@ -19,11 +20,8 @@ from tests.server import LADDER, add_user, write_ladder
 from tests.server.hostile import HOSTILE, MiB
 from tests.server.serving import Serving
 
-#: the default caps (the hostile cases' messages name them), rates that let 60 uploads through
+#: the default caps (the messages name them), and rates that let every request through
 CONFIG = LADDER + "  rates: {requests_per_second: 1000, burst: 1000}\n"
-#: the names the hostile cases give their files: sent as the raw bytes (httpx, like a
-#: browser, would send a NUL or a newline percent-encoded, which is a harmless name)
-RAW_NAMES = {"upload-name-nul", "upload-name-newline"}
 
 
 @pytest.fixture(scope="module")
@@ -64,27 +62,6 @@ def raw_multipart(fields: dict[str, str], filename: bytes, data: bytes) -> tuple
                  + filename + b'"\r\nContent-Type: application/octet-stream\r\n\r\n' + data + b"\r\n")
     parts.append(f"--{boundary}--\r\n".encode())
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
-
-
-@pytest.mark.parametrize("case", HOSTILE, ids=[case.name for case in HOSTILE])
-def test_a_hostile_upload_is_refused_by_the_api_with_its_status_and_message(site, case, tmp_path):
-    config, serving, tokens = site
-    case_dir = tmp_path / "case"
-    case_dir.mkdir()
-    path, filename = case.build(case_dir)
-    fields = {"name": "hostile", "command": "python3 bot.py"}
-    headers = {"Authorization": f"Bearer {tokens['mallory']}"}
-    with httpx.Client(base_url=serving.url, headers=headers, timeout=120) as c:
-        if case.name in RAW_NAMES:
-            body, kind = raw_multipart(fields, filename.encode(), path.read_bytes())
-            answer = c.post("/api/submissions", content=body, headers={"Content-Type": kind})
-        else:
-            with path.open("rb") as upload:
-                answer = c.post("/api/submissions", data=fields, files={"file": (filename, upload)})
-    error = answer.json().get("error", "")
-    assert (answer.status_code, case.message in error) == (case.status, True), error
-    assert "\n" not in error and len(error) < 400
-    assert_nothing_kept(config, case_dir)
 
 
 def test_a_hostile_upload_through_the_form_of_a_session_is_refused(site, tmp_path):

@@ -15,9 +15,10 @@ from arena.server.app import make_app
 from arena.server.config import load_server
 from tests.server import LADDER, ROOT, add_user, arena, write_ladder
 from tests.server.bots import CRASHES_ON_CUE, CRASHING, ORDERED
+from tests.server.hostile import HOSTILE
 from tests.server.serving import Serving, poll
 
-CONFIG = LADDER + "  rates: {requests_per_second: 2, burst: 60, submissions_per_hour: 4}\n"
+CONFIG = LADDER + "  rates: {requests_per_second: 2, burst: 200, submissions_per_hour: 4}\n"
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def site(tmp_path_factory):
     folder = tmp_path_factory.mktemp("serve")
     config = write_ladder(folder, CONFIG)
     tokens = {name: add_user(config, name, admin=name == "root")
-              for name in ("root", "alice", "bob", "victim", "spammer", "hasty")}
+              for name in ("root", "alice", "bob", "victim", "spammer", "hasty", "mallory")}
     serving = Serving(config)
     yield config, serving, tokens
     code = serving.stop()
@@ -207,7 +208,7 @@ def test_security_headers_and_rate_limits(site):
     assert page.headers["x-frame-options"] == "DENY"
     statuses = []
     with client(serving, tokens["spammer"]) as c:
-        for _ in range(100):
+        for _ in range(400):
             answer = c.get("/api/me")
             statuses.append(answer.status_code)
             if answer.status_code == 429:
@@ -229,6 +230,24 @@ def test_request_size_caps(site):
         assert huge_field.status_code == 413 and "form fields over" in huge_field.json()["error"]
         wrong_type = c.post("/api/submissions", content=b"{}", headers={"Content-Type": "application/json"})
         assert wrong_type.status_code == 415
+
+
+def test_a_malformed_form_is_refused_and_leaves_nothing(site):
+    config, serving, tokens = site
+    body = multipart({"name": "cut", "command": "python3 bot.py"}, "bot.py", ORDERED.encode())
+    submissions = config.parent / "store.server" / "submissions"
+    before = sorted(submissions.rglob("*"))
+    with client(serving, tokens["mallory"]) as c:
+        headers = {"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"}
+        cut = c.post("/api/submissions", content=body[:-40], headers=headers)        # no closing boundary
+        assert cut.status_code == 400 and "malformed form" in cut.json()["error"]
+        part = f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="b.py"\r\n\r\nx\r\n'
+        twice = c.post("/api/submissions", content=(part + part + f"--{BOUNDARY}--\r\n").encode(),
+                       headers=headers)                                             # two files
+        assert twice.status_code == 400 and "one file per submission" in twice.json()["error"]
+        unbounded = c.post("/api/submissions", content=body, headers={"Content-Type": "multipart/form-data"})
+        assert unbounded.status_code == 400 and "boundary" in unbounded.json()["error"]
+    assert sorted(submissions.rglob("*")) == before
 
 
 #: (path, method) of every route -> the URL to try and the status for
@@ -313,3 +332,40 @@ def test_an_admin_suspends_a_participants_bot_and_it_leaves_the_ladder(site, acc
     with client(serving, tokens["alice"]) as c:
         statuses = {s["bot"]: s["status"] for s in reversed(c.get("/api/me").json()["submissions"])}
         assert statuses["mine"] == "rejected"
+
+
+BOUNDARY = "hostile-boundary-7d1f"
+
+
+def multipart(fields: dict[str, str], filename: str, data: bytes) -> bytes:
+    """A multipart/form-data body: the fields, then the file under filename as given."""
+    parts = [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'.encode()
+             for key, value in fields.items()]
+    quoted = filename.replace('"', "%22")
+    head = (f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="{quoted}"'
+            '\r\nContent-Type: application/octet-stream\r\n\r\n')
+    return b"".join(parts) + head.encode() + data + f"\r\n--{BOUNDARY}--\r\n".encode()
+
+
+@pytest.mark.parametrize("case", HOSTILE, ids=[case.name for case in HOSTILE])
+def test_a_hostile_upload_is_refused_over_http_and_leaves_nothing(site, tmp_path, case):
+    config, serving, tokens = site
+    where = tmp_path / "case"
+    where.mkdir()
+    path, filename = case.build(where)
+    submissions = config.parent / "store.server" / "submissions"
+    before = sorted(p.relative_to(submissions) for p in submissions.rglob("*")) if submissions.exists() else []
+    fields = {"name": "mallory", "command": "python3 bot.py",
+              "kind": "wheel" if filename.endswith(".whl") else "source"}
+    with client(serving, tokens["mallory"]) as c:
+        # the form written out: httpx would percent-encode a file name's control characters,
+        # which a hostile client need not do
+        answer = c.post("/api/submissions", content=multipart(fields, filename, path.read_bytes()),
+                        headers={"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"})
+    assert answer.status_code == case.status, answer.text
+    assert case.message in answer.json()["error"]
+    after = sorted(p.relative_to(submissions) for p in submissions.rglob("*"))
+    assert after == before                                     # nothing kept, not even a temp file
+    assert not (where / "escaped.txt").exists() and not (tmp_path / "abs-escaped.txt").exists()
+    with client(serving, tokens["mallory"]) as c:
+        assert c.get("/api/me").json()["submissions"] == []

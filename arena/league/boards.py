@@ -1,6 +1,7 @@
 """A store's leaderboard as the commands and the site show it: its games in the store's
 order (a league's fixture order, a ladder's play order), each row's version, and a
-ladder's marks (new, suspended with its causes, old versions as history)."""
+ladder's marks (new, suspended with its causes; with every version, those retired, removed
+from the config or replaced by a newer one, as history)."""
 
 from __future__ import annotations
 
@@ -24,13 +25,16 @@ def store_board(store: Store, rating: RatingConfig, names: Sequence[str] | None,
         retired = store.retired()
         wanted = [name for name in names if name not in retired]
     board = build_leaderboard(games, rating, wanted, title, anchor, system)
-    return ladder_marks(with_versions(board, versions), store, all_versions)
+    return ladder_marks(with_versions(board, versions), store, all_versions, names)
 
 
-def ladder_marks(board: Leaderboard, store: Store, all_versions: bool = False) -> Leaderboard:
+def ladder_marks(board: Leaderboard, store: Store, all_versions: bool = False,
+                 names: Sequence[str] | None = None) -> Leaderboard:
     """A ladder's board with its rows marked (a league's unchanged): new below the ladder's
-    min_games, suspended as the store says, and with all_versions the versions that are no
-    longer current as old."""
+    min_games, suspended as the store says, and with all_versions every version that plays
+    no more as history: retired (arena retire), removed (not among names, the config's
+    bots; None: those of the config the store is bound to) or old (replaced by a newer
+    version)."""
     snapshot = store.snapshot()
     if snapshot.get("schedule") != "ladder":
         return board
@@ -43,7 +47,17 @@ def ladder_marks(board: Leaderboard, store: Store, all_versions: bool = False) -
     if not all_versions:
         now = {bot: why for (bot, version), why in suspended.items() if current.get(bot) == version}
         return with_marks(board, min_games, now)
-    old = {row.bot for row in board.rows
-           if row.version is not None and current.get(row.bot.rpartition("@")[0]) != row.version}
-    return with_marks(board, min_games, {f"{bot}@{version}": why
-                                         for (bot, version), why in suspended.items()}, old)
+    # every version as history: say why each no longer plays (replaced, retired, removed)
+    bots = snapshot.get("bots")
+    in_config = (set(names) if names is not None else
+                 {bot.get("name") for bot in bots if isinstance(bot, dict)} if isinstance(bots, list)
+                 else None)
+    retired = store.retired()
+    named = {row.bot: (row.bot.rpartition("@")[0], row.version) for row in board.rows
+             if row.version is not None}
+    return with_marks(board, min_games,
+                      {f"{bot}@{version}": why for (bot, version), why in suspended.items()},
+                      old={row for row, (bot, version) in named.items() if current.get(bot) != version},
+                      retired={row for row, (bot, _v) in named.items() if bot in retired},
+                      removed={row for row, (bot, _v) in named.items()
+                               if in_config is not None and bot not in in_config})

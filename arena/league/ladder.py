@@ -2,7 +2,8 @@
 moment, until a stop condition holds (or Ctrl-C); running it again resumes.
 
 The ladder is a fixture source (LadderSource): asked for a piece, it builds the standings
-from TrueSkill ratings kept up to date game by game in the order games were stored, asks
+from its rating system's ratings (TrueSkill, or TrueSkill fitted to all games:
+trueskill-ep) kept up to date game by game in the order games were stored, asks
 the matchmaker for pairings for the free slots, and mints each pairing's next
 seat-swapped pair. It runs through the league's own steps (runner: the store, builds,
 versions, preflight, drive), so a ladder stores, resumes and stops as a league does.
@@ -33,7 +34,7 @@ from .matchmakers import BotStanding, Matchmaker, Pairing, Standings, pair_key
 from .membership import Membership
 from .preflight import start_all
 from .progress import Progress
-from .rating_systems import Rater, TrueSkill, rater, skill_los
+from .rating_systems import Rater, TrueSkill, rater, rating_system, skill_los
 from .runner import (
     Playing,
     RunSummary,
@@ -90,7 +91,11 @@ class LadderSource:
         self.matchmaker, self.game, self.openings, self.say = matchmaker, game, openings, say
         self.versions, self.specs = dict(versions), dict(specs)
         self.clock, self.started = clock, clock()
-        self.rater: Rater = rater(TrueSkill(), config.rating)
+        # the standings, the live table and `until` read the model the leaderboard is ranked
+        # by (TrueSkill, or TrueSkill fitted to all games: trueskill-ep); a plugin's system
+        # gives no mu and sigma to match by, and TrueSkill stands in for it
+        system = rating_system(config.rating)
+        self.rater: Rater = rater(system if isinstance(system, TrueSkill) else TrueSkill(), config.rating)
         self.known: dict[tuple[str, int], _Version] = {}
         self.next_pair: Counter[tuple[str, str]] = Counter()   # (first, second) sorted -> k
         #: a game of more seats: the bots of a block, sorted -> the number of its next block
@@ -112,6 +117,8 @@ class LadderSource:
         self._watched = clock()
         self.rng = random.Random(f"{config.seed}|{store.count()}")
         pairs: set[tuple[str, str, int]] = set()   # pairs earlier runs started, by version
+        #: (first, second, k) -> swap -> (opening, versions by name) of the stored games
+        halves: dict[tuple[str, str, int], dict[int, tuple[tuple[int, ...], dict[str, int]]]] = {}
         for _id, stored, played in store.seated_since(0):
             seats = self._learn(stored.key, stored.record, played)
             parts = parse_fixture_key(stored.key)
@@ -125,7 +132,15 @@ class LadderSource:
                 self.next_pair[at] = max(self.next_pair[at], parts.pair + 1)
                 a, b = pair_key(*(f"{name}@{version}" for name, version in seats))
                 pairs.add((a, b, parts.pair))
+                halves.setdefault((parts.first, parts.second, parts.pair), {})[parts.swap] = (
+                    parts.opening, dict(seats))
         self.met.update((a, b) for a, b, _k in pairs)
+        #: pairs an earlier run left with one game (the other was in play at its stop, or
+        #: cut by the `games` limit): their other game is played first, of the same versions
+        self.unfinished: deque[tuple[str, str, int, int, tuple[int, ...], dict[str, int]]] = deque(
+            (first, second, k, 1 - swap, opening, versions)
+            for (first, second, k), stored_swaps in halves.items() if len(stored_swaps) == 1
+            for swap, (opening, versions) in stored_swaps.items())
         self.met_now = self._met_of_current()   # self.met's pairs of current versions, by name
         for name, version in self.versions.items():   # settings may have changed since
             self._suspend_if_faulty((name, version))
@@ -148,6 +163,11 @@ class LadderSource:
         left = None if limit is None else limit - self.stored - self.in_flight
         if left is not None and left <= 0:
             return []    # the games in flight make the count, unless one is aborted
+        unfinished = self._unfinished()
+        if unfinished is not None:
+            self.in_flight += 1
+            self.busy.update(zip(unfinished.seats, unfinished.versions or (0, 0)))
+            return [unfinished]
         pairing = self._next_pairing(slots, running)
         if pairing is None:
             if self.in_flight:
@@ -209,10 +229,12 @@ class LadderSource:
 
     # --- standings ---
 
-    def standings(self, running: frozenset[str] = frozenset()) -> Standings:
+    def standings(self, running: frozenset[str] = frozenset(), settled: bool = False) -> Standings:
         """The playing bots as the matchmaker sees them: current versions, not retired; their
-        games are those stored and those in play; running: the bots a worker keeps started."""
-        ratings = self.rater.current()
+        games are those stored and those in play; running: the bots a worker keeps started;
+        settled: rated as the leaderboard rates every game so far (else the rater may answer
+        from a fit a few games behind)."""
+        ratings = self.rater.settled() if settled else self.rater.current()
         prior = (self.config.rating.mu, self.config.rating.sigma)
         bots = []
         for name, version in self.versions.items():
@@ -345,6 +367,24 @@ class LadderSource:
         self.met_now[(first, second)] += 1
         return pair
 
+    def _unfinished(self) -> Fixture | None:
+        """The missing game of a pair an earlier run left with one, if its two bots still
+        play at the versions it was started with (else it is let go: a new version plays
+        new pairs)."""
+        while self.unfinished:
+            first, second, k, swap, opening, versions = self.unfinished.popleft()
+            if any(self.versions.get(name) != versions.get(name)
+                   or (name, self.versions[name]) in self.suspended for name in (first, second)):
+                continue
+            seats = (first, second) if swap == 0 else (second, first)
+            fixture = Fixture(index=self.stored + self.in_flight,
+                              key=fixture_key(first, second, k, swap, opening),
+                              pairing=f"{first}|{second}", seat0=seats[0], seat1=seats[1],
+                              seed=game_seed(self.config.seed, first, second, k),
+                              round=2 * k + swap, opening=opening)
+            return fixture.carrying(self.specs, (self.versions[seats[0]], self.versions[seats[1]]))
+        return None
+
     def _mint_block(self, pairing: Pairing) -> list[Fixture]:
         """A game of more seats: the pairing and the playing bots nearest the pair in mu (the
         least busy first, then a draw) fill a block of games, the group seated at every seat
@@ -382,8 +422,9 @@ class LadderSource:
             self._halt(f"games: {ladder.games} stored")
         elif ladder.hours is not None and self.clock() - self.started >= ladder.hours * 3600:
             self._halt(f"hours: {ladder.hours:g} reached")
-        elif ladder.until_separated is not None and separated(
-                self.standings().playable(), ladder.until_top, ladder.until_separated):
+        elif ladder.until_separated is not None and all(
+                separated(self.standings(settled=settled).playable(), ladder.until_top,
+                          ladder.until_separated) for settled in (False, True)):   # confirmed on the full fit
             top = "every bot" if ladder.until_top is None else f"the top {ladder.until_top}"
             self._halt(f"until: {top} separated at {ladder.until_separated:g}")
 

@@ -53,8 +53,9 @@ class Row:
     version: int | None = None        #: the bot's version in the store (arena versions)
     fingerprint: str | None = None    #: that version's fingerprint
     #: a ladder's marks, of MARKS: "new" (fewer games than its min_games), "suspended"
-    #: (faulted too often: plays no more until a new version), "old" (a version no longer
-    #: current, shown as history by --all-versions)
+    #: (faulted too often: plays no more until a new version); and as --all-versions shows
+    #: history, "retired" (arena retire), "removed" (no longer in the config), "old" (a
+    #: version replaced by a newer one)
     marks: tuple[str, ...] = ()
     suspended: str | None = None      #: why it was suspended (its fault causes)
     #: games of more than two seats: the bot's mean place (1 first) over its rated games
@@ -209,16 +210,23 @@ def with_versions(board: Leaderboard, versions: Mapping[str, tuple[int, str | No
     return replace(board, rows=rows)
 
 
-#: the marks a ladder's rows may carry, in the order they are shown
-MARKS = ("new", "suspended", "old")
+#: the marks a ladder's rows may carry, in the order they are shown, and what each says
+MARKS = {"new": "fewer than {min_games} games (rated on few games)",
+         "suspended": "faulted too often, plays no more until a new version",
+         "retired": "retired with arena retire (history)",
+         "removed": "no longer in the config (history)",
+         "old": "replaced by a newer version (history)"}
 
 
 def with_marks(board: Leaderboard, min_games: int, suspended: Mapping[str, str],
-               old: Collection[str] = ()) -> Leaderboard:
+               old: Collection[str] = (), retired: Collection[str] = (),
+               removed: Collection[str] = ()) -> Leaderboard:
     """A ladder's board: each row marked new (fewer than min_games games), suspended
-    (suspended: row name -> why) or old (a name in old: a version no longer current)."""
+    (suspended: row name -> why), and by the row names in old (a version no longer
+    current), retired (arena retire) and removed (no longer in the config)."""
     def marked(row: Row) -> Row:
-        on = {"new": row.games < min_games, "suspended": row.bot in suspended, "old": row.bot in old}
+        on = {"new": row.games < min_games, "suspended": row.bot in suspended,
+              "retired": row.bot in retired, "removed": row.bot in removed, "old": row.bot in old}
         return replace(row, marks=tuple(mark for mark in MARKS if on[mark]),
                        suspended=suspended.get(row.bot))
     return replace(board, rows=tuple(marked(row) for row in board.rows), min_games=min_games)
@@ -289,9 +297,11 @@ def _marks_note(board: Leaderboard) -> list[str]:
     """A ladder's lines on its marks: what each means, then why each suspended bot is."""
     if board.min_games is None:
         return []
-    words = (f"marks: new: fewer than {board.min_games} games (rated on few games); suspended: "
-             "faulted too often, plays no more until a new version; old: a version no longer "
-             "current (history).")
+    # new and suspended always (what the ladder's own standings mark); the marks of
+    # history only on a table that shows them (--all-versions)
+    shown = {"new", "suspended"} | {mark for row in board.rows for mark in row.marks}
+    words = "marks: " + "; ".join(f"{mark}: {text.format(min_games=board.min_games)}"
+                                  for mark, text in MARKS.items() if mark in shown) + "."
     why = [f"{row.bot}: suspended, {row.suspended}" for row in board.rows if row.suspended]
     return [*textwrap.wrap(words, LEGEND_WIDTH), *why]
 

@@ -7,13 +7,14 @@ from arena.hooks import hookimpl
 from arena.registry import Registry
 
 from .leaderboard import render_csv, render_json, render_md, render_table
-from .rating_systems import DEFAULT_RATING_SYSTEM, TrueSkill
+from .rating_systems import DEFAULT_RATING_SYSTEM, TRUESKILL_EP, TrueSkill, TrueSkillEP
 
 
 @hookimpl
 def arena_register_rating_systems(registry: Registry) -> None:
-    """TrueSkill, the default."""
+    """TrueSkill, the default, and TrueSkill fitted to all games at once."""
     registry.add(DEFAULT_RATING_SYSTEM, TrueSkill())
+    registry.add(TRUESKILL_EP, TrueSkillEP())
 
 
 @hookimpl

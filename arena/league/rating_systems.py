@@ -16,12 +16,17 @@ from typing import Protocol
 
 from arena.plugins import loaded_plugins
 from arena.record import GameRecord
+from arena.stats.trueskill_ep import SkillFit
 
 from .config import DEFAULT_RATING_SYSTEM, RatingConfig
 from .ratings import LiveRatings, make_env, replay, standing_points
 
-__all__ = ["DEFAULT_RATING_SYSTEM", "RatedGame", "Rater", "Rating", "RatingColumn", "RatingSystem",
-           "RatingWords", "TrueSkill", "los_between", "rated_game", "rater", "rating_system"]
+__all__ = ["DEFAULT_RATING_SYSTEM", "TRUESKILL_EP", "RatedGame", "Rater", "Rating", "RatingColumn",
+           "RatingSystem", "RatingWords", "TrueSkill", "TrueSkillEP", "los_between", "rated_game", "rater",
+           "rating_system"]
+
+#: the registered name of TrueSkill fitted to all games at once
+TRUESKILL_EP = "trueskill-ep"
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,45 @@ class TrueSkill:
         return _TrueSkillRater(self, settings)
 
 
+@dataclass(frozen=True)
+class TrueSkillEP(TrueSkill):
+    """TrueSkill's model fitted to all the games at once (arena.stats.trueskill_ep): every
+    game counts as much whenever it was played, and the ratings are the same in any order.
+    Ranked by mu - 3 sigma, as TrueSkill; the skills do not drift (tau is not used). A game
+    of more than two seats is read as a game between every two of its seats."""
+
+    words: RatingWords = RatingWords(
+        legend=("Ranked by exposed = mu - 3 sigma, TrueSkill's model fitted to all games at once "
+                "(expectation propagation: the order games were played in does not count); mu: "
+                "estimated skill, sigma: its uncertainty;"),
+        caption=("Ranked by exposed rating μ − 3σ (TrueSkill fitted to all games at once): a skill "
+                 "each bot very probably has."),
+        ranked_by="exposed rating",
+        chart_axis="μ − 3σ (line, ranks) · band up to μ",
+        bot_page=(("Rating μ ± σ", "{0:.2f} <small>± {1:.2f}</small>"), ("μ − 3σ", "{2:.2f}")),
+        los="from mu and sigma of TrueSkill fitted to all games, the model the table is ranked by")
+
+    def rate(self, games: Sequence[RatedGame], settings: RatingConfig) -> Mapping[str, Sequence[Rating]]:
+        """Each bot's rating after each of its games as they came (each game's message sent
+        once), its last one the fit of all the games."""
+        fit = _skill_fit(settings)
+        paths: dict[str, list[Rating]] = {}
+        for game in games:
+            for first, second, points in _two_seat_games(game):
+                fit.add(first, second, points)
+            for name in dict.fromkeys(game.bots):
+                paths.setdefault(name, []).append(_shown(*fit.rating(name)))
+        fit.converge()
+        for name, (mu, sigma) in fit.ratings().items():
+            paths[name][-1] = _shown(mu, sigma)
+        return paths
+
+    def rater(self, settings: RatingConfig) -> Rater:
+        """The fit kept up to date game by game (converged again once the games have grown
+        by a twentieth; exactly when asked: Rater.settled)."""
+        return _TrueSkillEPRater(self, settings)
+
+
 class Rater:
     """A league's ratings kept up to date as games come (a ladder's, in the order they are
     played), beside rate's replay of a whole list. This one serves any system by rating
@@ -168,6 +212,11 @@ class Rater:
         paths = self.system.rate(self.games, self.settings)
         return {name: path[-1] for name, path in paths.items() if path}
 
+    def settled(self) -> dict[str, Rating]:
+        """Every rated bot's rating now, as the system's full rating of the games gives it
+        (a rater may answer current() from a fit a few games behind)."""
+        return self.current()
+
 
 class _TrueSkillRater(Rater):
     def __init__(self, system: RatingSystem, settings: RatingConfig) -> None:
@@ -179,6 +228,43 @@ class _TrueSkillRater(Rater):
 
     def current(self) -> dict[str, Rating]:
         return {name: _shown(r.mu, r.sigma) for name, r in self._live.ratings.items()}
+
+
+class _TrueSkillEPRater(Rater):
+    #: current() fits all games again once those added since make this share of them
+    REFIT_SHARE = 0.05
+
+    def __init__(self, system: RatingSystem, settings: RatingConfig) -> None:
+        super().__init__(system, settings)
+        self._fit = _skill_fit(settings)
+
+    def add(self, game: RatedGame) -> None:
+        for first, second, points in _two_seat_games(game):
+            self._fit.add(first, second, points)
+
+    def current(self) -> dict[str, Rating]:
+        # a full fit costs a sweep or more over every game: once per twentieth more games,
+        # each new game's message sent once meanwhile
+        if self._fit.unsettled > self.REFIT_SHARE * len(self._fit.sites):
+            self._fit.converge()
+        return {name: _shown(mu, sigma) for name, (mu, sigma) in self._fit.ratings().items()}
+
+    def settled(self) -> dict[str, Rating]:
+        if self._fit.unsettled:
+            self._fit.converge()
+        return self.current()
+
+
+def _skill_fit(settings: RatingConfig) -> SkillFit:
+    return SkillFit(settings.mu, settings.sigma, settings.beta, settings.draw_probability)
+
+
+def _two_seat_games(game: RatedGame) -> list[tuple[str, str, float]]:
+    """A game as games of two seats: itself, or one for every two seats of a game of more
+    (the better placed winning, equal points a draw)."""
+    return [(game.bots[i], game.bots[j],
+             1.0 if game.points[i] > game.points[j] else 0.5 if game.points[i] == game.points[j] else 0.0)
+            for i in range(len(game.bots)) for j in range(i + 1, len(game.bots))]
 
 
 def rater(system: RatingSystem, settings: RatingConfig) -> Rater:

@@ -15,18 +15,14 @@ import dataclasses
 import fcntl
 import json
 import os
-import re
 import sqlite3
 import threading
-import urllib.parse
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from arena.errors import ArenaError
 from arena.record import GameRecord, Termination
-from arena.userfiles import not_regular
 
 from .config import LeagueConfig
 from .identity import (
@@ -38,83 +34,23 @@ from .identity import (
     same_rules,
 )
 from .schedule import Fixture, league_openings, parse_fixture_key
-from .versions import Manifest, changes, fingerprint, store_files
+from .storefile import (
+    SCHEMA_VERSION,
+    StoreDamagedError,
+    StoreError,
+    StoreGoneError,
+    check_store_path,
+    file_identity,
+    open_for_writing,
+    open_readonly,
+    transaction,
+    unreadable,
+)
+from .versions import Manifest, changes, fingerprint
 
-SCHEMA_VERSION = 2
-BUSY_TIMEOUT_MS = 30_000
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS league (
-    key   TEXT PRIMARY KEY,     -- name, game, rules, seed, openings, time_control, season, ...
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS games (
-    id            INTEGER PRIMARY KEY,
-    fixture_key   TEXT NOT NULL,      -- of more than two seats, "||V2.V3" after it (stored_key)
-    fixture_index INTEGER NOT NULL,   -- index in the schedule that played it
-    round         INTEGER NOT NULL,
-    seed          INTEGER NOT NULL,
-    seat0         TEXT NOT NULL,
-    seat1         TEXT NOT NULL,
-    winner        INTEGER,            -- 0, 1, or NULL for a draw
-    termination   TEXT NOT NULL,
-    faulted       INTEGER,
-    reason        TEXT NOT NULL,
-    record        TEXT NOT NULL,      -- GameRecord.to_json(): moves, times, everything
-    finished_at   TEXT NOT NULL,      -- ISO 8601 UTC, when it was stored
-    v0            INTEGER NOT NULL DEFAULT 1,   -- version of seat0's bot (table versions)
-    v1            INTEGER NOT NULL DEFAULT 1,
-    season        INTEGER NOT NULL DEFAULT 1,   -- league settings changed: a new season
-    UNIQUE (fixture_key, v0, v1, season)
-);
-CREATE INDEX IF NOT EXISTS games_in_order ON games (round, seed, fixture_key);
--- what a ladder asks as it runs: a pairing's games (of given versions), a bot version's games
-CREATE INDEX IF NOT EXISTS games_by_pairing ON games (seat0, seat1, v0, v1);
-CREATE INDEX IF NOT EXISTS games_by_seat1 ON games (seat1, v1);
--- the bots of seats 2, 3, ... of a game of more than two seats (seat0, seat1, v0 and v1
--- hold the first two): a two-seat league's games have none
-CREATE TABLE IF NOT EXISTS more_seats (
-    game    INTEGER NOT NULL,     -- games.id
-    seat    INTEGER NOT NULL,     -- 2, 3, ...
-    bot     TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    PRIMARY KEY (game, seat)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS versions (
-    bot         TEXT NOT NULL,
-    version     INTEGER NOT NULL,     -- 1, 2, ... per bot
-    fingerprint TEXT,                 -- NULL: games from before versions, not yet fingerprinted
-    manifest    TEXT,                 -- JSON: what the fingerprint hashes (arena.league.versions)
-    first_seen  TEXT NOT NULL,
-    PRIMARY KEY (bot, version)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS retired (bot TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;
--- a ladder's versions that faulted too often: they play no more (a new version does)
-CREATE TABLE IF NOT EXISTS suspended (
-    bot TEXT NOT NULL, version INTEGER NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL,
-    PRIMARY KEY (bot, version)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS file_hashes (
-    path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS builds (
-    dir     TEXT NOT NULL,    -- where the build runs
-    command TEXT NOT NULL,    -- the build command
-    record  TEXT NOT NULL,    -- JSON: its last run's inputs and outputs (arena.league.builds)
-    PRIMARY KEY (dir, command)
-) WITHOUT ROWID
-"""
-
-class StoreError(ArenaError, RuntimeError):
-    """A store file that cannot be used for this league."""
-
-
-class StoreDamagedError(StoreError):
-    """A store file SQLite opens but cannot read whole: a damaged page, text that is not UTF-8."""
-
-
-class StoreGoneError(StoreError):
-    """The store's file was deleted or replaced while it was open: what went into it is lost."""
+__all__ = ["SCHEMA_VERSION", "Store", "StoreDamagedError", "StoreError", "StoreGoneError",
+           "StoredGame", "VersionInfo", "VersionNote", "check_store_path", "fixture_key_of",
+           "stored_key"]
 
 
 class StoredGame(NamedTuple):
@@ -123,23 +59,6 @@ class StoredGame(NamedTuple):
     key: str
     fixture_index: int      #: (not "index": that is a tuple method)
     record: GameRecord
-
-
-def check_store_path(path: str | os.PathLike[str]) -> None:
-    """StoreError unless a store can be made or written at path: it and the files SQLite
-    writes beside it are regular files or absent, and the directory that holds it (or the
-    nearest one that exists, where the missing ones would be made) is writable. Nothing
-    is written: a run checks this before it builds or plays anything."""
-    store = Path(path)
-    for file in sorted(store_files(store)):   # the store, then the files beside it
-        kind = not_regular(file)
-        if kind is not None:
-            raise StoreError(f"{store}: cannot be a store: {file} is {kind}, not a regular file")
-    above = next(p for p in store.absolute().parents if p.exists())
-    if not above.is_dir():
-        raise StoreError(f"{store}: cannot make its directory: {above} is a file")
-    if not os.access(above, os.W_OK | os.X_OK):
-        raise StoreError(f"{store}: its directory {str(above)!r} is not writable")
 
 
 class Store:
@@ -160,131 +79,23 @@ class Store:
         self._claim: int | None = None   # fd holding this run's flock, see claim()
         self._file: tuple[int, int] | None = None   # (device, inode) of the file opened for writing
         self._added = 0                  # games add_game stored through this object
-        self._db = self._open_readonly() if readonly else self._open_for_writing()
+        self._db = open_readonly(self.path) if readonly else open_for_writing(self.path)
+        self._file = None if readonly else file_identity(self.path)   # the file just opened
         self._season = int(self._meta().get("season", "1"))
-
-    def _open_for_writing(self) -> sqlite3.Connection:
-        check_store_path(self.path)
-        folder = self.path.parent
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"{self.path}: cannot make its directory: {exc.strerror}") from None
-        try:
-            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,   # busy_timeout
-                                 isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot open the store ({exc})") from None
-        self._db = db
-        self._file = _file_identity(self.path)   # the file SQLite has just opened
-        try:
-            self._check_intact()
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")
-            with self._transaction():
-                db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-                row = db.execute("SELECT version FROM schema_version").fetchone()
-                if row is not None and row[0] == 1:
-                    _migrate_from_1(db)
-                elif row is not None and row[0] != SCHEMA_VERSION:
-                    raise StoreError(f"{self.path}: store schema version {row[0]}, this arena "
-                                     f"reads version {SCHEMA_VERSION}")
-                for statement in _SCHEMA.split(";"):   # executescript() would COMMIT first
-                    self._db.execute(statement)
-                if row is None:
-                    self._db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-        except sqlite3.DatabaseError as exc:
-            db.close()
-            raise StoreError(f"{self.path}: not a usable arena store ({exc})") from None
-        except StoreError:
-            db.close()
-            raise
-        return db
-
-    def _open_readonly(self) -> sqlite3.Connection:
-        if not self.path.is_file():
-            raise StoreError(f"{self.path}: no such store file")
-        uri = "file:" + urllib.parse.quote(str(self.path.absolute()))
-        # read-write but query_only tidies the WAL files away on close; mode=ro still
-        # needs the WAL index (-shm) beside the file; where that cannot be made (a
-        # read-only mount) nobody can be writing, so immutable is safe
-        for options in ("?mode=rw", "?mode=ro", "?mode=ro&immutable=1"):
-            db = None
-            try:
-                db = sqlite3.connect(uri + options, uri=True, check_same_thread=False)
-                db.execute("PRAGMA query_only = ON")
-                row = db.execute("SELECT version FROM schema_version").fetchone()
-            except sqlite3.OperationalError as exc:
-                if db is not None:
-                    db.close()
-                if "no such table" in str(exc):
-                    raise StoreError(f"{self.path}: not an arena store (no schema)") from None
-                problem = str(exc)
-                continue
-            except sqlite3.DatabaseError as exc:
-                if db is not None:
-                    db.close()
-                raise StoreError(f"{self.path}: not a usable arena store ({exc})") from None
-            if row is not None and row[0] == 1:   # from before versions: migrated in memory
-                memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-                db.backup(memory)
-                db.close()
-                _migrate_from_1(memory)
-                return memory
-            if row is None or row[0] != SCHEMA_VERSION:
-                db.close()
-                raise StoreError(f"{self.path}: store schema version {row and row[0]}, this "
-                                 f"arena reads version {SCHEMA_VERSION}")
-            return db
-        raise StoreError(f"{self.path}: cannot open the store to read ({problem})")
-
-    def _check_intact(self) -> None:
-        """Refuse a damaged file before anything is written to it: its structure
-        (quick_check) and every text in it, which SQLite stores unchecked and Python decodes
-        as UTF-8 (0.05 s and 0.08 s of CPU for 20,000 games: benchmarks/store_check.py)."""
-        rows = [row[0] for row in self._db.execute("PRAGMA quick_check(3)").fetchall()]
-        if rows != ["ok"]:
-            found = [" ".join(line.split()) for row in rows for line in str(row).splitlines()
-                     if line.strip() and not line.startswith("***")]
-            raise StoreDamagedError(f"{self.path}: the store is damaged ({'; '.join(found)}); "
-                                    "nothing was written to it: restore it from a backup or use "
-                                    "another file")
-        tables = self._rows("SELECT name FROM sqlite_master WHERE type = 'table'")
-        for (table,) in tables:
-            try:
-                for _row in self._db.execute(f'SELECT * FROM "{table}"'):
-                    pass
-            except sqlite3.DatabaseError as exc:
-                raise self._unreadable(exc, f"table {table!r}: ") from None
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """A query's rows; a part of the file that cannot be read is a StoreError naming it."""
         try:
             return self._db.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
-            raise self._unreadable(exc) from None
-
-    def _unreadable(self, exc: sqlite3.DatabaseError, where: str = "") -> StoreError:
-        """The one line for a read that failed: a damaged store, or the reason SQLite gives."""
-        text = str(exc)
-        column = re.match(r"Could not decode to UTF-8 column '([^']*)'", text)
-        if column is not None:   # named when it is a column, not an expression
-            named = f"column {column[1]!r}" if column[1].isidentifier() else "a column"
-            text = f"{where}{named} holds text that is not UTF-8"
-        elif isinstance(exc, sqlite3.OperationalError):     # locked, I/O error: not damage
-            return StoreError(f"{self.path}: cannot read the store ({text})")
-        else:
-            text = where + text
-        written = "; nothing was written to it" if not self.readonly else ""
-        return StoreDamagedError(f"{self.path}: the store is damaged ({text}){written}: "
-                                 "restore it from a backup or use another file")
+            raise unreadable(exc, self.path, self.readonly) from None
 
     def check_file(self) -> None:
         """StoreGoneError if the file at the store's path is no longer the one open for
         writing (deleted, or replaced by another file): games stored since are in no file."""
         if self._file is None:
             return
-        now = _file_identity(self.path)
+        now = file_identity(self.path)
         if now == self._file:
             return
         how = "deleted" if now is None else "replaced by another file"
@@ -311,17 +122,8 @@ class Store:
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
         """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on an error; holds the store's lock."""
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
-            except sqlite3.OperationalError as exc:   # disk full, read-only, locked too long
-                raise StoreError(f"{self.path}: cannot write to the store ({exc})") from None
+        with self._lock, transaction(self._db, self.path):
+            yield
 
     def close(self) -> None:
         """Close the file (and give up a claim); the store is unusable afterwards."""
@@ -799,23 +601,6 @@ class VersionInfo(NamedTuple):
     current: bool = False
 
 
-def _migrate_from_1(db: sqlite3.Connection) -> None:
-    """A store from before versions: its games become version 1 of each bot, season 1."""
-    db.execute("ALTER TABLE games RENAME TO games_v1")
-    db.execute("DROP INDEX IF EXISTS games_in_order")
-    for statement in _SCHEMA.split(";"):
-        db.execute(statement)
-    db.execute("INSERT INTO games (id, fixture_key, fixture_index, round, seed, seat0, seat1, winner,"
-               " termination, faulted, reason, record, finished_at, v0, v1, season)"
-               " SELECT id, fixture_key, fixture_index, round, seed, seat0, seat1, winner,"
-               " termination, faulted, reason, record, finished_at, 1, 1, 1 FROM games_v1")
-    db.execute("DROP TABLE games_v1")
-    db.execute("INSERT INTO versions (bot, version, fingerprint, manifest, first_seen)"
-               " SELECT bot, 1, NULL, NULL, min(at) FROM (SELECT seat0 AS bot, finished_at AS at"
-               " FROM games UNION ALL SELECT seat1, finished_at FROM games) GROUP BY bot")
-    db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
-
-
 def stored_key(key: str, versions: Sequence[int]) -> str:
     """What the games table keeps as a game's fixture key: the key, and for more than two
     seats "||" and the versions of seats 2.. ("a|b|c||7||1.2"), so that a version changed
@@ -834,15 +619,6 @@ def _pair_number(key: str) -> int:
     """k of a fixture key (0 for a key of another shape)."""
     parts = parse_fixture_key(key)
     return parts.pair if parts is not None else 0
-
-
-def _file_identity(path: Path) -> tuple[int, int] | None:
-    """(device, inode) of the file at path now; None if there is none."""
-    try:
-        status = os.stat(path)
-    except OSError:
-        return None
-    return (status.st_dev, status.st_ino)
 
 
 def _now() -> str:

@@ -111,6 +111,8 @@ class LeagueData:
     history: dict[int, list[tuple[int, float, float]]] = field(default_factory=dict)
     #: bot name -> its versions in the store, oldest first
     versions: dict[str, list[VersionInfo]] = field(default_factory=dict)
+    #: (bot name, version) -> why it was suspended (a ladder's), its fault causes
+    suspended: dict[tuple[str, int], str] = field(default_factory=dict)
     #: fixture key -> the versions of its bots that played it, by seat
     played: dict[str, tuple[int, ...]] = field(default_factory=dict)
     #: the game's seats move at once (tron): replays step through turns (assets/turns.js)
@@ -197,6 +199,7 @@ def load_league(store: Store, rating: RatingConfig | None = None,
                       seats=max((len(g.record.bots) for g in games), default=2))
     for info in store.versions():
         data.versions.setdefault(info.bot, []).append(info)
+    data.suspended = store.suspended()
     _tally(data)
     return data
 

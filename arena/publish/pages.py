@@ -391,7 +391,9 @@ def bot_body(data: LeagueData, bot: BotInfo) -> dict[str, Any]:
     versions = [{"version": v.version, "fingerprint": v.fingerprint or "–", "games": f"{v.games:,}",
                  "first_seen": v.first_seen.replace("T", " "),
                  "last_played": (v.last_played or "–").replace("T", " "),
-                 "state": f'{"current" if v.current else "history"}{", retired" if v.retired else ""}'}
+                 "state": ", ".join(["current" if v.current else "history"]
+                                    + ["retired"] * v.retired
+                                    + ["suspended"] * ((bot.name, v.version) in data.suspended))}
                 for v in data.versions.get(bot.name, [])]
     return {
         "bot": {**_bot(bot), "marks": _marks(data, r), "of": len(data.bots), "score": f"{r.score:g}",

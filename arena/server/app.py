@@ -234,13 +234,12 @@ def make_app(config: ServerConfig, secure_cookies: bool = False) -> Starlette:
         routes.append(Route(path, guard(server, access, handler), methods=methods, name=path))
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        server.public.current()   # the first reading of the store starts now
+        server.public.start()   # the first reading of the store starts now
         yield
         server.close()
 
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
     app.state.server = server
-    app.state.access = {(path, tuple(methods)): level for path, methods, level, _handler in handlers.table()}
     return app
 
 

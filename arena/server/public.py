@@ -2,10 +2,13 @@
 site's data (arena.publish.data) and pages, with every bot's stderr taken out, and kept
 until the store changes (so a page costs a lookup, not a rating of every game).
 
-The reading (rating every game, making the site's pages) runs in a process of its own,
-which keeps its last reading to make the replays asked for: in a thread of the web
-process it held the interpreter for seconds at a time, and every request waited behind
-it. A request never waits for a reading: it gets the last one.
+The reading (rating every game) runs in a process of its own, at a low priority, which
+keeps its last reading to make the site's pages and replays when they are asked for: in
+a thread of the web process it held the interpreter for seconds at a time, and every
+request waited behind it. A request for the standings never waits for a reading: it gets
+the last one. A reading is made again when the store changed, at most every
+REBUILD_SECONDS, and never more often than it takes times BUSY_SHARE: reading the store
+costs the ladder at most a tenth of a CPU.
 
 Nothing written by a bot on stderr reaches a public page or JSON: the reading keeps each
 bot's latest faults with their stderr apart (own_faults), for its owner's page only.
@@ -17,6 +20,8 @@ import concurrent.futures
 import dataclasses
 import json
 import multiprocessing
+import os
+import signal
 import threading
 import time
 from importlib import resources
@@ -24,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.league import Store, render
+from arena.league.executors.local import die_with_parent
 from arena.publish.data import (
     CHUNK_GAMES,
     LeagueData,
@@ -39,8 +45,9 @@ from arena.publish.templates import render as render_template
 
 #: the standings are read again at most this often, and never more often than it takes
 #: (times BUSY_SHARE) to read them: on a busy server reading goes slower, not the ladder
-REBUILD_SECONDS = 1.0
-BUSY_SHARE = 4
+REBUILD_SECONDS = 2.0
+BUSY_SHARE = 10
+READER_NICE = 10     #: the reader yields the CPU to the ladder's games and to the web process
 RECENT_GAMES = 20
 OWN_FAULTS = 30      #: a bot's latest faults kept with their stderr, for its owner
 
@@ -52,7 +59,6 @@ class Reading:
     state: tuple[Any, ...]
     leaderboard: dict[str, Any]
     bots: dict[str, dict[str, Any]]            #: public, by name
-    site: dict[str, str]                       #: the site's pages and data files (no replays)
     table: str                                 #: the standings table, the site's own partial
     bodies: dict[str, str]                     #: each bot's page body, the site's own partial
     games: int
@@ -67,8 +73,8 @@ class PublicView:
     def __init__(self, store_path: Path, title: str) -> None:
         self.store_path = store_path
         self.title = title
-        self._reading = Reading(state=(), leaderboard=_empty(title), bots={}, site={}, table="", bodies={},
-                                games=0, faults={})
+        self._reading = Reading(state=(), leaderboard=_empty(title), bots={}, table="", bodies={}, games=0,
+                                faults={})
         self._lock = threading.Lock()
         self._next = 0.0           # monotonic time of the next look at the store
         self._busy = False         # the reader is reading
@@ -81,14 +87,29 @@ class PublicView:
         with self._lock:
             self._stopped = True
             if self._pool is not None:
+                # a reading may take seconds: the reader is ended, not waited for (the
+                # interpreter's exit would join it)
+                for process in list(getattr(self._pool, "_processes", {}).values()):
+                    process.terminate()
                 self._pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = None
 
     def _reader(self) -> concurrent.futures.ProcessPoolExecutor:
         if self._pool is None:
             # spawned, not forked: the web process has threads
-            self._pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                1, mp_context=multiprocessing.get_context("spawn"), initializer=_reader_start,
+                initargs=(os.getpid(),))
         return self._pool
+
+    def start(self) -> None:
+        """Read the store now and then in the background, so that a page opened after a
+        quiet while shows the standings of now, not of the last visit."""
+        def tick() -> None:
+            while not self._stopped:
+                self.current()
+                time.sleep(REBUILD_SECONDS / 2)
+        threading.Thread(target=tick, name="standings", daemon=True).start()
 
     def current(self) -> Reading:
         """The last reading of the store; the next one is started when it is due."""
@@ -164,16 +185,12 @@ class PublicView:
                 return None
             kind = {"js": "text/javascript", "css": "text/css"}.get(name.rpartition(".")[2])
             return (asset.read_text("utf-8"), kind) if kind else None
-        if path.startswith("data/moves/") and path.endswith(".js"):
-            number = path.removeprefix("data/moves/").removesuffix(".js")
-            if not number.isdigit() or len(number) > 9:
-                return None
-            chunk = self._chunk(int(number))
-            return None if chunk is None else (data_script(f"moves/{number}", chunk), "text/javascript")
-        text = self.current().site.get(path)
-        if text is None:
+        if self._stopped or not self.current().games:
             return None
-        return text, "text/javascript" if path.endswith(".js") else "text/html"
+        try:
+            return self._reader().submit(site_text, path).result(timeout=60)
+        except (concurrent.futures.TimeoutError, concurrent.futures.process.BrokenProcessPool):
+            return None
 
     def _chunk(self, index: int) -> dict[str, Any] | None:
         """The replays of one chunk of games, from the reader's last reading."""
@@ -198,9 +215,18 @@ class _Kept:
     store: Store | None = None
     data: LeagueData | None = None
     chunks: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    site: dict[str, str] | None = None     #: the site's pages and data files, made when first asked for
 
 
 _KEPT = _Kept()
+
+
+def _reader_start(parent: int) -> None:
+    """The reader process: it dies with the web process, yields the CPU, and leaves Ctrl-C
+    (sent to the whole process group) to the server, which ends it."""
+    die_with_parent(parent)
+    os.nice(READER_NICE)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def read_store(store_path: str, title: str, known: tuple[Any, ...]) -> Reading | None:
@@ -218,19 +244,37 @@ def read_store(store_path: str, title: str, known: tuple[Any, ...]) -> Reading |
     faults = _faults(data)
     # the public never sees a bot's stderr: the fault lists keep the fault, not its output
     data.faults = {bot: [dataclasses.replace(f, stderr="") for f in found] for bot, found in data.faults.items()}
-    _KEPT.data, _KEPT.chunks = data, {}
+    _KEPT.data, _KEPT.chunks, _KEPT.site = data, {}, None
     board = json.loads(render(data.board, "json"))
     board["games"] = len(data.games)
     board["rating_columns"] = [column.key for column in data.board.system.columns]
-    site: dict[str, str] = dict(all_pages(data))
-    for key, value in [("league", league_json(data)), *list_pages(data), *fault_pages(data)]:
-        site[f"data/{key}.js"] = data_script(key, value)
     rows = {row["bot"]: row for row in board["rows"]}
     bots = {bot.name: _bot(data, bot.name, bot.id, rows[bot.name]) for bot in data.bots}
     table = render_template("leaderboard_table.html", **leaderboard_table(data))
     bodies = {bot.name: render_template("bot_body.html", **bot_body(data, bot)) for bot in data.bots}
-    return Reading(state=state, leaderboard=board, bots=bots, site=site, table=table, bodies=bodies,
+    return Reading(state=state, leaderboard=board, bots=bots, table=table, bodies=bodies,
                    games=len(data.games), faults=faults)
+
+
+def site_text(path: str) -> tuple[str, str] | None:
+    """(text, media type) of a page or data file of the last reading's site, or None; the
+    pages are made when first asked for after a reading (most readings are never browsed)."""
+    data = _KEPT.data
+    if data is None:
+        return None
+    if path.startswith("data/moves/") and path.endswith(".js"):
+        number = path.removeprefix("data/moves/").removesuffix(".js")
+        chunk = replay_chunk(int(number)) if number.isdigit() and len(number) < 10 else None
+        return None if chunk is None else (data_script(f"moves/{number}", chunk), "text/javascript")
+    if _KEPT.site is None:
+        site = dict(all_pages(data))
+        for key, value in [("league", league_json(data)), *list_pages(data), *fault_pages(data)]:
+            site[f"data/{key}.js"] = data_script(key, value)
+        _KEPT.site = site
+    text = _KEPT.site.get(path)
+    if text is None:
+        return None
+    return text, "text/javascript" if path.endswith(".js") else "text/html"
 
 
 def _bot(data: LeagueData, name: str, bot_id: int, row: dict[str, Any]) -> dict[str, Any]:
@@ -284,4 +328,4 @@ def replay_chunk(index: int) -> dict[str, Any] | None:
     return chunk
 
 
-__all__ = ["PublicView", "Reading", "read_store", "replay_chunk"]
+__all__ = ["PublicView", "Reading", "read_store", "replay_chunk", "site_text"]

@@ -10,12 +10,14 @@ from the store, as `arena run` does; the worker takes again what a stopped run l
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import os
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -29,6 +31,11 @@ from .db import ServerDB
 from .intake import sweep
 
 STOP_SECONDS = 30.0   #: a child still running this long after SIGTERM is killed
+#: the ladder (its workers and bots) and the worker yield the CPU to the web process, whose
+#: pages then answer at once however busy the games keep the machine (the referee's clocks
+#: forgive a bot the time it waits for a CPU: load_grace, docs/config.md)
+CHILD_NICE = 5
+LOCK_SECONDS = 5.0   #: how long a start waits for the last run's processes to end
 
 
 class ServeError(ArenaError):
@@ -47,6 +54,26 @@ def require_bwrap(server: ServerConfig) -> None:
     except SandboxError as exc:
         raise ServeError(f"arena serve needs the bwrap sandbox, so that no bot can read another's "
                          f"files: {exc}") from None
+
+
+def hold_data(server: ServerConfig) -> int:
+    """An flock on the data directory for this server and its children (their copies of the
+    descriptor hold it until the last of them ends): a second `arena serve` of the same data
+    would remove the first's uploads in flight and take its submissions again. Waits a
+    little for a killed server's children to end; ServeError if it is still held."""
+    server.data.mkdir(parents=True, exist_ok=True)
+    fd = os.open(server.data / "serve.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    deadline = time.monotonic() + LOCK_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                raise ServeError(f"{server.data}: another arena serve is running on this data; stop it "
+                                 "first") from None
+            time.sleep(0.2)
 
 
 def prepare(server: ServerConfig, out: TextIO) -> None:
@@ -71,6 +98,7 @@ def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_co
     out = out or sys.stderr
     server = load_server(config_path, plugins)
     require_bwrap(server)
+    lock = hold_data(server)
     prepare(server, out)
     roster = roster_path(server.path)
     app = make_app(server, secure_cookies)
@@ -81,12 +109,12 @@ def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_co
     interrupted = False
     try:
         with _sigterm_as_interrupt():
-            start = functools.partial(die_with_parent, os.getpid())
+            start = functools.partial(_child, os.getpid())
             ladder = subprocess.Popen([sys.executable, "-m", "arena", "run", str(roster), "--standings", "0"],
-                                      preexec_fn=start)
+                                      preexec_fn=start, pass_fds=(lock,))
             children.append(ladder)
             children.append(subprocess.Popen([sys.executable, "-m", "arena.server.worker", str(server.path)],
-                                             preexec_fn=start))
+                                             preexec_fn=start, pass_fds=(lock,)))
             threading.Thread(target=_watch, args=(ladder, web, failed), daemon=True).start()
             print(f"arena serve: {server.league.name} on http://{host}:{port}/ (the ladder plays until "
                   f"stopped: the config's stop conditions are left out; Ctrl-C stops it); "
@@ -96,6 +124,7 @@ def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_co
         interrupted = True
     finally:
         _stop(children)
+        os.close(lock)
     if not web.started:
         print(f"arena serve: error: cannot listen on {host}:{port} (in use, or not an address of this "
               "machine)", file=out)
@@ -104,6 +133,12 @@ def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_co
         print(f"arena serve: error: {failed[0]}", file=out)
         return 1
     return 130 if interrupted else 0
+
+
+def _child(parent: int) -> None:
+    """In a child, before it runs: it dies with the server, and yields the CPU to it."""
+    die_with_parent(parent)
+    os.nice(CHILD_NICE)
 
 
 def _watch(ladder: subprocess.Popen[bytes], web: Any, failed: list[str]) -> None:

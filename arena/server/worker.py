@@ -86,6 +86,11 @@ class Worker:
                 self._reject(submission, f"validation against {self.server.validate_against}: {verdict.fault}",
                              build_log=log, stderr_tail=verdict.stderr_tail)
                 return
+            # the roster first: a roster the ladder would not take leaves the earlier version in play
+            entries = [e for e in self.entries() if e.get("name") != submission.bot] + [entry]
+            entries.sort(key=lambda e: str(e.get("name")))
+            write_roster(self.server.path, entries)
+            self._written = entries
             self.db.accept(submission.id, json.dumps(entry), build_log=log,
                            message=f"{verdict.games} validation games against "
                                    f"{self.server.validate_against} without a fault; it plays in the ladder")

@@ -48,3 +48,26 @@ for line in sys.stdin:
     elif line.startswith("quit"):
         break
 """
+
+#: the first legal move, in C++: built by the submission's build command
+CPP = """\
+#include <iostream>
+#include <sstream>
+#include <string>
+
+int main() {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.rfind("arena", 0) == 0) {
+            std::cout << "ready" << std::endl;
+        } else if (line.rfind("turn", 0) == 0) {
+            std::istringstream words(line);
+            std::string word;
+            for (int i = 0; i < 5; ++i) words >> word;
+            std::cout << word.substr(0, word.find(',')) << std::endl;
+        } else if (line.rfind("quit", 0) == 0) {
+            break;
+        }
+    }
+}
+"""

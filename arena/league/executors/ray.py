@@ -1,29 +1,32 @@
-"""Playing a league's games as Ray tasks, on this machine or on a cluster.
+"""Playing a league's games on Ray workers, on this machine or on a cluster.
 
 Ray itself is imported only when a league plays with `executor: ray`; it needs
 `pip install 'bot-arena[ray]'` on the coordinator and on every node.
 
-The coordinator (the process running the league) alone writes the store. It cuts
-the fixtures into pieces of one pairing each, as local workers get them, and
-submits each piece as a Ray task that plays its games in a row on whatever node
-Ray picks, under the league's sandbox and time control, keeping the two bots'
-processes between games, and streams each game's record back as it ends (a Ray
-generator task). A task whose worker process or node dies is run again by Ray
-(`ray.max_retries`), which hands on only the records not yet received; if Ray
-gives up, the coordinator submits the piece's unfinished games again. Whichever
-attempt finishes a fixture, it is yielded once (and the store refuses a second copy
-of a fixture key anyway). docs/distributed.md is the user's side of this.
+The coordinator (the process running the league) alone writes the store. It keeps one
+Ray actor per game slot of the cluster (a worker: GamePlayer), and hands each worker
+that is free a piece of games taken from the run's source, telling the source which
+bots that worker keeps running (as local workers do). A worker plays its pieces under
+the league's sandbox and time control on whatever node Ray placed it, keeping its bots'
+processes between games and between pieces (its bot pool), and streams each game's
+record back as it ends (a Ray generator method). A worker that dies (its process or its
+node) is replaced, and the games of its piece not yet received are given to another, up
+to `ray.max_retries` times a piece. Whichever attempt finishes a fixture, it is yielded
+once (and the store refuses a second copy of a fixture key anyway).
+docs/distributed.md is the user's side of this.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import hashlib
+import io
 import json
 import logging
 import os
 import queue
 import shutil
+import signal
 import stat
 import sys
 import tempfile
@@ -32,7 +35,7 @@ import time
 import uuid
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -46,20 +49,18 @@ from ..config import LeagueConfig, RayConfig
 from ..schedule import Fixture
 from ..sources import FixtureList, FixtureSource, SourceStalled, as_source, take_from
 from .base import Executor, GameJob
-from .worker import Table, bot_pool, play_piece, set_table
+from .worker import Table, bot_pool, play_piece, pool_caps, set_table
 
 logger = logging.getLogger("arena.league.ray")
 
-#: times the coordinator submits a piece's games again after Ray gave up on it
-LOST_RESUBMITS = 2
 #: the largest bundle of bot files `files: runtime_env` ships (Ray's limit is 512 MiB)
 MAX_BUNDLE_BYTES = 500 * 1024 * 1024
 #: the bundle's table of contents, at the top of the working directory on every node
 MANIFEST = "arena-files.json"
-#: pieces in flight per game slot of the cluster: the next is queued when one ends
-IN_FLIGHT_PER_SLOT = 2
 #: seconds between looks at the cluster's size (nodes may join or leave)
 RESIZE_EVERY_S = 5.0
+#: seconds workers get to close their bots at the end of a run before they are killed
+CLOSE_GRACE_S = 10.0
 
 T = TypeVar("T")
 
@@ -171,100 +172,219 @@ def _connect(ray: Any, settings: RayConfig, workers: int, runtime_env: Mapping[s
                        _node_ip_address="127.0.0.1")
     else:
         options.update(address=settings.address)
+    # ray.init makes SIGTERM a sys.exit(15) of this process (and its C++ core prints a stack
+    # dump): the run's own handler is put back, so SIGTERM stops it as Ctrl-C does (exit 130)
+    main = threading.current_thread() is threading.main_thread()
+    handler = signal.getsignal(signal.SIGTERM) if main else None
     try:
         ray.init(**options)
     except ConnectionError as exc:
         raise RayExecutorError(f"cannot reach the Ray cluster at {settings.address!r}: {exc}; "
                                f"is it started (`ray start --head` on its head node)?") from None
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGTERM, handler)
     return True
 
 
 @dataclass
-class _Piece:
-    """Games of one pairing given to one task; `left` are those not received yet."""
+class _Worker:
+    """The coordinator's side of one GamePlayer actor: ready once Ray placed and started
+    it; the bots it keeps running, as it last said; the piece it plays, if any."""
 
-    left: dict[str, Fixture]
-    submissions: int = 1
+    actor: Any
+    started: Any                          #: its ready() call: resolves once it is placed
+    ready: bool = False
+    running: frozenset[str] = frozenset()
+    stream: Any = None                    #: the ObjectRefGenerator of its piece
+    left: dict[str, Fixture] = field(default_factory=dict)   #: its piece's games not received
+    moves: int = 0                        #: times its piece's games moved from a dead worker
 
 
 def _play_all(ray: Any, job: GameJob, source: FixtureSource, settings: RayConfig,
               shipment: Shipment) -> Iterator[tuple[Fixture, GameRecord]]:
     from ray.exceptions import RayError, RayTaskError, RuntimeEnvSetupError
 
-    task = ray.remote(num_cpus=settings.cpus_per_game, max_retries=settings.max_retries,
-                      retry_exceptions=False)(_play_piece)
+    # restarted by the coordinator, not by Ray: a worker Ray restarted would wait for a
+    # CPU that the other workers hold once its node is gone, and its piece with it
+    player = ray.remote(num_cpus=settings.cpus_per_game, max_restarts=0,
+                        max_task_retries=0)(GamePlayer)
     job_ref = ray.put(job)
     window = _Window(ray, settings.cpus_per_game)
-    finished = False                             # the source has no more
-    running: dict[Any, _Piece] = {}      # ObjectRefGenerator -> its piece
+    finished = False                       # the source has no more
+    workers: list[_Worker] = []
+    lost: list[tuple[list[Fixture], int]] = []   # games of dead workers: (games, moves so far)
     yielded: set[str] = set()
+    starts = 0                             # bot processes the workers started
+    # bots that joined or changed after the start: their files are not in the runtime_env
+    carried = _Carried(ray, job) if shipment.files else None
 
-    def submit(piece: list[Fixture], submissions: int) -> None:
-        first = piece[0]
-        name = f"arena-games {first.pairing} x{len(piece)}"
-        stream = task.options(name=name).remote(job_ref, shipment, piece)
-        running[stream] = _Piece({f.key: f for f in piece}, submissions)
+    def hire() -> None:
+        actor = player.remote(job_ref, shipment)
+        workers.append(_Worker(actor, actor.ready.remote()))
+
+    def give(worker: _Worker, piece: list[Fixture], moves: int) -> None:
+        worker.stream = worker.actor.play.options(
+            name=f"arena-games {piece[0].pairing} x{len(piece)}").remote(
+                piece, carried.ship(piece) if carried is not None else {})
+        worker.left, worker.moves = {f.key: f for f in piece}, moves
+
+    unplaced = 0                           # workers that died before they could play
+
+    def dead(worker: _Worker, exc: BaseException) -> None:
+        """A worker gone with its process or node: its games go to another."""
+        nonlocal unplaced
+        workers.remove(worker)
+        _dismiss(ray, [worker.actor], graceful=False)   # if only unreachable: its CPU back
+        if not worker.ready:
+            unplaced += 1
+            if unplaced > 2 * window.slots() + settings.max_retries:
+                raise RayExecutorError(f"Ray workers die as they start ({unplaced} so far); "
+                                       f"last: {type(exc).__name__}: {_first_line(exc)}") from None
+        if worker.left:
+            if worker.moves >= settings.max_retries:
+                raise RayExecutorError(
+                    f"games {sorted(worker.left)} were lost {worker.moves + 1} times "
+                    f"(ray.max_retries: {settings.max_retries}); last: "
+                    f"{type(exc).__name__}: {_first_line(exc)}") from None
+            logger.warning("%d games lost with their worker (%s); giving them to another",
+                           len(worker.left), type(exc).__name__)
+            lost.append((list(worker.left.values()), worker.moves + 1))
 
     try:
         while True:
-            # pieces are taken from the source as slots free up, and again after each record
-            while len(running) < window.size():
-                taken = None if finished else take_from(source, window.slots())
+            while len(workers) < window.slots():
+                hire()
+            for worker in workers:       # work for every free worker Ray has placed
+                if not worker.ready or worker.stream is not None:
+                    continue
+                if lost:
+                    give(worker, *lost.pop())
+                    continue
+                taken = None if finished else take_from(source, window.slots(), None,
+                                                        worker.running)
                 if not taken:
                     finished = taken is None
                     break
-                submit(taken, 1)
-            if not running:
+                give(worker, taken, 0)
+            busy = [w for w in workers if w.stream is not None]
+            if not busy and not lost:
                 if finished:
                     return
-                raise SourceStalled()
-            ready, _ = ray.wait(list(running), num_returns=1, timeout=RESIZE_EVERY_S)
-            for stream in ready:
-                piece = running[stream]
+                if any(w.ready for w in workers):
+                    raise SourceStalled()
+            waiting = {w.stream if w.stream is not None else w.started: w
+                       for w in workers if w.stream is not None or not w.ready}
+            ready, _ = ray.wait(list(waiting), num_returns=1, timeout=RESIZE_EVERY_S)
+            for ref in ready:
+                worker = waiting[ref]
+                if worker.stream is None:     # placed and started
+                    try:
+                        ray.get(ref)
+                    except RuntimeEnvSetupError as exc:
+                        raise RayExecutorError(f"Ray could not set up the bots' files on a node "
+                                               f"(ray.files: runtime_env): {exc}") from None
+                    except RayError as exc:    # its node died as it was placed
+                        dead(worker, exc)
+                        continue
+                    worker.ready = True
+                    continue
                 try:
-                    key, record = ray.get(next(stream))
+                    key, item = ray.get(next(worker.stream))
                 except StopIteration:         # the piece is over
-                    del running[stream]
-                    if piece.left:            # a task yields every game it was given
-                        raise RuntimeError(f"a Ray task ended without playing "
-                                           f"{sorted(piece.left)}") from None
+                    worker.stream = None
+                    if worker.left:           # a worker yields every game it was given
+                        raise RuntimeError(f"a Ray worker ended a piece without playing "
+                                           f"{sorted(worker.left)}") from None
                     continue
                 except RayTaskError as exc:   # arena's own code failed on the node: a bug
                     raise exc.as_instanceof_cause() from None
                 except RuntimeEnvSetupError as exc:
                     raise RayExecutorError(f"Ray could not set up the bots' files on a node "
                                            f"(ray.files: runtime_env): {exc}") from None
-                except RayError as exc:       # its worker or node died and Ray gave up
-                    del running[stream]
-                    lost = list(piece.left.values())
-                    if piece.submissions > LOST_RESUBMITS:
-                        raise RayExecutorError(
-                            f"games {[f.key for f in lost]} were lost {piece.submissions} "
-                            f"times, each after {settings.max_retries} retries by Ray; last: "
-                            f"{type(exc).__name__}: {exc}") from None
-                    logger.warning("%d games lost (%s); submitting them again", len(lost),
-                                   type(exc).__name__)
-                    submit(lost, piece.submissions + 1)
+                except RayError as exc:       # its process or node died
+                    dead(worker, exc)
                     continue
-                fixture = piece.left.pop(key, None)
-                if fixture is None or key in yielded:   # a replay Ray did not filter
+                if key is None:               # the piece's last word: the bots it keeps
+                    worker.running, started = item
+                    starts += started
+                    continue
+                fixture = worker.left.pop(key, None)
+                if fixture is None or key in yielded:
                     logger.debug("game %r received twice; keeping the first", key)
                     continue
                 yielded.add(key)
-                yield fixture, record
+                yield fixture, item
     finally:
-        # stopped (Ctrl-C, an error, the caller closed us): kill what still plays; the
-        # bots die with their worker process (die-with-parent)
-        for stream, piece in running.items():
-            try:
-                ray.cancel(stream, force=True)
-            except (RayError, ValueError) as exc:  # finished meanwhile, or its node is gone
-                logger.debug("cancelling %d games: %s", len(piece.left), exc)
+        logger.info("Ray workers: %d, bot processes started: %d", len(workers), starts)
+        _dismiss(ray, [w.actor for w in workers], graceful=not any(w.stream for w in workers))
+        if carried is not None:
+            carried.remove()
+
+
+class _Carried:
+    """ray.files: runtime_env ships the bots' files once, as the run starts. A bot that
+    joins or changes while it runs (a ladder) is carried with its pieces instead: its
+    files zipped as the runtime_env's are (build_bundle), put in Ray's object store once
+    per version, and unpacked by each worker that plays it (GamePlayer)."""
+
+    def __init__(self, ray: Any, job: GameJob) -> None:
+        self._ray, self._job = ray, job
+        self._dir = Path(tempfile.mkdtemp(prefix="arena-ray-carried-"))
+        #: (name, fingerprint) of a carried spec -> its files' shipment and archive
+        self._shipped: dict[tuple[str, str | None], tuple[Shipment, Any]] = {}
+
+    def ship(self, piece: list[Fixture]) -> dict[tuple[str, str | None], tuple[Shipment, Any]]:
+        """What the piece's bots need beyond the runtime_env, by (name, fingerprint)."""
+        out: dict[tuple[str, str | None], tuple[Shipment, Any]] = {}
+        for fixture in piece:
+            for spec in fixture.bots or ():
+                if spec == self._job.bots.get(spec.name):
+                    continue          # as the run started: in the runtime_env
+                at = (spec.name, spec.fingerprint)
+                if at not in self._shipped:
+                    self._shipped[at] = self._bundle(spec)
+                out[at] = self._shipped[at]
+        return out
+
+    def _bundle(self, spec: BotSpec) -> tuple[Shipment, Any]:
+        path = self._dir / f"{len(self._shipped)}.zip"
+        bundle = build_bundle(replace(self._job, bots={spec.name: spec}), path)
+        archive = self._ray.put(path.read_bytes())
+        path.unlink()
+        return Shipment(token=bundle.id, python=sys.executable, arena_dir=ARENA_PACKAGE_DIR,
+                        files=bundle.files, bundle=bundle.id), archive
+
+    def remove(self) -> None:
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+def _first_line(exc: BaseException) -> str:
+    """An error's message up to its first line break (Ray's go on for lines)."""
+    return (str(exc).strip().splitlines() or ["(no message)"])[0]
+
+
+def _dismiss(ray: Any, actors: list[Any], graceful: bool) -> None:
+    """End the workers: each closes its bots first (their scratch dirs go with them) when
+    none is playing, then Ray kills them; stopped mid-game (Ctrl-C, an error), at once: the
+    bots die with their worker process (die-with-parent)."""
+    from ray.exceptions import RayError
+    if graceful and actors:
+        try:
+            ray.wait([a.close.remote() for a in actors], num_returns=len(actors),
+                     timeout=CLOSE_GRACE_S)
+        except RayError as exc:
+            logger.debug("closing the workers: %s", exc)
+    for actor in actors:
+        try:
+            ray.kill(actor)
+        except (RayError, ValueError) as exc:   # gone already, or its node is
+            logger.debug("ending a worker: %s", exc)
 
 
 class _Window:
-    """How many pieces to keep in flight: a few per game slot of the cluster (its CPUs
-    over cpus_per_game), looked up now and then, as nodes may join or leave."""
+    """How many workers to keep: one per game slot of the cluster (its CPUs over
+    cpus_per_game), looked up now and then, as nodes may join or leave."""
 
     def __init__(self, ray: Any, cpus_per_game: float) -> None:
         self._ray, self._per_game = ray, cpus_per_game
@@ -277,9 +397,6 @@ class _Window:
             cpus = float(self._ray.cluster_resources().get("CPU", 1.0))
             self._slots = max(1, int(cpus / self._per_game))
         return self._slots
-
-    def size(self) -> int:
-        return IN_FLIGHT_PER_SLOT * self.slots()
 
 
 def build_bundle(job: GameJob, path: Path) -> Bundle:
@@ -369,24 +486,82 @@ class _GameThread:
         return result.result()
 
 
-_HOST: dict[str, Any] = {}   # per worker process: "thread" (_GameThread), "table" (token, Table)
-_HOST_LOCK = threading.Lock()
+class GamePlayer:
+    """A Ray worker (an actor, one per game slot): plays the pieces it is given in a row,
+    keeping its bots' processes between games and pieces, as a local worker does."""
 
+    def __init__(self, job: GameJob, shipment: Shipment) -> None:
+        self.job, self.shipment = job, shipment
+        self.thread = _GameThread()
+        # its share of this node's memory and descriptors, counting a worker per CPU (the
+        # most the node holds: fewer with cpus_per_game over 1, each then keeps less)
+        self.pool = bot_pool(job, pool_caps(_node_cpus()))
+        self.unpacked: dict[str, str] = {}     # carried bundle id -> where it is unpacked
 
-def _play_piece(job: GameJob, shipment: Shipment,
-                piece: list[Fixture]) -> Iterator[tuple[str, GameRecord]]:
-    """The Ray task: play a piece's games in a row on this node, each (key, record) as it ends."""
-    with _HOST_LOCK:
-        if "thread" not in _HOST:
-            _HOST["thread"] = _GameThread()
-        thread: _GameThread = _HOST["thread"]
-    table = thread.run(lambda: _table(job, shipment))
-    pool = bot_pool(job)
-    try:
-        for fixture, record in play_piece(table, piece, pool, run=thread.run):
+    def ready(self) -> bool:
+        """True: Ray has placed and started this worker."""
+        return True
+
+    def play(self, piece: list[Fixture], carried: Mapping[tuple[str, str | None], tuple[Shipment, Any]]
+             ) -> Iterator[tuple[str | None, Any]]:
+        """Each game's (key, record) as it ends; then (None, (the bots it keeps running,
+        the bot processes it started for this piece)). carried: the files of bots that
+        joined or changed after the run started, by (name, fingerprint) (_Carried)."""
+        table = self.thread.run(lambda: _table(self.job, self.shipment))
+        if carried:
+            piece = [self._carry(fixture, carried) for fixture in piece]
+        before = self.pool.missed
+        for fixture, record in play_piece(table, piece, self.pool, run=self.thread.run):
             yield fixture.key, record
-    finally:
-        thread.run(pool.close)
+        yield None, (self.pool.running(), self.pool.missed - before)
+
+    def _carry(self, fixture: Fixture,
+               carried: Mapping[tuple[str, str | None], tuple[Shipment, Any]]) -> Fixture:
+        """The fixture with its carried bots pointed at their files unpacked here."""
+        if fixture.bots is None:
+            return fixture
+        specs = []
+        for spec in fixture.bots:
+            shipped = carried.get((spec.name, spec.fingerprint))
+            if shipped is not None:
+                spec = localize(spec, shipped[0], self._unpack(*shipped))
+            specs.append(spec)
+        return replace(fixture, bots=tuple(specs))
+
+    def _unpack(self, shipment: Shipment, archive: Any) -> str:
+        """Where a carried bot's files are on this node: unpacked once, modes kept."""
+        import ray
+        root = self.unpacked.get(shipment.bundle)
+        if root is None:
+            root = tempfile.mkdtemp(prefix="arena-ray-carried-")
+            with zipfile.ZipFile(io.BytesIO(ray.get(archive))) as zipped:
+                for entry in zipped.infolist():
+                    target = Path(zipped.extract(entry, root))
+                    target.chmod(stat.S_IMODE(entry.external_attr >> 16) or 0o644)
+            self.unpacked[shipment.bundle] = root
+        return root
+
+    def close(self) -> None:
+        """Close the bots it keeps, and remove the carried files it unpacked."""
+        self.thread.run(self.pool.close)
+        for root in self.unpacked.values():
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _node_cpus() -> int:
+    """The CPUs Ray gives the node this runs on (this machine's outside a Ray worker)."""
+    try:
+        import ray
+        node = ray.get_runtime_context().get_node_id()
+        for entry in ray.nodes():
+            if entry.get("NodeID") == node:
+                return max(1, int(entry.get("Resources", {}).get("CPU", 1)))
+    except Exception:  # noqa: BLE001 - a cap from the machine instead
+        pass
+    return max(1, os.cpu_count() or 1)
+
+
+_HOST: dict[str, Any] = {}   # per worker process: "table" (token, Table)
 
 
 def _table(job: GameJob, shipment: Shipment) -> Table:
@@ -450,5 +625,5 @@ def localize(spec: BotSpec, shipment: Shipment, root: str, python: str = sys.exe
                    readable=tuple(dict.fromkeys(move(d) for d in spec.readable)), env=env)
 
 
-__all__ = ["LOST_RESUBMITS", "Bundle", "RayExecutor", "RayExecutorError", "Shipment", "build_bundle", "localize",
-           "play_fixtures_ray"]
+__all__ = ["Bundle", "GamePlayer", "RayExecutor", "RayExecutorError", "Shipment", "build_bundle",
+           "localize", "play_fixtures_ray"]

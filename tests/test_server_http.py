@@ -369,3 +369,20 @@ def test_a_hostile_upload_is_refused_over_http_and_leaves_nothing(site, tmp_path
     assert not (where / "escaped.txt").exists() and not (tmp_path / "abs-escaped.txt").exists()
     with client(serving, tokens["mallory"]) as c:
         assert c.get("/api/me").json()["submissions"] == []
+
+
+def test_wrong_tokens_from_an_address_are_slowed(site):
+    """Checking a token costs a scrypt hash: an address that keeps sending wrong ones waits.
+    Last in the module: the address stays slowed for a while."""
+    config, serving, tokens = site
+    lookup = tokens["bob"].split(".")[0]
+    statuses = []
+    with client(serving, f"{lookup}.wrong-secret") as c:
+        for _ in range(12):
+            answer = c.get("/api/me")
+            statuses.append(answer.status_code)
+            if answer.status_code == 429:
+                assert "too many wrong tokens" in answer.json()["error"]
+                assert int(answer.headers["retry-after"]) >= 1
+                break
+    assert statuses[-1] == 429 and set(statuses[:-1]) == {401}

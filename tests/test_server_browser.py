@@ -15,7 +15,7 @@ import httpx
 import pytest
 from browser import chromium as browser
 
-from tests.server import add_user, write_ladder
+from tests.server import add_users, write_ladder
 from tests.server.bots import CPP, CRASHING, ORDERED
 from tests.server.serving import Serving
 
@@ -28,7 +28,7 @@ WAIT_S = 60
 def site(tmp_path_factory):
     folder = tmp_path_factory.mktemp("serve-browser")
     config = write_ladder(folder)
-    tokens = {name: add_user(config, name) for name in ("alice", "bob")}
+    tokens = add_users(config, ["alice", "bob"])
     serving = Serving(config)
     yield folder, serving, tokens
     assert serving.stop() == 130, serving.stderr()

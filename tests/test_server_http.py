@@ -13,7 +13,7 @@ import yaml
 
 from arena.server.app import make_app
 from arena.server.config import load_server
-from tests.server import LADDER, ROOT, add_user, arena, write_ladder
+from tests.server import LADDER, ROOT, add_user, add_users, arena, write_ladder
 from tests.server.bots import CRASHES_ON_CUE, CRASHING, ORDERED
 from tests.server.hostile import HOSTILE
 from tests.server.serving import Serving, poll
@@ -26,8 +26,8 @@ def site(tmp_path_factory):
     """One server for the module, with an admin, two participants and a throwaway user."""
     folder = tmp_path_factory.mktemp("serve")
     config = write_ladder(folder, CONFIG)
-    tokens = {name: add_user(config, name, admin=name == "root")
-              for name in ("root", "alice", "bob", "victim", "spammer", "hasty", "mallory")}
+    tokens = {"root": add_user(config, "root", admin=True),     # by the CLI, the others at once
+              **add_users(config, ["alice", "bob", "victim", "spammer", "hasty", "mallory"])}
     serving = Serving(config)
     yield config, serving, tokens
     code = serving.stop()

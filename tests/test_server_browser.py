@@ -16,7 +16,7 @@ import httpx
 import pytest
 from browser import chromium as browser
 
-from tests.server import LADDER, add_user, write_ladder
+from tests.server import LADDER, add_users, write_ladder
 from tests.server.bots import CPP, CRASHING
 from tests.server.serving import Serving, poll
 
@@ -55,7 +55,7 @@ def site(tmp_path_factory):
     whose bot is submitted through the API and accepted."""
     folder = tmp_path_factory.mktemp("serve-browser")
     config = write_ladder(folder, LADDER + "  rates: {requests_per_second: 50, burst: 200}\n")
-    tokens = {name: add_user(config, name) for name in ("alice", "bob")}
+    tokens = add_users(config, ["alice", "bob"])
     (folder / "bob.py").write_text(CUED_BOT % BOB_SECRET)
     (folder / "alicebot.py").write_text(CUED_BOT % ALICE_SECRET)
     (folder / "crash.py").write_text(CRASHING)

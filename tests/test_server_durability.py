@@ -15,7 +15,7 @@ from arena.league import Store, StoreError
 from arena.server.db import ServerDB
 from tests.server import ARENA, ROOT, add_user, arena, write_ladder
 from tests.server.bots import ORDERED
-from tests.server.serving import Serving, free_port, poll, wait_for_store_release
+from tests.server.serving import Serving, bwrap_or_skip, free_port, poll, wait_for_store_release
 
 BOUNDARY = "arena-test-boundary"
 
@@ -109,6 +109,7 @@ def test_kill_9_during_an_upload_then_a_restart_resumes_everything(tmp_path):
 
 
 def test_ctrl_c_stops_every_process_of_the_server(tmp_path):
+    bwrap_or_skip()
     config = write_ladder(tmp_path)
     port = free_port()
     err = tmp_path / "serve.err"

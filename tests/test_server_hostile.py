@@ -16,7 +16,7 @@ import threading
 import httpx
 import pytest
 
-from tests.server import LADDER, add_user, write_ladder
+from tests.server import LADDER, add_users, write_ladder
 from tests.server.hostile import HOSTILE, MiB
 from tests.server.serving import Serving
 
@@ -29,7 +29,7 @@ def site(tmp_path_factory):
     """One server for the module (no submission is ever accepted), and two participants."""
     folder = tmp_path_factory.mktemp("hostile-serve")
     config = write_ladder(folder, CONFIG)
-    tokens = {name: add_user(config, name) for name in ("mallory", "trudy")}
+    tokens = add_users(config, ["mallory", "trudy"])
     serving = Serving(config)
     yield config, serving, tokens
     assert serving.stop() == 130, serving.stderr()

@@ -13,7 +13,7 @@ import yaml
 
 from arena.server.app import make_app
 from arena.server.config import load_server
-from tests.server import LADDER, ROOT, add_user, arena, write_ladder
+from tests.server import LADDER, ROOT, add_user, add_users, arena, write_ladder
 from tests.server.bots import CRASHES_ON_CUE, CRASHING, ORDERED
 from tests.server.hostile import HOSTILE
 from tests.server.serving import Serving, poll
@@ -26,8 +26,8 @@ def site(tmp_path_factory):
     """One server for the module, with an admin, two participants and a throwaway user."""
     folder = tmp_path_factory.mktemp("serve")
     config = write_ladder(folder, CONFIG)
-    tokens = {name: add_user(config, name, admin=name == "root")
-              for name in ("root", "alice", "bob", "victim", "spammer", "hasty", "mallory")}
+    tokens = {"root": add_user(config, "root", admin=True),     # by the CLI, the others at once
+              **add_users(config, ["alice", "bob", "victim", "spammer", "hasty", "mallory"])}
     serving = Serving(config)
     yield config, serving, tokens
     code = serving.stop()
@@ -369,3 +369,20 @@ def test_a_hostile_upload_is_refused_over_http_and_leaves_nothing(site, tmp_path
     assert not (where / "escaped.txt").exists() and not (tmp_path / "abs-escaped.txt").exists()
     with client(serving, tokens["mallory"]) as c:
         assert c.get("/api/me").json()["submissions"] == []
+
+
+def test_wrong_tokens_from_an_address_are_slowed(site):
+    """Checking a token costs a scrypt hash: an address that keeps sending wrong ones waits.
+    Last in the module: the address stays slowed for a while."""
+    config, serving, tokens = site
+    lookup = tokens["bob"].split(".")[0]
+    statuses = []
+    with client(serving, f"{lookup}.wrong-secret") as c:
+        for _ in range(12):
+            answer = c.get("/api/me")
+            statuses.append(answer.status_code)
+            if answer.status_code == 429:
+                assert "too many wrong tokens" in answer.json()["error"]
+                assert int(answer.headers["retry-after"]) >= 1
+                break
+    assert statuses[-1] == 429 and set(statuses[:-1]) == {401}

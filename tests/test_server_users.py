@@ -6,7 +6,7 @@ import sqlite3
 
 from arena.server.accounts import Accounts
 from arena.server.db import ServerDB
-from tests.server import add_user, arena, write_ladder
+from tests.server import LADDER, add_user, arena, write_ladder
 
 
 def test_add_prints_the_token_once_and_keeps_only_its_salted_hash(tmp_path):
@@ -84,7 +84,15 @@ def test_the_server_section_is_checked_and_ignored_by_arena_run(tmp_path):
 
 
 def test_data_dir_from_the_config(tmp_path):
-    config = write_ladder(tmp_path, write_ladder.__defaults__[0] + "  data: elsewhere\n")
+    config = write_ladder(tmp_path, LADDER + "  data: elsewhere\n")
     add_user(config, "alice")
     assert (tmp_path / "elsewhere" / "server.sqlite").is_file()
     assert not (tmp_path / "store.server").exists()
+
+
+def test_arena_serve_refuses_a_sandbox_other_than_bwrap(tmp_path):
+    config = write_ladder(tmp_path, LADDER.replace("workers: 1", "workers: 1\nsandbox: {mode: none}"))
+    done = arena("serve", str(config), "--port", "1")
+    assert done.returncode == 2
+    assert "sandbox.mode is 'none'; arena serve runs participants' code only in the bwrap sandbox" in done.stderr
+    assert not (tmp_path / "store.sqlite").exists()      # nothing started

@@ -49,6 +49,7 @@ SESSION_COOKIE = "arena_session"
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
        "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
 BOT_ACTIONS = ("retire", "unretire", "suspend")
+FAILED_TOKENS_PER_SECOND, FAILED_TOKENS_BURST = 0.2, 10   #: wrong tokens an address may try
 MAX_BUCKETS = 10_000   #: rate-limit keys kept before the idle ones are forgotten
 
 
@@ -98,6 +99,14 @@ class RateLimiter:
             self._buckets[key] = (tokens, now)
             return (1 - tokens) / self.rate
 
+    def blocked(self, key: str) -> float:
+        """The seconds until key may go again (0: now), counting nothing."""
+        now = time.monotonic()
+        with self._lock:
+            tokens, then = self._buckets.get(key, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - then) * self.rate)
+        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+
 
 Handler = Callable[[Request, Who], Awaitable[Response]]
 
@@ -121,6 +130,7 @@ class Server:
         self.accounts = Accounts(self.db)
         self.public = PublicView(config.league.store, config.league.name)
         self.limiter = RateLimiter(config.rates.requests_per_second, config.rates.burst)
+        self.failures = RateLimiter(FAILED_TOKENS_PER_SECOND, FAILED_TOKENS_BURST)
         self.secure_cookies = secure_cookies
         self.templates = _environment()
         self.reserved = set(config.league.bot_names)   # the organiser's bots
@@ -128,6 +138,19 @@ class Server:
     def close(self) -> None:
         self.public.close()
         self.db.close()
+
+    async def authenticate(self, request: Request, token: str) -> User | None:
+        """The user of a token, or None; an address whose tokens keep failing waits (429),
+        since checking one costs a scrypt hash."""
+        key = f"failed:{_address(request)}"
+        wait = self.failures.blocked(key)
+        if wait > 0:
+            raise Refused(429, "too many wrong tokens from this address: wait",
+                          {"Retry-After": str(max(1, math.ceil(wait)))})
+        user = await run_in_threadpool(self.accounts.authenticate, token)
+        if user is None:
+            self.failures.wait(key)
+        return user
 
     def render(self, name: str, request: Request, who: Who, status: int = 200, **context: Any) -> HTMLResponse:
         """A page from its template, with who is logged in and the CSRF token for its forms."""
@@ -142,7 +165,7 @@ class Server:
             scheme, _, token = header.partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
                 raise Refused(401, "Authorization: give 'Bearer TOKEN'")
-            user = await run_in_threadpool(self.accounts.authenticate, token.strip())
+            user = await self.authenticate(request, token.strip())
             if user is None:
                 raise Refused(401, "the token is not valid (revoked, or mistyped)")
             return Who(user, "token")
@@ -161,7 +184,7 @@ def guard(server: Server, access: Access, handler: Handler) -> Callable[[Request
     async def endpoint(request: Request) -> Response:
         try:
             who = await server.who(request)
-            key = f"user:{who.user.id}" if who.user else f"addr:{request.client.host if request.client else '-'}"
+            key = f"user:{who.user.id}" if who.user else f"addr:{_address(request)}"
             wait = server.limiter.wait(key)
             if wait > 0:
                 raise Refused(429, "too many requests: slow down",
@@ -383,7 +406,7 @@ class Handlers:
 
     async def login(self, request: Request, who: Who) -> Response:
         form = await _small_form(request, self.server)
-        user = await run_in_threadpool(self.server.accounts.authenticate, form.get("token"))
+        user = await self.server.authenticate(request, form.get("token"))
         if user is None:
             return self.server.render("login.html", request, Who(None), status=401,
                                       message="That token is not valid (revoked, or mistyped).",
@@ -553,6 +576,11 @@ def _environment() -> jinja2.Environment:
     if site.loader is not None:
         loaders.append(site.loader)
     return site.overlay(loader=jinja2.ChoiceLoader(loaders))
+
+
+def _address(request: Request) -> str:
+    """The client's address (a proxy's X-Forwarded-For, from 127.0.0.1 only: uvicorn's)."""
+    return request.client.host if request.client else "-"
 
 
 def _local(target: str | None) -> str:

@@ -69,15 +69,22 @@ class Incoming:
         elif not request.command:
             raise UploadRefused("give the command that runs the bot (for example 'python3 bot.py')", 400)
         folder = self.root / request.bot
+        placed: list[Path] = []
 
         def place(number: int) -> Path:
             folder.mkdir(exist_ok=True)
             target = folder / str(number)
             self.files.rename(target)
+            placed.append(target)
             return target
 
-        return db.register(owner, request.bot, unpacked.kind, place, command=request.command,
-                           dialect=request.dialect, build=request.build)
+        try:
+            return db.register(owner, request.bot, unpacked.kind, place, command=request.command,
+                               dialect=request.dialect, build=request.build)
+        except BaseException:   # the row was not written: its files go (a kill -9 leaves them to sweep())
+            for target in placed:
+                shutil.rmtree(target, ignore_errors=True)
+            raise
 
     def discard(self) -> None:
         """Remove whatever this upload left (a refused or broken one)."""

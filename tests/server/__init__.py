@@ -67,3 +67,14 @@ def add_user(config: Path, name: str, admin: bool = False) -> str:
     done = arena("users", str(config), "add", name, *(["--admin"] if admin else []))
     assert done.returncode == 0, done.stderr
     return done.stdout.strip().splitlines()[-1]
+
+
+def add_users(config: Path, names: list[str], admins: tuple[str, ...] = ()) -> dict[str, str]:
+    """Users added as `arena users CONFIG add` adds them (test_server_users runs the CLI),
+    in one process: name -> token."""
+    from arena.server.accounts import Accounts
+    from arena.server.config import load_server
+    from arena.server.db import ServerDB
+    with ServerDB(load_server(config, limits=False).database) as db:
+        accounts = Accounts(db)
+        return {name: accounts.add(name, admin=name in admins)[1] for name in names}

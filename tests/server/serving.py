@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from . import ARENA, ROOT
 
@@ -25,10 +26,21 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def bwrap_or_skip() -> None:
+    """Skip the test where bwrap does not work: arena serve refuses to start without it."""
+    from arena.sandbox.detect import detect
+    from arena.sandbox.errors import SandboxError
+    try:
+        detect("bwrap")
+    except SandboxError as exc:
+        pytest.skip(f"arena serve needs bwrap: {exc}")
+
+
 class Serving:
     """A running `arena serve CONFIG`: its URL, its output files, stop() or kill()."""
 
     def __init__(self, config: Path) -> None:
+        bwrap_or_skip()
         self.config = config
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"

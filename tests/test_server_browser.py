@@ -206,6 +206,7 @@ def test_a_participant_submits_through_the_form_and_watches_it_play(site, driver
     wait(driver, lambda d: "alicebot" in names(d), "alicebot's row, live")
     wait(driver, lambda d: int(d.find_element(By.ID, "games-count").text) > games_before, "more games, live")
     assert driver.execute_script("return window.sameDocument") == "yes"
+    assert "alicebot: alice" in [e.text for e in css(driver, "#owners li")]   # the owners' list too
     assert console_errors(driver) == []
 
     # a replay from alicebot's page shows its board as the game ended

@@ -45,9 +45,9 @@ def by_css(driver, selector: str):
     return driver.find_element(By.CSS_SELECTOR, selector)
 
 
-def wait(driver, condition, message: str):
+def wait(driver, condition, message: str, every: float = 0.2):
     from selenium.webdriver.support.ui import WebDriverWait
-    return WebDriverWait(driver, WAIT_S, poll_frequency=0.2).until(condition, message)
+    return WebDriverWait(driver, WAIT_S, poll_frequency=every).until(condition, message)
 
 
 def no_console_errors(driver) -> None:
@@ -85,7 +85,7 @@ def submit(driver, serving: Serving, name: str, path, command: str, build: str =
     def done(d):
         d.refresh()
         return by_css(d, f"#submission-{number}").get_attribute("data-status") in ("accepted", "rejected")
-    wait(driver, done, f"submission {number} to be accepted or rejected")
+    wait(driver, done, f"submission {number} to be accepted or rejected", every=1.0)
     return number
 
 

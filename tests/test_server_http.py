@@ -215,6 +215,10 @@ def test_security_headers_and_rate_limits(site):
                 assert int(answer.headers["retry-after"]) >= 1
                 break
     assert statuses[-1] == 429 and set(statuses[:-1]) == {200}
+    with client(serving, tokens["spammer"]) as c:   # a page's scripts and styles still load
+        assert c.get("/static/live.js").status_code == 200
+        assert c.get("/site/assets/style.css").status_code == 200
+        assert c.get("/api/me").status_code == 429
     with client(serving, tokens["bob"]) as c:   # another user is not slowed by it
         assert c.get("/api/me").status_code == 200
 

@@ -50,7 +50,10 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';
        "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
 BOT_ACTIONS = ("retire", "unretire", "suspend")
 FAILED_TOKENS_PER_SECOND, FAILED_TOKENS_BURST = 0.2, 10   #: wrong tokens an address may try
-MAX_BUCKETS = 10_000   #: rate-limit keys kept before the idle ones are forgotten
+MAX_BUCKETS = 10_000
+#: the pages' scripts and styles: every page load asks for them, so they do not count
+#: toward a user's requests a second (a burst of page loads would be refused its styles)
+ASSETS = ("/static/", "/site/assets/")   #: rate-limit keys kept before the idle ones are forgotten
 
 
 # --- who is asking, and what they may do ---------------------------------------------------
@@ -185,7 +188,7 @@ def guard(server: Server, access: Access, handler: Handler) -> Callable[[Request
         try:
             who = await server.who(request)
             key = f"user:{who.user.id}" if who.user else f"addr:{_address(request)}"
-            wait = server.limiter.wait(key)
+            wait = 0.0 if request.url.path.startswith(ASSETS) else server.limiter.wait(key)
             if wait > 0:
                 raise Refused(429, "too many requests: slow down",
                               {"Retry-After": str(max(1, math.ceil(wait)))})
@@ -388,7 +391,8 @@ class Handlers:
         if found is None:
             raise Refused(404, "no such page")
         text, kind = found
-        return Response(text, media_type=kind)
+        cache = {"Cache-Control": "public, max-age=300"} if path.startswith("assets/") else {}
+        return Response(text, media_type=kind, headers=cache)
 
     async def static_file(self, request: Request, who: Who) -> Response:
         name = request.path_params["name"]

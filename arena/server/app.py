@@ -1,0 +1,638 @@
+"""The web app (Starlette): every page has a JSON twin under /api built from the same
+data, who may reach a route is declared with it (ROUTES) and checked in one place (guard),
+and every POST from a browser session carries the session's CSRF token.
+
+Who is asking: `Authorization: Bearer TOKEN` (the JSON API, `arena submit`), or the
+session cookie a login with the token made (the pages). Public pages and JSON show the
+standings, bots and games without any bot's stderr; a participant's own page shows their
+submissions, build logs and the stderr of their faulted games; the admin page, users and
+bots.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from importlib import resources
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from arena.league import Store, StoreError
+from arena.publish import templates
+
+from .accounts import Accounts, csrf_matches
+from .config import ServerConfig
+from .db import ServerDB, ServerDBError, Submission, User
+from .forms import FormRefused, read_form
+from .intake import Incoming, UploadForm
+from .public import PublicView
+from .uploads import UploadRefused, valid_name
+
+SESSION_COOKIE = "arena_session"
+#: scripts from this server only, never inline; styles from this server and in style
+#: attributes (the published site's tables colour their cells with them); no framing
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
+BOT_ACTIONS = ("retire", "unretire", "suspend")
+FAILED_TOKENS_PER_SECOND, FAILED_TOKENS_BURST = 0.2, 10   #: wrong tokens an address may try
+MAX_BUCKETS = 10_000
+#: the pages' scripts and styles: every page load asks for them, so they do not count
+#: toward a user's requests a second (a burst of page loads would be refused its styles)
+ASSETS = ("/static/", "/site/assets/")   #: rate-limit keys kept before the idle ones are forgotten
+
+
+# --- who is asking, and what they may do ---------------------------------------------------
+
+@dataclass(frozen=True)
+class Who:
+    """The user a request comes from (None: nobody logged in), and how it came."""
+
+    user: User | None
+    via: str | None = None       #: "token" (Authorization: Bearer) or "session" (the cookie)
+    csrf: str | None = None      #: the session's CSRF token
+
+    @property
+    def admin(self) -> bool:
+        return self.user is not None and self.user.admin
+
+
+class Refused(Exception):
+    """A request answered with an error: status and one line."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.headers = status, headers or {}
+
+
+class RateLimiter:
+    """A token bucket per key (a user, or an address without one): rate a second, burst at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self._buckets: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def wait(self, key: str) -> float:
+        """0 if a request of key may go now (and count it), else the seconds until one may."""
+        now = time.monotonic()
+        with self._lock:
+            if len(self._buckets) > MAX_BUCKETS:   # forget the keys that have refilled
+                full = now - self.burst / self.rate
+                self._buckets = {k: v for k, v in self._buckets.items() if v[1] > full}
+            tokens, then = self._buckets.get(key, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - then) * self.rate)
+            if tokens >= 1:
+                self._buckets[key] = (tokens - 1, now)
+                return 0.0
+            self._buckets[key] = (tokens, now)
+            return (1 - tokens) / self.rate
+
+    def blocked(self, key: str) -> float:
+        """The seconds until key may go again (0: now), counting nothing."""
+        now = time.monotonic()
+        with self._lock:
+            tokens, then = self._buckets.get(key, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - then) * self.rate)
+        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+
+
+Handler = Callable[[Request, Who], Awaitable[Response]]
+
+
+@dataclass(frozen=True)
+class Access:
+    """Who may reach a route: 'public', 'user' (any participant) or 'admin'."""
+
+    level: str
+    api: bool          #: JSON answers (401 without a user) rather than a page (to /login)
+
+
+# --- the app ----------------------------------------------------------------------------------
+
+class Server:
+    """What the routes share: the config, the database, the accounts, the public view."""
+
+    def __init__(self, config: ServerConfig, secure_cookies: bool = False) -> None:
+        self.config = config
+        self.db = ServerDB(config.database)
+        self.accounts = Accounts(self.db)
+        self.public = PublicView(config.league.store, config.league.name)
+        self.limiter = RateLimiter(config.rates.requests_per_second, config.rates.burst)
+        self.failures = RateLimiter(FAILED_TOKENS_PER_SECOND, FAILED_TOKENS_BURST)
+        self.secure_cookies = secure_cookies
+        self.templates = _environment()
+        self.reserved = set(config.league.bot_names)   # the organiser's bots
+
+    def close(self) -> None:
+        self.public.close()
+        self.db.close()
+
+    async def authenticate(self, request: Request, token: str) -> User | None:
+        """The user of a token, or None; an address whose tokens keep failing waits (429),
+        since checking one costs a scrypt hash."""
+        key = f"failed:{_address(request)}"
+        wait = self.failures.blocked(key)
+        if wait > 0:
+            raise Refused(429, "too many wrong tokens from this address: wait",
+                          {"Retry-After": str(max(1, math.ceil(wait)))})
+        user = await run_in_threadpool(self.accounts.authenticate, token)
+        if user is None:
+            self.failures.wait(key)
+        return user
+
+    def render(self, name: str, request: Request, who: Who, status: int = 200, **context: Any) -> HTMLResponse:
+        """A page from its template, with who is logged in and the CSRF token for its forms."""
+        text = self.templates.get_template(name).render(
+            title=self.config.league.name, user=who.user, csrf=who.csrf or "", **context)
+        return HTMLResponse(text, status_code=status)
+
+    async def who(self, request: Request) -> Who:
+        """The user a request comes from: its bearer token, else its session cookie."""
+        header = request.headers.get("authorization", "")
+        if header:
+            scheme, _, token = header.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise Refused(401, "Authorization: give 'Bearer TOKEN'")
+            user = await self.authenticate(request, token.strip())
+            if user is None:
+                raise Refused(401, "the token is not valid (revoked, or mistyped)")
+            return Who(user, "token")
+        cookie = request.cookies.get(SESSION_COOKIE)
+        if cookie:
+            found = self.accounts.session(cookie)
+            if found is not None:
+                return Who(found[0], "session", found[1])
+        return Who(None)
+
+
+def guard(server: Server, access: Access, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    """The route's endpoint: the rate limit, who is asking, whether they may, the CSRF token
+    of a session's POST, then the handler; a refusal is one line (JSON for the API)."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            who = await server.who(request)
+            key = f"user:{who.user.id}" if who.user else f"addr:{_address(request)}"
+            wait = 0.0 if request.url.path.startswith(ASSETS) else server.limiter.wait(key)
+            if wait > 0:
+                raise Refused(429, "too many requests: slow down",
+                              {"Retry-After": str(max(1, math.ceil(wait)))})
+            if access.level != "public" and who.user is None:
+                if access.api or request.method != "GET":
+                    raise Refused(401, "log in first: Authorization: Bearer TOKEN (arena users ... add)")
+                return RedirectResponse(f"/login?next={request.url.path}", status_code=303)
+            if access.level == "admin" and not who.admin:
+                raise Refused(403, "only an admin may do this")
+            if request.method == "POST" and who.via == "session":
+                await _check_csrf(request, who, server)
+            return await handler(request, who)
+        except Refused as refused:
+            return _refusal(server, request, access, refused)
+
+    return endpoint
+
+
+async def _check_csrf(request: Request, who: Who, server: Server) -> None:
+    """A form posted from a session carries its CSRF token (the header for scripts, else the
+    form's csrf field, read here only for forms without a file; a submission's form is read
+    by its handler, which checks the field it streams)."""
+    given = request.headers.get("x-csrf-token")
+    if given is None and request.url.path != "/submit":
+        form = await _small_form(request, server)
+        request.state.form = form
+        given = form.fields.get("csrf")
+    if request.url.path == "/submit" and given is None:
+        request.state.csrf_expected = who.csrf
+        return
+    if who.csrf is None or not csrf_matches(who.csrf, given):
+        raise Refused(403, "the form's CSRF token is missing or wrong: reload the page and try again")
+
+
+async def _small_form(request: Request, server: Server) -> Any:
+    """A request's form without a file, refused over the form size cap (read once: the CSRF
+    check may have read it already)."""
+    if getattr(request.state, "form", None) is not None:
+        return request.state.form
+    cap = server.config.rates.form_bytes
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > cap:
+        raise Refused(413, f"the request is larger than {cap} bytes")
+    try:
+        return await read_form(request.headers.get("content-type", "application/x-www-form-urlencoded"),
+                               request.stream(), cap)
+    except FormRefused as exc:
+        raise Refused(exc.status, str(exc)) from None
+
+
+def _refusal(server: Server, request: Request, access: Access, refused: Refused) -> Response:
+    if access.api or request.url.path.startswith("/api/"):
+        return JSONResponse({"error": str(refused)}, status_code=refused.status, headers=refused.headers)
+    page = server.render("error.html", request, Who(None), status=refused.status, message=str(refused),
+                         status_code=refused.status)
+    page.headers.update(refused.headers)
+    return page
+
+
+# --- the routes -----------------------------------------------------------------------------
+
+def make_app(config: ServerConfig, secure_cookies: bool = False) -> Starlette:
+    """The server's Starlette app for a ladder config."""
+    server = Server(config, secure_cookies)
+    handlers = Handlers(server)
+    routes = []
+    for path, methods, level, handler in handlers.table():
+        access = Access(level, api=path.startswith("/api/"))
+        routes.append(Route(path, guard(server, access, handler), methods=methods, name=path))
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        server.public.start()   # the first reading of the store starts now
+        yield
+        server.close()
+
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
+    app.state.server = server
+    return app
+
+
+class SecurityHeaders:
+    """Every response's security headers: the CSP (no inline script), no sniffing, no framing,
+    no caching of a participant's own pages."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope["path"]
+        private = path.startswith(("/me", "/api/me", "/admin", "/api/admin", "/api/submissions", "/submit",
+                                   "/login"))
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers.setdefault("Content-Security-Policy", CSP)
+                headers.setdefault("X-Content-Type-Options", "nosniff")
+                headers.setdefault("Referrer-Policy", "same-origin")
+                headers.setdefault("X-Frame-Options", "DENY")
+                if private:
+                    headers.setdefault("Cache-Control", "no-store")
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+class Handlers:
+    """Every route's handler; table() says which path, methods and access each has."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.db = server.db
+
+    def table(self) -> list[tuple[str, list[str], str, Handler]]:
+        """(path, methods, access level, handler) of every route."""
+        return [
+            ("/", ["GET"], "public", self.leaderboard_page),
+            ("/api/leaderboard", ["GET"], "public", self.leaderboard_json),
+            ("/leaderboard/table", ["GET"], "public", self.leaderboard_table),
+            ("/api/health", ["GET"], "public", self.health),
+            ("/bots/{name}", ["GET"], "public", self.bot_page),
+            ("/api/bots/{name}", ["GET"], "public", self.bot_json),
+            ("/games/{no:int}", ["GET"], "public", self.game_page),
+            ("/api/games/{no:int}", ["GET"], "public", self.game_json),
+            ("/site/{path:path}", ["GET"], "public", self.site_file),
+            ("/static/{name}", ["GET"], "public", self.static_file),
+            ("/login", ["GET"], "public", self.login_page),
+            ("/login", ["POST"], "public", self.login),
+            ("/logout", ["POST"], "user", self.logout),
+            ("/me", ["GET"], "user", self.me_page),
+            ("/api/me", ["GET"], "user", self.me_json),
+            ("/submit", ["GET"], "user", self.submit_page),
+            ("/submit", ["POST"], "user", self.submit_form),
+            ("/api/submissions", ["POST"], "user", self.submit_api),
+            ("/api/submissions/{id:int}", ["GET"], "user", self.submission_json),
+            ("/admin", ["GET"], "admin", self.admin_page),
+            ("/api/admin", ["GET"], "admin", self.admin_json),
+            ("/admin/bots/{name}/{action}", ["POST"], "admin", self.bot_action),
+            ("/api/admin/bots/{name}/{action}", ["POST"], "admin", self.bot_action),
+            ("/admin/users/{name}/revoke", ["POST"], "admin", self.revoke_user),
+            ("/api/admin/users/{name}/revoke", ["POST"], "admin", self.revoke_user),
+        ]
+
+    # --- public ---
+
+    async def leaderboard_page(self, request: Request, who: Who) -> Response:
+        board = await run_in_threadpool(self.server.public.leaderboard)
+        return self.server.render("leaderboard.html", request, who, board=board, owners=self._owners(),
+                                  table=Markup(self.server.public.table()))
+
+    async def leaderboard_table(self, request: Request, who: Who) -> Response:
+        """The standings table alone (the site's partial), for the live page to put in place."""
+        return HTMLResponse(self.server.public.table(), headers={"Cache-Control": "no-cache"})
+
+    async def leaderboard_json(self, request: Request, who: Who) -> Response:
+        board = await run_in_threadpool(self.server.public.leaderboard)
+        return JSONResponse({**board, "owners": self._owners()})
+
+    async def health(self, request: Request, who: Who) -> Response:
+        return JSONResponse({"ok": True})
+
+    def _owners(self) -> dict[str, str]:
+        names = {user.id: user.name for user in self.db.users()}
+        return {bot: names.get(owner, "?") for bot, owner in self.db.bots().items()}
+
+    async def _bot(self, name: str) -> dict[str, Any]:
+        bot = await run_in_threadpool(self.server.public.bot, name)
+        if bot is None:
+            raise Refused(404, f"no bot {name[:40]!r} in the standings")
+        bot["owner"] = self._owners().get(name)
+        return bot
+
+    async def bot_page(self, request: Request, who: Who) -> Response:
+        bot = await self._bot(request.path_params["name"])
+        return self.server.render("bot.html", request, who, bot=bot,
+                                  body=Markup(self.server.public.bot_body(bot["bot"])))
+
+    async def bot_json(self, request: Request, who: Who) -> Response:
+        return JSONResponse(await self._bot(request.path_params["name"]))
+
+    async def game_page(self, request: Request, who: Who) -> Response:
+        no = request.path_params["no"]
+        if await run_in_threadpool(self.server.public.game, no) is None:
+            raise Refused(404, f"no game {no}")
+        return RedirectResponse(f"/site/replay.html#g={no}", status_code=303)
+
+    async def game_json(self, request: Request, who: Who) -> Response:
+        no = request.path_params["no"]
+        game = await run_in_threadpool(self.server.public.game, no)
+        if game is None:
+            raise Refused(404, f"no game {no}")
+        return JSONResponse(game)
+
+    async def site_file(self, request: Request, who: Who) -> Response:
+        path = request.path_params["path"] or "index.html"
+        found = await run_in_threadpool(self.server.public.site_file, path)
+        if found is None:
+            raise Refused(404, "no such page")
+        text, kind = found
+        cache = {"Cache-Control": "public, max-age=300"} if path.startswith("assets/") else {}
+        return Response(text, media_type=kind, headers=cache)
+
+    async def static_file(self, request: Request, who: Who) -> Response:
+        name = request.path_params["name"]
+        kind = {"js": "text/javascript", "css": "text/css"}.get(name.rpartition(".")[2])
+        asset = resources.files("arena.server").joinpath("static").joinpath(name)
+        if kind is None or "/" in name or name.startswith(".") or not asset.is_file():
+            raise Refused(404, "no such file")
+        return Response(asset.read_text("utf-8"), media_type=kind,
+                        headers={"Cache-Control": "public, max-age=300"})
+
+    # --- logging in and out ---
+
+    async def login_page(self, request: Request, who: Who) -> Response:
+        return self.server.render("login.html", request, who, next=_local(request.query_params.get("next")))
+
+    async def login(self, request: Request, who: Who) -> Response:
+        form = await _small_form(request, self.server)
+        user = await self.server.authenticate(request, form.get("token"))
+        if user is None:
+            return self.server.render("login.html", request, Who(None), status=401,
+                                      message="That token is not valid (revoked, or mistyped).",
+                                      next=_local(form.get("next")))
+        cookie, _csrf = self.server.accounts.open_session(user, self.server.config.rates.session_hours)
+        response = RedirectResponse(_local(form.get("next")) or "/me", status_code=303)
+        response.set_cookie(SESSION_COOKIE, cookie, max_age=int(self.server.config.rates.session_hours * 3600),
+                            httponly=True, samesite="strict", path="/",
+                            secure=self.server.secure_cookies or request.url.scheme == "https")
+        return response
+
+    async def logout(self, request: Request, who: Who) -> Response:
+        cookie = request.cookies.get(SESSION_COOKIE)
+        if cookie:
+            self.server.accounts.close_session(cookie)
+        response = RedirectResponse("/", status_code=303)
+        response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
+        return response
+
+    # --- a participant's own ---
+
+    async def _me(self, who: Who) -> dict[str, Any]:
+        assert who.user is not None
+        submissions = self.db.submissions(owner=who.user.id, limit=200)
+        bots = sorted(bot for bot, owner in self.db.bots().items() if owner == who.user.id)
+        faults = self.server.public.own_faults(bots)
+        return {"user": who.user.name, "admin": who.user.admin, "bots": bots,
+                "submissions": [s.private() for s in submissions], "faults": faults}
+
+    async def me_page(self, request: Request, who: Who) -> Response:
+        return self.server.render("me.html", request, who, me=await self._me(who))
+
+    async def me_json(self, request: Request, who: Who) -> Response:
+        return JSONResponse(await self._me(who))
+
+    async def submission_json(self, request: Request, who: Who) -> Response:
+        submission = self.db.submission(request.path_params["id"])
+        assert who.user is not None
+        if submission is None or (submission.owner != who.user.id and not who.admin):
+            raise Refused(404, "no such submission of yours")
+        return JSONResponse(submission.private())
+
+    # --- submitting ---
+
+    async def submit_page(self, request: Request, who: Who) -> Response:
+        return self.server.render("submit.html", request, who, dialects=self._dialects())
+
+    def _dialects(self) -> list[str]:
+        from arena.plugins import loaded_plugins
+        return list(loaded_plugins().dialects.names())
+
+    async def submit_form(self, request: Request, who: Who) -> Response:
+        submission = await self._receive(request, who, form_csrf=True)
+        return RedirectResponse(f"/me#submission-{submission.id}", status_code=303)
+
+    async def submit_api(self, request: Request, who: Who) -> Response:
+        submission = await self._receive(request, who, form_csrf=False)
+        return JSONResponse(submission.private(), status_code=201)
+
+    async def _receive(self, request: Request, who: Who, form_csrf: bool) -> Submission:
+        """Stream an upload in and register it (UploadRefused and the like: a 4xx, nothing kept)."""
+        assert who.user is not None
+        config = self.server.config
+        self._check_rate(who.user)
+        length = request.headers.get("content-length")
+        most = config.uploads.upload_bytes + config.rates.form_bytes
+        if length is not None and length.isdigit() and int(length) > most:
+            raise Refused(413, f"the upload is larger than {config.uploads.upload_bytes} bytes, the cap on an upload")
+        incoming = Incoming(config.submissions, config.uploads)
+        try:
+            try:
+                form = await read_form(request.headers.get("content-type", ""), _capped(request, most),
+                                       config.rates.form_bytes, incoming.open_sink)
+            except FormRefused as exc:
+                raise Refused(exc.status, str(exc)) from None
+            if form_csrf and who.via == "session":
+                expected = getattr(request.state, "csrf_expected", None) or who.csrf
+                if expected is None or not csrf_matches(expected, form.fields.get("csrf")):
+                    raise Refused(403, "the form's CSRF token is missing or wrong: reload the page and try again")
+            upload = self._request(form.fields, who.user)
+            wheel = form.get("kind") == "wheel" or (incoming.filename or "").endswith(".whl")
+            return await run_in_threadpool(incoming.register, self.db, who.user.id, upload, wheel)
+        except (UploadRefused, ServerDBError) as exc:
+            status = getattr(exc, "status", 409)
+            raise Refused(status, str(exc)) from None
+        finally:
+            incoming.discard()
+
+    def _check_rate(self, user: User) -> None:
+        hour = self.server.config.rates.submissions_per_hour
+        since = (datetime.now(UTC) - timedelta(hours=1)).isoformat(timespec="seconds")
+        made = self.db.submitted_since(user.id, since)
+        if len(made) >= hour:
+            oldest = datetime.fromisoformat(made[0])
+            wait = max(1, math.ceil((oldest + timedelta(hours=1) - datetime.now(UTC)).total_seconds()))
+            raise Refused(429, f"{hour} submissions an hour at most: the next in {wait} s",
+                          {"Retry-After": str(wait)})
+
+    def _request(self, fields: dict[str, str], user: User) -> UploadForm:
+        """The upload's fields checked: the bot's name (yours, or new and not the organiser's),
+        its command, dialect and build."""
+        name = fields.get("name", "").strip()
+        problem = valid_name(name)
+        if problem is not None:
+            raise Refused(400, f"name: {problem}")
+        if name in self.server.reserved:
+            raise Refused(409, f"bot {name!r} is one of the organiser's: choose another name")
+        owner = self.db.bot_owner(name)
+        if owner is not None and owner != user.id:
+            raise Refused(409, f"bot {name!r} belongs to another participant: choose another name")
+        dialect = fields.get("dialect", "").strip()
+        if dialect and dialect not in self._dialects():
+            raise Refused(400, f"dialect: {dialect[:40]!r} is not one of {', '.join(self._dialects())}")
+        command, build = fields.get("command", "").strip(), fields.get("build", "").strip()
+        for what, text in (("command", command), ("build", build)):
+            if len(text) > 1000 or "\n" in text or "\x00" in text:
+                raise Refused(400, f"{what}: one line of at most 1000 characters")
+        return UploadForm(bot=name, command=command, dialect=dialect, build=build)
+
+    # --- the admin's ---
+
+    async def _admin(self) -> dict[str, Any]:
+        owners = self._owners()
+        users = [{"name": u.name, "admin": u.admin, "created": u.created, "active": u.active,
+                  "bots": sorted(b for b, o in owners.items() if o == u.name)} for u in self.db.users()]
+        board = await run_in_threadpool(self.server.public.leaderboard)
+        bots = [{"bot": row["bot"], "owner": owners.get(row["bot"]), "games": row["games"],
+                 "version": row.get("version"), "marks": row.get("marks", [])} for row in board["rows"]]
+        retired = await run_in_threadpool(_retired, self.server)
+        return {"users": users, "bots": bots, "retired": sorted(retired),
+                "submissions": [s.public() | {"owner": owners.get(s.bot), "message": s.message}
+                                for s in self.db.submissions(limit=100)]}
+
+    async def admin_page(self, request: Request, who: Who) -> Response:
+        return self.server.render("admin.html", request, who, admin=await self._admin())
+
+    async def admin_json(self, request: Request, who: Who) -> Response:
+        return JSONResponse(await self._admin())
+
+    async def bot_action(self, request: Request, who: Who) -> Response:
+        name, action = request.path_params["name"], request.path_params["action"]
+        if action not in BOT_ACTIONS:
+            raise Refused(404, f"no action {action[:20]!r}: {', '.join(BOT_ACTIONS)}")
+        if action == "suspend" and self.db.bot_owner(name) is None:
+            raise Refused(409, f"{name!r} is the organiser's bot: retire it, or take it out of the config")
+        said = await run_in_threadpool(_bot_action, self.server, name, action)
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"bot": name, "action": action, "message": said})
+        return RedirectResponse("/admin", status_code=303)
+
+    async def revoke_user(self, request: Request, who: Who) -> Response:
+        name = request.path_params["name"]
+        if not self.server.accounts.revoke(name):
+            raise Refused(404, f"no user {name[:40]!r}")
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"user": name, "revoked": True})
+        return RedirectResponse("/admin", status_code=303)
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+def _environment() -> jinja2.Environment:
+    """The published site's template environment (its escaping, strict about undefined
+    names) with the server's own templates first."""
+    site = templates.environment()
+    loaders: list[jinja2.BaseLoader] = [jinja2.PackageLoader("arena.server", "templates")]
+    if site.loader is not None:
+        loaders.append(site.loader)
+    return site.overlay(loader=jinja2.ChoiceLoader(loaders))
+
+
+def _address(request: Request) -> str:
+    """The client's address (a proxy's X-Forwarded-For, from 127.0.0.1 only: uvicorn's)."""
+    return request.client.host if request.client else "-"
+
+
+def _local(target: str | None) -> str:
+    """A redirect target on this server only (/me, not //evil or https://evil)."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return ""
+    return target
+
+
+async def _capped(request: Request, most: int) -> Any:
+    """The request's body, refused (413) past most bytes whatever its Content-Length said."""
+    seen = 0
+    async for chunk in request.stream():
+        seen += len(chunk)
+        if seen > most:
+            raise FormRefused(413, f"the request is larger than {most} bytes")
+        yield chunk
+
+
+def _store(server: Server) -> Store:
+    try:
+        return Store(server.config.league.store)
+    except StoreError as exc:
+        raise Refused(503, f"the league's store cannot be written now: {exc}") from None
+
+
+def _retired(server: Server) -> set[str]:
+    if not server.config.league.store.is_file():
+        return set()
+    with Store(server.config.league.store, readonly=True) as store:
+        return store.retired()
+
+
+def _bot_action(server: Server, name: str, action: str) -> str:
+    """Retire a bot, bring it back, or suspend a participant's bot (its version in the
+    ladder stops; a new submission plays again)."""
+    with _store(server) as store:
+        versions = store.current_versions()
+        if name not in versions:
+            raise Refused(404, f"no bot {name[:40]!r} in the league's store")
+        if action == "retire":
+            store.retire(name)
+            return f"{name}: retired (its games stay as history)"
+        if action == "unretire":
+            store.retire(name, False)
+            return f"{name}: back in the ladder"
+        store.suspend(name, versions[name], "suspended by an admin")
+    for submission in server.db.submissions(bot=name, status="accepted"):
+        server.db.set_status(submission.id, "rejected",
+                             message="suspended by an admin; a new submission plays again")
+    return f"{name} v{versions[name]}: suspended"

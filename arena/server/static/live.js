@@ -1,0 +1,38 @@
+/* bot-arena server: the leaderboard follows the ladder without reloading the page.
+ * Polls /api/leaderboard; when the standings changed, fetches the table as the site renders
+ * it (/leaderboard/table, escaped by the server) and puts it in place of the old one. */
+(function () {
+  "use strict";
+  const holder = document.getElementById("standings");
+  if (!holder) return;
+  const count = document.getElementById("games-count");
+  const status = document.getElementById("live-status");
+  const POLL_MS = 2000;
+  let generation = holder.dataset.generation;
+
+  function json(url) {
+    return fetch(url, { credentials: "same-origin", cache: "no-store" }).then(function (r) {
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      return url.indexOf("/api/") === 0 ? r.json() : r.text();
+    });
+  }
+
+  function poll() {
+    json("/api/leaderboard").then(function (board) {
+      if (String(board.generation) === String(generation)) return null;
+      return json("/leaderboard/table").then(function (html) {
+        const table = new DOMParser().parseFromString(html, "text/html").querySelector("table");
+        if (!table) return;
+        holder.replaceChildren(document.importNode(table, true));
+        generation = board.generation;
+        holder.dataset.generation = generation;
+        count.textContent = String(board.games);
+      });
+    }).then(function () {
+      status.textContent = "";
+    }).catch(function (err) {
+      status.textContent = "Live updates paused: " + err.message;
+    }).finally(function () { setTimeout(poll, POLL_MS); });
+  }
+  setTimeout(poll, POLL_MS);
+})();

@@ -1,0 +1,163 @@
+"""The submission worker: takes received submissions in order through their sandboxed build,
+(for a wheel) the finding of its bots, and a validation match, then accepts one (its bot's
+earlier version replaced, the roster the ladder watches rewritten) or rejects it with the
+reason, the build log and the stderr of the validation for its owner.
+
+It runs as its own process beside the web server (`python -m arena.server.worker CONFIG`,
+started by `arena serve`), so a build or a validation never slows a page. Nothing of a
+submission runs in this process: its build, its plugin and its games run in the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
+
+from .config import ServerConfig, load_server
+from .db import ServerDB, Submission
+from .intake import absolute_command
+from .sandboxed import SubmissionError, build, validate, wheel_bots, write_roster
+
+POLL_SECONDS = 0.3
+
+
+class Worker:
+    """Works through a server's received submissions; keeps the roster to the accepted ones."""
+
+    def __init__(self, server: ServerConfig, db: ServerDB | None = None) -> None:
+        self.server = server
+        self.db = db or ServerDB(server.database)
+        self._written: list[dict[str, Any]] | None = None
+
+    def entries(self) -> list[dict[str, Any]]:
+        """The roster's extra bots: each bot's accepted submission's entry, by bot name."""
+        return [json.loads(s.entry) for s in self.db.accepted() if s.entry]
+
+    def sync_roster(self) -> Path | None:
+        """Write the roster if the accepted bots changed since it was last written (always the
+        first time); its path when written."""
+        entries = self.entries()
+        if entries == self._written:
+            return None
+        path = write_roster(self.server.path, entries)
+        self._written = entries
+        return path
+
+    def step(self) -> Submission | None:
+        """Take the oldest received submission through to accepted or rejected; None if none waits."""
+        self.sync_roster()   # an admin's suspension, say
+        submission = self.db.next_received()
+        if submission is None:
+            return None
+        self.process(submission)
+        return self.db.submission(submission.id)
+
+    def process(self, submission: Submission) -> None:
+        """Build, find, validate: accept or reject the submission."""
+        folder = Path(submission.dir)
+        log = ""
+        try:
+            self.db.set_status(submission.id, "building")
+            if submission.build:
+                result = build(folder, submission.build, self.server.build)
+                log = result.log
+                if not result.ok:
+                    self._reject(submission, f"the build failed: {result.reason}", build_log=log)
+                    return
+            entry = self._entry(submission, folder)
+            self.db.set_status(submission.id, "validating", build_log=log,
+                               command=str(entry.get("command", "")), dialect=str(entry.get("dialect", "")))
+            workdir = self.server.data / "validations" / str(submission.id)
+            shutil.rmtree(workdir, ignore_errors=True)
+            try:
+                verdict = validate(self.server.path, entry, self.server.validate_against,
+                                   self.server.validate_games, workdir)
+            finally:
+                shutil.rmtree(workdir, ignore_errors=True)
+            if not verdict.ok:
+                self._reject(submission, f"validation against {self.server.validate_against}: {verdict.fault}",
+                             build_log=log, stderr_tail=verdict.stderr_tail)
+                return
+            # the roster first: a roster the ladder would not take leaves the earlier version in play
+            entries = [e for e in self.entries() if e.get("name") != submission.bot] + [entry]
+            entries.sort(key=lambda e: str(e.get("name")))
+            write_roster(self.server.path, entries)
+            self._written = entries
+            self.db.accept(submission.id, json.dumps(entry), build_log=log,
+                           message=f"{verdict.games} validation games against "
+                                   f"{self.server.validate_against} without a fault; it plays in the ladder")
+            self.sync_roster()
+        except (SubmissionError, ArenaError) as exc:
+            self._reject(submission, str(exc), build_log=log)
+        except Exception as exc:   # a bug: the owner is told, the organiser gets the traceback
+            self._reject(submission, f"the server failed on this submission ({type(exc).__name__}); "
+                                     "the organiser has the details", build_log=log)
+            raise
+
+    def _entry(self, submission: Submission, folder: Path) -> dict[str, Any]:
+        """The bot's entry in the roster: the wheel's bot for the game, or the command given."""
+        if submission.kind == "wheel":
+            bots = wheel_bots(folder, self.server.league.game)
+            entry = dict(bots[0])
+            entry["name"] = submission.bot
+            return entry
+        entry = {"name": submission.bot, "command": absolute_command(submission.command, folder),
+                 "dir": str(folder.resolve())}
+        if submission.dialect:
+            entry["dialect"] = submission.dialect
+        return entry
+
+    def _reject(self, submission: Submission, message: str, **fields: str) -> None:
+        self.db.set_status(submission.id, "rejected", message=message, **fields)
+
+
+def run_worker(server: ServerConfig, out: Any = None) -> None:
+    """Work until stopped (SIGTERM or Ctrl-C): a submission left half-way goes back to received."""
+    out = out or sys.stderr
+    db = ServerDB(server.database)
+    worker = Worker(server, db)
+    again = db.requeue_unfinished()
+    if again:
+        print(f"arena serve: {again} submission(s) left half-way by the last run: taken again", file=out)
+    while True:
+        try:
+            done = worker.step()
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception:   # a bug: said, and the worker goes on with the next one
+            print(f"arena serve: the worker failed:\n{traceback.format_exc()}", file=out)
+            time.sleep(POLL_SECONDS)
+            continue
+        if done is not None:
+            print(f"arena serve: submission {done.id} ({done.bot} #{done.number}): {done.status}"
+                  f"{': ' + done.message if done.message else ''}", file=out, flush=True)
+        else:
+            time.sleep(POLL_SECONDS)
+
+
+def _stop(signum: int, frame: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m arena.server.worker CONFIG`: the worker of `arena serve CONFIG`."""
+    args = sys.argv[1:] if argv is None else argv
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        run_worker(load_server(args[0]))
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -214,7 +214,9 @@ def test_a_participant_submits_through_the_form_and_watches_it_play(site, driver
     link.click()
     wait(driver, lambda d: d.current_url.startswith(url + "/bots/alicebot"), "alicebot's page")
     assert "Owner: alice" in driver.find_element(By.CLASS_NAME, "lead").text
-    row = wait(driver, lambda d: css(d, "#recent tbody tr"), "a game on alicebot's page")[0]
+    # its row may come before its first game is stored (the ladder names the bots it has):
+    # the bot's page, which does not update itself, is reloaded until it lists a game
+    row = reload_until(driver, lambda d: css(d, "#recent tbody tr"), "a game on alicebot's page")[0]
     no = int(row.find_element(By.CSS_SELECTOR, "td").text)
     row.find_element(By.CSS_SELECTOR, "a").click()
     wait(driver, lambda d: d.find_element(By.ID, "replay").is_displayed(), "the replay")

@@ -160,3 +160,18 @@ def test_arena_errors_are_one_line_and_exit_2(args, message):
                           cwd=ROOT, timeout=120)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert done.stderr.startswith(message) and len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def test_a_commands_options_may_come_between_its_positionals(tmp_path):
+    """arena submit URL --token T --name BOT PATH --command CMD, as docs/server.md writes it:
+    PATH after the options is the bot's file (plain argparse took URL and an empty PATH
+    together and called the file an unrecognized argument)."""
+    bot = tmp_path / "b.py"
+    bot.write_text("print('ready')\n")
+    out = _arena(tmp_path, "submit", "http://127.0.0.1:1", "--token", "x.y", "--name", "b",
+                 str(bot), "--command", "python3 b.py")
+    assert out.returncode == 2
+    assert "unrecognized" not in out.stderr
+    assert out.stderr.startswith("arena submit: error: http://127.0.0.1:1: ")   # it got as far as connecting
+    # a command passing its remainder on (arena train) still parses as before
+    assert _arena(tmp_path, "train", "--help").returncode == 0

@@ -47,12 +47,33 @@ def _reported(name: str) -> bool:
     return seen
 
 
+class _CommandParser(argparse.ArgumentParser):
+    """A command's parser that takes its options among its positionals in any order:
+    `arena submit URL --token T --name BOT PATH --command CMD` (plain argparse takes an
+    optional positional with the one before it, URL, and calls PATH unrecognized)."""
+
+    _parsing = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._parsing or any(action.nargs in (argparse.REMAINDER, argparse.PARSER)
+                                for action in self._actions):
+            # parse_known_intermixed_args calls back here, twice; and it cannot take a
+            # command's remainder (arena train passes its own on)
+            return super().parse_known_args(args, namespace)
+        self._parsing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._parsing = False
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The arena parser with every registered command; with only, the arguments of that
     command alone are added (the others are listed by name and help)."""
     parser = argparse.ArgumentParser(prog="arena", description="Run bot competitions.")
     parser.add_argument("--version", action="version", version=f"bot-arena {__version__}")
-    sub = parser.add_subparsers(dest="arena_command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="arena_command", required=True, metavar="COMMAND",
+                                parser_class=_CommandParser)
     for name, command in commands().items():
         p = sub.add_parser(name, help=command.help, description=command.description or None)
         if only is None or only == name:

@@ -1,26 +1,32 @@
-"""arena serve under load: its pages' latency while the ladder plays, and the ladder's
-games/s with and without the load.
+"""arena serve under load: the latency of its pages while the ladder plays, and the
+ladder's games/s beside the same ladder run alone.
 
-  (a) alone: `arena serve` on a ladder of 6 bots of equal cost (mcts capped at ITERATIONS
-      simulations a move, no clock of its own: every game costs about the same CPU, so
-      the games/s is steady and a CPU taken by the web shows in it), 2 workers, a fresh
-      store, after WARMUP s of play, with nobody asking: the ladder's games/s over SECONDS
-      (--demo: tournaments/ladder-demo.yaml's bots instead, whose games/s swings with the
-      pairs it plays: 13 and 6 games/s in two 30 s runs a minute apart here);
-  (b) loaded: the same server, CLIENTS concurrent clients on loopback asking RATE requests
-      a second in all (open loop: each request is sent at its time, however long the
-      others take) for SECONDS, each a leaderboard page, its JSON or a bot's page in turn:
-      requests/s answered, p50 / p99 / max latency, errors, and the ladder's games/s meanwhile;
-  (c) alone again, SECONDS: a ladder's games/s changes as it goes (which pairs it plays:
-      two mcts bots take longer than two random ones), so (b) is compared with the mean
-      of (a) and (c), and both are printed.
+Each round runs, on a fresh store each, the demo ladder (tournaments/ladder-demo.yaml: 7
+ultimate bots, 2 workers; no stop, and the uniform matchmaker for a steady mix of pairs)
+twice, one after the other, each for WARMUP seconds of play and then three phases of
+SECONDS:
 
-The goal (issue 27): p99 at most 100 ms at 100 requests/s with games running, and the
-ladder's games/s within 10% of it alone. Figures depend on the machine's load (printed).
-Run from the repo:
+  run      `arena run CONFIG --standings 0` alone, no server (arena serve runs its ladder
+           so): its games/s in each phase;
+  serve    `arena serve` of the same config:
+           idle      nobody asking;
+           rate      CLIENTS clients on loopback asking RATE requests a second in all, open
+                     loop (each request is due at its time, however long the others take;
+                     its latency counts from that time, so a server that falls behind
+                     shows it);
+           flat out  the same clients asking back to back, as fast as the server answers;
+           each request a leaderboard page, its JSON or a bot's page or JSON, in turn.
 
-    .venv/bin/python benchmarks/server.py                   # 3 x 60 s, 50 clients, 100 requests/s
-    .venv/bin/python benchmarks/server.py --seconds 10      # a short check that it works
+A served phase's games/s is set beside the ladder alone's in the phase at the same time of
+its life (a ladder's pace changes as it goes: newcomers first, then the pairs its
+matchmaker picks). Rounds alternate the order (run then serve, serve then run, and the
+phases reversed), so a load that drifts over the run weighs on both sides alike. The goal of
+issue 27: p99 at most 100 ms at 100 requests/s with games running, and games/s within 10%
+of the ladder alone. The load generator shares the machine with the server and the ladder;
+the machine's load average is printed before and after. Run from the repo:
+
+    .venv/bin/python benchmarks/server.py                          # 2 rounds of 30 s phases, 8 min
+    .venv/bin/python benchmarks/server.py --rounds 1 --seconds 5   # a short check that it works
 """
 
 from __future__ import annotations
@@ -28,7 +34,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import signal
 import socket
 import statistics
@@ -37,14 +42,36 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "tournaments" / "ladder-demo.yaml"
-PAGES = ("/", "/api/leaderboard", "/bots/{0}", "/bots/{1}", "/api/bots/{2}")
-EQUAL_BOTS = 6
+PAGES = ("/", "/api/leaderboard", "/bots/random", "/bots/mcts", "/api/bots/minimax-1")
+#: the most requests one flat-out phase sends, whatever its length
+MAX_FLAT_REQUESTS = 200_000
+
+
+@dataclass
+class Phase:
+    """What one phase measured."""
+
+    name: str
+    games_per_s: float
+    latencies: list[float] = field(default_factory=list)   # ms of the answered requests
+    errors: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0         # of the phase
+    asking: float = 0.0          # of the load's requests (its clients made and connected before)
+    alone: float = float("nan")  # games/s of the ladder alone at the same time of its life
+
+    def percentile(self, q: float) -> float:
+        if not self.latencies:
+            return float("nan")
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def free_port() -> int:
@@ -53,48 +80,75 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def config_in(folder: Path, demo: bool, iterations: int) -> tuple[Path, list[str]]:
-    """The ladder (the demo's bots, or bots of equal cost) with its store in folder, no stop,
-    and rate limits that let the load through; and three of its bots' names."""
-    text = DEMO.read_text()
-    names = ["random", "mcts", "minimax-1"]
-    if not demo:
-        names = [f"m{i}" for i in range(EQUAL_BOTS)]
-        bots = "".join(f"  - {{name: {name}, bot: mcts, options: {{time_ms: 0, iterations: {iterations}, "
-                       f"seed: {i}}}}}\n" for i, name in enumerate(names))
-        text = re.sub(r"(?ms)^bots:\n.*?(?=^schedule:)", "bots:\n" + bots, text)
-        text = text.replace("against: random", f"against: {names[0]}")
-    text = re.sub(r"(?m)^store: .*$", f"store: {folder / 'bench.sqlite'}", text)
-    text = text.replace("  games: 300\n", "")
-    text += "  rates: {requests_per_second: 100000, burst: 100000}\n"
+def config_in(folder: Path) -> Path:
+    """The demo ladder with its store in folder, no stop, pairs drawn uniformly, and rate
+    limits that let the load through (every client comes from one address)."""
+    data = yaml.safe_load(DEMO.read_text())
+    for stop in ("games", "hours", "until"):
+        data["ladder"].pop(stop, None)
+    # pairs drawn uniformly, so that every 30 s plays the same mix of them: under active, which
+    # follows the standings and plays one bot's pairs for a while, the ladder alone played 7 to
+    # 35 games/s from one 30 s window to the next (a game of mcts takes many of random)
+    data["ladder"]["matchmaker"] = "uniform"
+    data["store"] = str(folder / "bench.sqlite")
+    data.setdefault("server", {})["rates"] = {"requests_per_second": 100_000, "burst": 100_000}
     path = folder / "bench.yaml"
-    path.write_text(text)
-    return path, names[:3]
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
 
 
 def games(store: Path) -> int:
-    from arena.league import Store
+    """Games stored so far (0 before the ladder made its store)."""
+    from arena.league import Store, StoreError
     if not store.is_file():
         return 0
-    with Store(store, readonly=True) as s:
-        return s.count()
+    try:
+        with Store(store, readonly=True) as s:
+            return s.count()
+    except StoreError:   # the schema not written yet
+        return 0
 
 
-class Server:
-    def __init__(self, config: Path) -> None:
+class Process:
+    """`arena run CONFIG` or `arena serve CONFIG --port P` on a fresh store in its own folder."""
+
+    def __init__(self, command: str, folder: Path) -> None:
+        folder.mkdir()
+        self.config = config_in(folder)
+        self.store = folder / "bench.sqlite"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = open(config.parent / f"serve-{self.port}.log", "wb")  # noqa: SIM115
-        self.proc = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(config), "--port",
-                                      str(self.port)], cwd=ROOT, stdout=self.log, stderr=self.log)
-        deadline = time.monotonic() + 60
+        self.serving = command == "serve"
+        self.log = (folder / f"{command}.log").open("wb")
+        args = [sys.executable, "-m", "arena", command, str(self.config)]
+        # the ladder as arena serve runs it: no standings printed as it goes
+        args += ["--port", str(self.port)] if command == "serve" else ["--standings", "0"]
+        self.proc = subprocess.Popen(args, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
+        if command == "serve":
+            self._wait(lambda: httpx.get(self.url + "/api/health", timeout=2).status_code == 200,
+                       "arena serve to answer")
+
+    def _wait(self, ready, what: str, seconds: float = 120) -> None:
+        deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise SystemExit(f"{what}: it exited {self.proc.returncode}; see {self.log.name}")
             try:
-                if httpx.get(self.url + "/api/health", timeout=2).status_code == 200:
+                if ready():
                     return
-            except httpx.TransportError:
-                time.sleep(0.2)
-        raise SystemExit("arena serve did not start; see " + self.log.name)
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise SystemExit(f"waited {seconds} s for {what}; see {self.log.name}")
+
+    def warm_up(self, seconds: float) -> None:
+        """Play seconds, then (a server) until it shows standings."""
+        time.sleep(seconds)
+        if self.proc.poll() is not None:
+            raise SystemExit(f"it exited {self.proc.returncode}; see {self.log.name}")
+        if self.serving:
+            self._wait(lambda: httpx.get(self.url + "/api/leaderboard", timeout=30).json()["rows"],
+                       "the first standings")
 
     def stop(self) -> None:
         self.proc.send_signal(signal.SIGTERM)
@@ -102,86 +156,155 @@ class Server:
         self.log.close()
 
 
-def games_per_second(store: Path, seconds: float) -> float:
-    before, start = games(store), time.monotonic()
-    time.sleep(seconds)
-    return (games(store) - before) / (time.monotonic() - start)
+def measure(name: str, process: Process, seconds: float, load=None) -> Phase:
+    """A phase of seconds: the ladder's games/s, and the load's latencies if one is given."""
+    before, start = games(process.store), time.monotonic()
+    phase = Phase(name, 0.0)
+    if load is None:
+        time.sleep(seconds)
+    else:
+        phase.latencies, phase.errors, phase.asking = asyncio.run(load(process.url, seconds))
+    phase.seconds = time.monotonic() - start
+    phase.games_per_s = (games(process.store) - before) / phase.seconds
+    return phase
 
 
-async def load(url: str, pages: list[str], clients: int, rate: float,
-               seconds: float) -> tuple[list[float], Counter[str], float]:
-    """(latencies in ms of the answered requests, errors by kind, seconds taken) of the open-loop load."""
-    latencies: list[float] = []
-    errors: Counter[str] = Counter()
-    total = int(rate * seconds)
-    queue: asyncio.Queue[tuple[float, str]] = asyncio.Queue()
-    start = time.monotonic()
-    for i in range(total):
-        queue.put_nowait((start + i / rate, pages[i % len(pages)]))
+async def _ask(c: httpx.AsyncClient, path: str, latencies: list[float], errors: Counter[str], since: float) -> None:
+    try:
+        answer = await c.get(path)
+    except httpx.HTTPError as exc:
+        errors[type(exc).__name__] += 1
+        return
+    if answer.status_code != 200:
+        errors[f"{path} {answer.status_code}"] += 1
+    else:
+        latencies.append((time.monotonic() - since) * 1000)
 
-    async def client() -> None:
-        limits = httpx.Limits(max_connections=1)
-        async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as c:
-            while not queue.empty():
-                due, path = queue.get_nowait()
-                await asyncio.sleep(max(0.0, due - time.monotonic()))
-                sent = time.monotonic()
-                try:
-                    answer = await c.get(path)
-                    if answer.status_code != 200:
-                        errors[f"{path} {answer.status_code}"] += 1
-                        continue
-                except httpx.HTTPError as exc:
-                    errors[type(exc).__name__] += 1
-                    continue
-                latencies.append((time.monotonic() - sent) * 1000)
 
-    await asyncio.gather(*(client() for _ in range(clients)))
-    return latencies, errors, time.monotonic() - start
+async def connected(url: str, clients: int) -> list[httpx.AsyncClient]:
+    """clients clients of one connection each, connected (each has asked /api/health once):
+    making them is not the server's time, so it is done before a phase's clock starts."""
+    made = [httpx.AsyncClient(base_url=url, timeout=30, limits=httpx.Limits(max_connections=1))
+            for _ in range(clients)]
+    await asyncio.gather(*(c.get("/api/health") for c in made))
+    return made
+
+
+def open_loop(clients: int, rate: float):
+    """The load of rate requests a second in all, sent by clients connections at their times."""
+    async def load(url: str, seconds: float) -> tuple[list[float], Counter[str], float]:
+        latencies: list[float] = []
+        errors: Counter[str] = Counter()
+        made = await connected(url, clients)
+        start = time.monotonic()
+        due = [start + i / rate for i in range(int(rate * seconds))]
+
+        async def client(k: int) -> None:
+            for i in range(k, len(due), clients):   # this client's share, in order
+                await asyncio.sleep(max(0.0, due[i] - time.monotonic()))
+                await _ask(made[k], PAGES[i % len(PAGES)], latencies, errors, due[i])
+
+        await asyncio.gather(*(client(k) for k in range(clients)))
+        asking = time.monotonic() - start
+        await asyncio.gather(*(c.aclose() for c in made))
+        return latencies, errors, asking
+    return load
+
+
+def flat_out(clients: int):
+    """The load of clients connections each asking again as soon as it is answered."""
+    async def load(url: str, seconds: float) -> tuple[list[float], Counter[str], float]:
+        latencies: list[float] = []
+        errors: Counter[str] = Counter()
+        made = await connected(url, clients)
+        start = time.monotonic()
+        end = start + seconds
+        sent = 0
+
+        async def client(k: int) -> None:
+            nonlocal sent
+            while time.monotonic() < end and sent < MAX_FLAT_REQUESTS:
+                sent += 1
+                await _ask(made[k], PAGES[(sent + k) % len(PAGES)], latencies, errors, time.monotonic())
+
+        await asyncio.gather(*(client(k) for k in range(clients)))
+        asking = time.monotonic() - start
+        await asyncio.gather(*(c.aclose() for c in made))
+        return latencies, errors, asking
+    return load
+
+
+def phases_of(command: str, folder: Path, args: argparse.Namespace, reverse: bool) -> list[Phase]:
+    """The three phases of a server (idle, the rate, flat out), or as many of the ladder
+    run alone, in order or reversed."""
+    process = Process(command, folder)
+    plan = [("serve, idle", None), (f"serve, {args.rate:g} req/s", open_loop(args.clients, args.rate)),
+            ("serve, flat out", flat_out(args.clients))]
+    if command == "run":
+        plan = [("run alone", None)] * len(plan)
+    try:
+        process.warm_up(args.warmup)
+        return [measure(name, process, args.seconds, load) for name, load in (plan[::-1] if reverse else plan)]
+    finally:
+        process.stop()
+
+
+HEADER = (f"{'phase':<22} {'games/s':>7} {'alone':>7} {'share':>6} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
+          f"{'max ms':>7} {'errors':>6}")
+
+
+def row(phase: Phase) -> str:
+    """A line of the table: games/s beside the ladder alone's, and the load's figures."""
+    line = f"{phase.name:<22} {phase.games_per_s:7.2f}"
+    if phase.name == "run alone":
+        return line
+    line += f" {phase.alone:7.2f} {100 * phase.games_per_s / phase.alone if phase.alone else float('nan'):5.0f}%"
+    if not phase.latencies and not phase.errors:
+        return line
+    return (f"{line} {len(phase.latencies) / phase.asking:8.1f} {phase.percentile(0.5):7.1f} "
+            f"{phase.percentile(0.99):7.1f} {max(phase.latencies, default=float('nan')):7.1f} "
+            f"{sum(phase.errors.values()):6d}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=60.0, help="of each phase")
+    parser.add_argument("--seconds", type=float, default=30.0, help="of each phase")
+    parser.add_argument("--warmup", type=float, default=10.0, help="of play before a process's first phase")
+    parser.add_argument("--rounds", type=int, default=2, help="each round: run and serve, the order alternated")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--rate", type=float, default=100.0, help="requests a second, all clients together")
-    parser.add_argument("--warmup", type=float, default=30.0, help="ladder play before measuring")
-    parser.add_argument("--iterations", type=int, default=200, help="simulations a move of the equal bots")
-    parser.add_argument("--demo", action="store_true", help="the demo ladder's bots instead of equal ones")
     args = parser.parse_args()
-    if not 1 <= args.clients <= 200 or not 0 < args.rate <= 2000 or not 0 < args.seconds <= 600:
-        raise SystemExit("bounded: 1-200 clients, up to 2000 requests/s, up to 600 s")
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
+    if not (1 <= args.clients <= 200 and 0 < args.rate <= 2000 and 0 < args.seconds <= 600
+            and 1 <= args.rounds <= 10 and 0 <= args.warmup <= 600):
+        raise SystemExit("bounded: 1-200 clients, up to 2000 requests/s, phases up to 600 s, 1-10 rounds")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; {args.clients} clients on loopback, "
+          f"phases of {args.seconds:g} s after {args.warmup:g} s of play", flush=True)
+    phases: list[Phase] = []
     with tempfile.TemporaryDirectory(prefix="arena-bench-server-") as tmp:
-        config, names = config_in(Path(tmp), args.demo, args.iterations)
-        pages = [page.format(*names) for page in PAGES]
-        store = Path(tmp) / "bench.sqlite"
-        server = Server(config)
-        try:
-            time.sleep(args.warmup)
-            alone = games_per_second(store, args.seconds)
-            print(f"ladder alone: {alone:.1f} games/s over {args.seconds:g} s", flush=True)
-            ready = time.monotonic() + 60   # the standings read once, as a visitor would find them
-            while not httpx.get(server.url + "/api/leaderboard", timeout=30).json()["rows"]:
-                if time.monotonic() > ready:
-                    raise SystemExit("the server showed no standings in 60 s")
-                time.sleep(0.5)
-            before, start = games(store), time.monotonic()
-            latencies, errors, took = asyncio.run(load(server.url, pages, args.clients, args.rate, args.seconds))
-            loaded = (games(store) - before) / (time.monotonic() - start)
-            again = games_per_second(store, args.seconds)
-            print(f"ladder alone again: {again:.1f} games/s over {args.seconds:g} s", flush=True)
-        finally:
-            server.stop()
-    latencies.sort()
-    p50 = statistics.median(latencies) if latencies else float("nan")
-    p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] if latencies else float("nan")
-    print(f"with {args.clients} clients asking {args.rate:g} requests/s: {len(latencies) / took:.1f} answered/s, "
-          f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {latencies[-1] if latencies else float('nan'):.1f} ms, "
-          f"errors: {dict(errors) or 'none'}")
-    mean = (alone + again) / 2
-    print(f"ladder under load: {loaded:.1f} games/s ({100 * loaded / mean if mean else float('nan'):.0f}% "
-          f"of its mean alone before and after); load average {os.getloadavg()[0]:.1f}")
+        for r in range(args.rounds):
+            reverse = r % 2 == 1
+            order = ("serve", "run") if reverse else ("run", "serve")
+            done = {command: phases_of(command, Path(tmp) / f"{command}-{r}", args, reverse) for command in order}
+            for served, alone in zip(done["serve"], done["run"], strict=True):
+                served.alone = alone.games_per_s    # the same seconds of each ladder's life
+            print(f"\nround {r + 1}: {' then '.join(order)} (load average {os.getloadavg()[0]:.1f})\n{HEADER}")
+            for command in order:
+                for phase in done[command]:
+                    print(row(phase), flush=True)
+            phases += done["run"] + done["serve"]
+    if args.rounds > 1:
+        print(f"\nall rounds: games/s the mean of the rounds' (alone: at the same times), latencies pooled\n{HEADER}")
+        for name in dict.fromkeys(p.name for p in phases):
+            same = [p for p in phases if p.name == name]
+            pooled = Phase(name, statistics.mean(p.games_per_s for p in same),
+                           [ms for p in same for ms in p.latencies], sum((p.errors for p in same), Counter()),
+                           sum(p.seconds for p in same), sum(p.asking for p in same),
+                           statistics.mean(p.alone for p in same))
+            print(row(pooled))
+    errors = Counter[str]()
+    for phase in phases:
+        errors += phase.errors
+    print(f"\nerrors: {dict(errors) or 'none'}; load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -361,7 +361,7 @@ class Handlers:
         bot = await run_in_threadpool(self.server.public.bot, name)
         if bot is None:
             raise Refused(404, f"no bot {name[:40]!r} in the standings")
-        bot["owner"] = self._owners().get(name)
+        bot["owner"] = self._owners().get(bot["bot"])   # name may be the site's SLUG.html
         return bot
 
     async def bot_page(self, request: Request, who: Who) -> Response:
@@ -598,9 +598,12 @@ async def _capped(request: Request, most: int) -> Any:
     """The request's body, refused (413) past most bytes whatever its Content-Length said."""
     seen = 0
     async for chunk in request.stream():
-        seen += len(chunk)
-        if seen > most:
+        if seen + len(chunk) > most:
+            # up to one byte past most first: when the file is what is too big, its sink (whose
+            # cap is the smaller) refuses it in its own words, however the body was chunked
+            yield chunk[: most - seen + 1]
             raise FormRefused(413, f"the request is larger than {most} bytes")
+        seen += len(chunk)
         yield chunk
 
 

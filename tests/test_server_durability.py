@@ -122,7 +122,10 @@ def test_ctrl_c_stops_every_process_of_the_server(tmp_path):
     poll(lambda: httpx.get(url + "/api/leaderboard").json()["rows"], "a reading of the store")
     os.killpg(proc.pid, signal.SIGINT)      # what Ctrl-C in a terminal does: the whole group
     assert proc.wait(60) == 130
-    poll(lambda: not _group(proc.pid), "every process of the server to end", seconds=30)
+    try:
+        poll(lambda: not _group(proc.pid), "every process of the server to end", seconds=60)
+    except AssertionError:   # say which, for whoever reads a failure
+        raise AssertionError(f"left after 60 s: {_commands(_group(proc.pid))}") from None
     assert "Traceback" not in err.read_text()
 
 
@@ -143,4 +146,15 @@ def _group(pgid: int) -> list[int]:
                     found.append(int(entry))
             except ProcessLookupError:
                 pass
+    return found
+
+
+def _commands(pids: list[int]) -> list[str]:
+    """Each process's command line, as ps shows it."""
+    found = []
+    for pid in pids:
+        try:
+            found.append(f"{pid}: " + open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode())
+        except OSError:
+            pass
     return found

@@ -17,7 +17,7 @@ from arena.sandbox import Limits, Sandbox
 ROOT = Path(__file__).resolve().parent.parent
 LOG_BOT = ROOT / "tests" / "fixture_bots" / "tron_log_bot.py"
 # generous: the held bot waits at a gate within its move; only the sleeper is ever late
-SETTINGS = MatchSettings(time=TimeControl(move_ms=3000, startup_ms=10000))
+SETTINGS = MatchSettings(time=TimeControl(move_ms=1500, startup_ms=10000))
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ def test_in_a_game_of_two_a_bot_past_its_deadline_loses(sandbox, tmp_path):
     assert (record.termination, record.faulted, record.winner) == (Termination.TIMEOUT, 1, 0), record.reason
     assert record.ranking == [0, 1] and record.out == []
     assert [len(t) for t in record.turns()] == [2, 2]     # the late turn's other move is not played
-    assert "no reply to move on turn 3 within 3000 ms" in record.reason
+    assert "no reply to move on turn 3 within 1500 ms" in record.reason
 
 
 def test_a_record_of_a_game_of_three_reads_back_and_an_older_record_reads_as_before(sandbox, tmp_path):

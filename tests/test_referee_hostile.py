@@ -88,8 +88,9 @@ CASES = [
 def test_hostile_bot_loses_with_reason_and_leaves_nothing(sandbox, behaviour, arg, termination, words):
     marker = f"arena-test-{uuid.uuid4().hex}"
     # a bot that ends its game by itself gets ample time, so a loaded machine cannot turn
-    # its fault into a timeout; the time-related cases keep the short limit
-    timed = termination is Termination.TIMEOUT or behaviour == "close_stdout"
+    # its fault into a timeout; the time-related cases keep the short limit (a bot hanging
+    # before its handshake waits out the start-up limit: 3 s, not 10)
+    timed = termination is Termination.TIMEOUT or behaviour in ("close_stdout", "hang_start")
     settings = SETTINGS if timed else GENEROUS
     record = play_game(ULTIMATE, (hostile(behaviour, arg, marker), GOOD), 7, sandbox, settings)
     expected = termination if isinstance(termination, tuple) else (termination,)

@@ -10,38 +10,40 @@ On a refusal the destination is left empty and nothing was written outside it.
 
 from __future__ import annotations
 
-import configparser
-import csv
 import email.message
 import email.parser
 import functools
 import hashlib
-import importlib.metadata
 import io
 import os
 import re
 import shutil
 import stat
 import struct
-import sys
 import tarfile
 import unicodedata
 import zipfile
 import zlib
-from base64 import urlsafe_b64encode
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.tags import Tag, sys_tags
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from arena.errors import ArenaError
 from arena.userfiles import kind_of
+
+from .wheelmeta import (
+    arena_entry_points,
+    b64,
+    check_hash,
+    missing_requirements,
+    read_record,
+    requirements,
+)
 
 MiB = 1 << 20
 CHUNK = 64 * 1024
@@ -61,7 +63,6 @@ _DRIVE = re.compile(r"[A-Za-z]:")
 #: the unicode categories of control, format (e.g. a right-to-left override), surrogate
 #: (bytes that are not UTF-8), private-use, unassigned and line/paragraph separator characters
 _UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-_ENTRY_POINT = re.compile(r"[A-Za-z_][\w.]*(\s*:\s*[A-Za-z_][\w.]*)?(\s*\[[\w\s,.-]*\])?")
 #: the first bytes of kinds an upload may be by mistake, to say what a mismatch is
 _MAGIC = ((b"PK\x03\x04", "a zip archive"), (b"PK\x05\x06", "a zip archive"), (b"\x1f\x8b", "gzip data"),
           (b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
@@ -156,28 +157,6 @@ def valid_name(name: str) -> str | None:
         return None
     return (f"{name!r} is not allowed as a name: 1 to 32 of lowercase letters, digits, '-' and '_', "
             f"starting with a letter or digit")
-
-
-def missing_requirements(requires: Iterable[str]) -> list[str]:
-    """The requirements that this Python's installed distributions do not satisfy, each with why."""
-    missing = []
-    for text in requires:
-        try:
-            requirement = Requirement(text)
-        except InvalidRequirement:
-            missing.append(f"{text} (not a requirement specifier)")
-            continue
-        if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
-            continue
-        shown = _requirement_text(requirement)
-        try:
-            version = importlib.metadata.version(requirement.name)
-        except importlib.metadata.PackageNotFoundError:
-            missing.append(f"{shown} (not installed)")
-            continue
-        if not requirement.specifier.contains(version, prereleases=True):
-            missing.append(f"{shown} ({version} installed)")
-    return missing
 
 
 def unpack(upload: Path, filename: str, dest: Path, caps: UploadCaps) -> Unpacked:
@@ -358,6 +337,8 @@ def _open_zip(upload: Path, filename: str, caps: UploadCaps) -> zipfile.ZipFile:
                             f"{caps.files} files, the cap on files", 413)
     try:
         return zipfile.ZipFile(upload)
+    # zipfile raises NotImplementedError for a compression method it lacks, struct.error,
+    # ValueError or EOFError for a directory cut short: each a damaged or foreign zip here
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, struct.error, OSError, ValueError,
             EOFError) as exc:
         raise UploadRefused(f"{_shown(filename)} is a corrupt or truncated zip archive ({exc})") from None
@@ -495,7 +476,7 @@ def _unpack_zip(upload: Path, filename: str, dest: Path, caps: UploadCaps, hashe
                     if digest is not None:
                         digest.update(chunk)
                     out.write(chunk)
-            if digest is not None and _b64(digest.digest()) != hashes[path][1]:
+            if digest is not None and b64(digest.digest()) != hashes[path][1]:
                 raise writer.refuse(info.orig_filename, "does not match its hash in the wheel's RECORD")
     return tuple(sorted(path for _, path in files))
 
@@ -547,22 +528,22 @@ def _unpack_wheel(upload: Path, filename: str, dest: Path, caps: UploadCaps) -> 
         with open(upload, "rb") as f:
             data = _read_member(f, info, writer)
         if member != "RECORD":
-            _check_hash(writer, record, f"{info_dir}/{member}", data)
+            check_hash(writer, record, f"{info_dir}/{member}", data)
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise writer.refuse(f"{info_dir}/{member}", "is not UTF-8 text") from None
 
     record: dict[str, tuple[str, str]] = {}
-    record = _read_record(writer, read("RECORD") or "", f"{info_dir}/RECORD", set(by_path))
+    record = read_record(writer, read("RECORD") or "", f"{info_dir}/RECORD", set(by_path))
     wheel = email.parser.Parser().parsestr(read("WHEEL") or "")
     if (wheel.get("Wheel-Version") or "").split(".")[0] != "1":
         raise writer.refuse(f"{info_dir}/WHEEL", f"has Wheel-Version {wheel.get('Wheel-Version')!r}; 1.x is taken")
     metadata = email.parser.Parser().parsestr(read("METADATA") or "")
     info = WheelInfo(name=str(metadata.get("Name") or ""), version=str(metadata.get("Version") or ""),
-                     entry_points=_arena_entry_points(writer, read("entry_points.txt", required=False),
+                     entry_points=arena_entry_points(writer, read("entry_points.txt", required=False),
                                                       f"{info_dir}/entry_points.txt"),
-                     requires=_requirements(writer, metadata, f"{info_dir}/METADATA"))
+                     requires=requirements(writer, metadata, f"{info_dir}/METADATA"))
     if canonicalize_name(info.name) != name or not info.version:
         raise writer.refuse(f"{info_dir}/METADATA", f"names {info.name!r} {info.version!r}, not the wheel's {name!r}")
     try:
@@ -582,84 +563,6 @@ def _unpack_wheel(upload: Path, filename: str, dest: Path, caps: UploadCaps) -> 
 def _loadable_tags() -> frozenset[Tag]:
     """The wheel tags this Python can load (about 1,000, some milliseconds to list)."""
     return frozenset(sys_tags())
-
-
-def _read_record(writer: _Writer, text: str, where: str, paths: set[str]) -> dict[str, tuple[str, str]]:
-    """RECORD's (algorithm, digest) per file; every file of the wheel but RECORD must be listed."""
-    record: dict[str, tuple[str, str]] = {}
-    exempt = {where, where + ".jws", where + ".p7s"}
-    for row in csv.reader(io.StringIO(text)):
-        if not row:
-            continue
-        path, digest = row[0], row[1] if len(row) > 1 else ""
-        if path in exempt:
-            continue
-        if path not in paths:
-            raise writer.refuse(where, f"lists {path!r}, which the wheel does not hold")
-        algorithm, _, value = digest.partition("=")
-        if algorithm not in ("sha256", "sha384", "sha512") or not value:
-            raise writer.refuse(where, f"gives {path!r} the hash {digest!r}; sha256 (or sha384, sha512) is needed")
-        record[path] = (algorithm, value)
-    unlisted = sorted(paths - set(record) - exempt)
-    if unlisted:
-        raise writer.refuse(unlisted[0], "is not listed in the wheel's RECORD")
-    return record
-
-
-def _check_hash(writer: _Writer, record: dict[str, tuple[str, str]], path: str, data: bytes) -> None:
-    algorithm, expected = record[path]
-    if _b64(hashlib.new(algorithm, data).digest()) != expected:
-        raise writer.refuse(path, "does not match its hash in the wheel's RECORD")
-
-
-def _arena_entry_points(writer: _Writer, text: str | None, where: str) -> tuple[tuple[str, str], ...]:
-    """The `arena` group of entry_points.txt, refusing scripts an install would put on the PATH."""
-    parser = configparser.ConfigParser(interpolation=None, delimiters=("=",))
-    parser.optionxform = str  # type: ignore[assignment,method-assign]  # entry-point names keep their case
-    try:
-        parser.read_string(text or "", source=where)
-    except configparser.Error as exc:
-        raise writer.refuse(where, f"cannot be read ({str(exc).splitlines()[0]})") from None
-    for scripts in ("console_scripts", "gui_scripts"):
-        if parser.has_section(scripts):
-            raise writer.refuse(where, f"declares {scripts} (commands an install would put on the PATH are not taken)")
-    if not parser.has_section("arena") or not parser.items("arena"):
-        raise writer.refuse(where, "declares no `arena` entry point: a plugin names its module under "
-                                   "[project.entry-points.arena] (docs/plugins.md, Packaging)")
-    entries = []
-    for name, value in parser.items("arena"):
-        if not _ENTRY_POINT.fullmatch(value.strip()):
-            raise writer.refuse(where, f"gives the arena entry point {name!r} the value {value!r}, not 'module' "
-                                       f"or 'module:attribute'")
-        entries.append((name, value.strip()))
-    return tuple(entries)
-
-
-def _requirements(writer: _Writer, metadata: email.message.Message, where: str) -> tuple[str, ...]:
-    """METADATA's Requires-Dist that apply to this Python (markers evaluated, no extras), and a
-    Requires-Python this Python meets."""
-    python = metadata.get("Requires-Python")
-    if python:
-        try:
-            fits = SpecifierSet(str(python)).contains(".".join(map(str, sys.version_info[:3])), prereleases=True)
-        except InvalidSpecifier:
-            raise writer.refuse(where, f"has Requires-Python {python!r}, which cannot be read") from None
-        if not fits:
-            raise writer.refuse(where, f"needs Python {python}, and this is {sys.version.split()[0]}")
-    requires = []
-    for text in metadata.get_all("Requires-Dist") or []:
-        try:
-            requirement = Requirement(str(text))
-        except InvalidRequirement:
-            raise writer.refuse(where, f"has Requires-Dist {text!r}, which cannot be read") from None
-        if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-            requires.append(_requirement_text(requirement))
-    return tuple(requires)
-
-
-def _requirement_text(requirement: Requirement) -> str:
-    extras = f"[{','.join(sorted(requirement.extras))}]" if requirement.extras else ""
-    return f"{requirement.name}{extras}{requirement.specifier}"
 
 
 # ---- tar.gz
@@ -790,7 +693,3 @@ def _size(n: int) -> str:
         if n >= scale:
             return f"{n / scale:.{0 if n % scale == 0 else 1}f} {unit}"
     return f"{n} bytes"
-
-
-def _b64(digest: bytes) -> str:
-    return urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")

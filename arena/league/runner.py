@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from arena.errors import did_you_mean
 from arena.openings import repeat_warning
 from arena.plugins import PluginError, Plugins, loaded_plugins
+from arena.record import Termination
 from arena.referee import (
     BotSpec,
     MatchSettings,
@@ -334,10 +335,11 @@ def live_standings(store: Store, config: LeagueConfig, rows: int = 10) -> list[s
 
 
 def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
-    """The warning of arena.openings when the league's stored games repeat one another."""
+    """The warning of arena.openings when the league's stored games that ended normally
+    repeat one another (a fault's games repeat for the bot's reason, not the start)."""
     keys = {f.key for f in fixtures}
     records = [g.record for g in store.records(current=True, keys=keys)
-               if len(g.record.moves) > g.record.opening]   # a bot moved
+               if g.record.termination is Termination.NORMAL]
     return repeat_warning([[m.move for m in r.moves] for r in records],
                           at_once=any(r.moves_at_once for r in records))
 

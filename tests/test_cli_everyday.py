@@ -227,8 +227,42 @@ def test_a_long_league_into_a_pipe_prints_about_ten_lines(tmp_path):
     out = arena("run", str(config))
     assert out.returncode == 0, out.stderr
     status = [line for line in out.stderr.splitlines() if line.startswith("[")]
-    assert 5 <= len(status) <= 12 and all("games/s, ETA " in line for line in status)
-    assert status[-1].startswith("[40/40] 100%")
+    assert 5 <= len(status) <= 12, status
+    # the rate and ETA once a second has gone (on a quiet machine, 40 games take less)
+    assert all(re.fullmatch(r"\[\d+/40\] \d+%, (\d+\.\d games/s, ETA \d:\d\d:\d\d, )?0 faults", line)
+               for line in status), status
+    assert status[-1].startswith("[40/40] 100%") and "games/s, ETA 0:00:00" in status[-1]
+
+
+def test_the_rate_is_shown_once_it_means_something():
+    """Two games a ms after the start were '2420.1 games/s': the rate and ETA wait for a
+    second of play (RATE_AFTER_S) or the last game, and a league's rate counts from when its
+    workers began, during the bots' start-up check (a clock stands in for the time)."""
+    import io
+
+    from arena.league.progress import RATE_AFTER_S, Progress
+    from arena.record import BotEntry, GameRecord
+
+    record = GameRecord("tictactoe", {}, 1, [BotEntry("a"), BotEntry("b")])
+    now = [100.0]
+    out = io.StringIO()
+    progress = Progress(20, stream=out, tty=False, clock=lambda: now[0], every=1)
+    progress.start()
+    for step in (0.001, 0.001, RATE_AFTER_S):
+        now[0] += step
+        progress.update(record)
+    assert out.getvalue().splitlines()[1:] == [
+        "[1/20] 5%, 0 faults", "[2/20] 10%, 0 faults", "[3/20] 15%, 3.0 games/s, ETA 0:00:05, 0 faults"]
+    out = io.StringIO()
+    began = now[0]
+    progress = Progress(2, stream=out, tty=False, clock=lambda: now[0], every=1)
+    now[0] += 0.5                         # the bots' start-up check, while workers play
+    progress.start(since=began)
+    now[0] += 0.001
+    progress.update(record)
+    progress.update(record)               # the last game: the whole run's rate
+    assert out.getvalue().splitlines()[1:] == ["[1/2] 50%, 0 faults",
+                                               "[2/2] 100%, 4.0 games/s, ETA 0:00:00, 0 faults"]
 
 
 def test_on_a_terminal_progress_is_one_redrawn_line(tmp_path):

@@ -255,6 +255,7 @@ def play_source(playing: Playing, store: Store, manifests: Mapping[str, Manifest
     try:
         # the local executor's workers start playing now; the preflight overlaps their
         # first games, whose records are read (and stored) only once it has passed
+        began = progress.clock()
         games = executor.play(playing.job, playing.source, playing.workers, config)
         try:
             # bots start where games are played: here, not on a cluster's nodes
@@ -262,7 +263,7 @@ def play_source(playing: Playing, store: Store, manifests: Mapping[str, Manifest
                 _preflight(dataclasses.replace(config, bots=bots), playing.job, playing.plugins,
                            keep_going, progress)
             _say_versions(store.sync_versions(manifests), known, out)
-            progress.start(start)
+            progress.start(start, since=began)
         except BaseException:
             _close(games)     # stops the workers started above
             raise

@@ -72,7 +72,7 @@ def test_replay_of_a_startup_failure_shows_the_bots_stderr(league):
     _config, store, _run = league
     out = next(o for o in (arena("replay", str(store), "--game", str(n)) for n in range(1, 7))
                if "broken" in o.stdout)
-    assert "exited while starting up (handshake" in out.stdout
+    assert "exited (exit code 1) while starting up" in out.stdout
     assert "stderr of broken" in out.stdout and BROKEN_CAUSE in out.stdout
 
 
@@ -164,7 +164,7 @@ def test_a_match_with_a_bot_that_cannot_start_stops_before_any_game(tmp_path):
     line = out.stderr.strip()     # one line; the "Traceback" in it is the bot's, quoted
     assert "\n" not in line, out.stderr
     assert line.startswith("arena match: error: bot 'python3 -c \"import nosuch_weights\"' "
-                           "cannot start: exited while starting up (handshake, 5000 ms allowed)"), line
+                           "cannot start: exited (exit code 1) while starting up"), line
     assert BROKEN_CAUSE in line and "nothing was played" in line and "--keep-going" in line
     with sqlite3.connect(db) as conn:                 # nothing stored, not 6 startup failures
         assert conn.execute("SELECT count(*) FROM games").fetchone() == (0,)
@@ -181,7 +181,7 @@ def test_a_match_with_a_bot_that_cannot_start_stops_before_any_game(tmp_path):
     kept = arena("match", command, "uttt-random", "--game", "ultimate", "--keep-going", cwd=tmp_path)
     assert kept.returncode == 0, kept.stderr
     assert "WARNING: bot 'python3 -c \"import nosuch_weights\"' cannot start" in kept.stderr
-    assert "exited while starting up (handshake, 5000 ms allowed)" in kept.stdout
+    assert "exited (exit code 1) while starting up" in kept.stdout
     assert "to the handshake" not in kept.stdout
     assert "stderr of python3 -c" in kept.stdout and BROKEN_CAUSE in kept.stdout
 
@@ -216,7 +216,8 @@ def test_piped_progress_is_a_line_now_and_then_with_eta_and_faults(league):
     assert len(faults) == 1 and BROKEN_CAUSE in faults[0]     # the cause, once
     # the game in the record's one-line summary: the faulting bot named once, not again in its reason
     assert re.match(r"fault: \S+ \(x\) vs \S+ \(o\): broken faulted \(start-up failure\); r[12] wins, "
-                    r"exited while starting up .*, 0 moves, seed \d+; broken's stderr: ", faults[0]), faults[0]
+                    r"exited \(exit code 1\) while starting up, 0 moves, seed \d+; broken's stderr: ",
+                    faults[0]), faults[0]
     assert "(seat " not in faults[0]
     assert lines[-1].startswith("finished: 6 games played")
 

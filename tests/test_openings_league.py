@@ -3,6 +3,7 @@ real sandboxed bots and a real SQLite store; resumed, published, and a store fro
 openings existed still opening."""
 
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -209,6 +210,8 @@ def test_a_league_counts_only_the_games_that_ended_normally_as_repeats(tmp_path)
     assert run.returncode == 0, run.stderr
     terminations = [r["termination"] for r in stored(tmp_path / "faults.sqlite").values()]
     assert sorted(set(terminations)) == ["crash", "malformed", "normal"]
+    crash = next(line for line in run.stderr.splitlines() if "crasher faulted (crash)" in line)
+    assert re.search(r"exited \(exit code 3\) before replying to move [34], ", crash), crash
     warning = [line for line in (run.stdout + run.stderr).splitlines() if "distinct games" in line]
     assert len(warning) == 1, run.stdout + run.stderr
     assert "only 2 distinct games (by move list) in 4 games that ended normally:" in warning[0]

@@ -219,7 +219,8 @@ def summary_lines(outcome: MatchOutcome, spec: SprtSpec | None, cap: int) -> lis
     r = outcome.results
     s = summarize(r)
     pentanomial = " ".join(map(str, s.pentanomial))
-    head = f"{r.first} vs {r.second}: {s.games} games, {s.pairs} seat-swapped pairs"
+    head = (f"{r.first} vs {r.second}: {_counted(s.games, 'game', 'games')}, "
+            f"{_counted(s.pairs, 'seat-swapped pair', 'seat-swapped pairs')}")
     lines = [f"{head} (pentanomial LL..WW {pentanomial})"]
     if s.score is not None and s.score_low is not None and s.score_high is not None \
             and s.los is not None and s.draw_rate is not None:

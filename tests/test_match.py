@@ -284,6 +284,19 @@ def test_the_elo_interval_is_shown_by_its_ends_as_it_is_lopsided():
     assert "Elo +inf [+195.0, +inf] (95%)" in plain.stdout
 
 
+def test_a_game_of_one_move_and_a_run_of_one_game_are_said_in_the_singular():
+    """x answers 'hello' to its first request: the game has that one move (was '1 moves'),
+    the summary and status lines say '1 game' (were '1 games')."""
+    garbage = f"codingame:python3 {ROOT / 'tests' / 'fixture_bots' / 'fixed_reply_bot.py'} codingame hello"
+    out = arena("match", garbage, "random", "--game", "tictactoe", "--games", "1", "--seed", "1",
+                "--name", "A=junk", "--status-every", "1")
+    assert out.returncode == 0, out.stderr
+    assert "junk faulted (malformed output); random wins" in out.stdout
+    assert ", 1 move, seed 1" in out.stdout
+    assert "junk vs random: 1 game, 0 seat-swapped pairs (" in out.stdout
+    assert "junk vs random: up to 1 game, " in out.stderr and "finished: 1 game played; " in out.stderr
+
+
 # --- a stopped and resumed test reports what an uninterrupted one does -----------------------
 
 def _outcome_facts(outcome):

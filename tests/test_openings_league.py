@@ -215,3 +215,7 @@ def test_a_league_counts_only_the_games_that_ended_normally_as_repeats(tmp_path)
     warning = [line for line in (run.stdout + run.stderr).splitlines() if "distinct games" in line]
     assert len(warning) == 1, run.stdout + run.stderr
     assert "only 2 distinct games (by move list) in 4 games that ended normally:" in warning[0]
+    with sqlite3.connect(tmp_path / "faults.sqlite") as conn:   # one game lost: one to play
+        conn.execute("DELETE FROM games WHERE id = (SELECT MAX(id) FROM games)")
+    again = arena("run", str(config))
+    assert again.returncode == 0 and "finished: 1 game played in " in again.stderr, again.stderr

@@ -183,7 +183,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
             progress.already = min(stored, len(fixtures))
             where = f" stored in {store.path}" if store is not None else ""
             test = f", SPRT {args.sprt}" if sprt is not None else ""
-            progress.start(f"{' vs '.join(job.bots)}: up to {len(fixtures)} games, "
+            progress.start(f"{' vs '.join(job.bots)}: up to {len(fixtures)} game{'s' * (len(fixtures) != 1)}, "
                            f"{args.concurrency} at a time, seed {seed}{test}"
                            + (f"; resuming with {stored} games{where}" if stored else ""))
         outcome = run_match(job, fixtures, args.concurrency, tally, sprt, store, on_game, progress)
@@ -193,7 +193,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
     lines = summary_lines(outcome, sprt, len(fixtures))
     if progress is not None:
         progress.finish(f"{'stopped' if outcome.interrupted else 'finished'}: {outcome.played} "
-                        f"games played; {lines[-3]}")
+                        f"game{'s' * (outcome.played != 1)} played; {lines[-3]}")
     if args.json:
         print(json.dumps(summary_record(outcome, sprt, len(fixtures))))
     else:

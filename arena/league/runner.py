@@ -224,7 +224,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     verb = "stopped" if interrupted else "finished"
     if repeats:
         progress.warn(repeats)   # on a line of its own, before the closing line, which stays last
-    progress.finish(f"{verb}: {played} games played in {summary.seconds:.1f} s; "
+    progress.finish(f"{verb}: {played} game{'s' * (played != 1)} played in {summary.seconds:.1f} s; "
                     f"{stored} of {len(fixtures)} stored in {config.store}")
     return summary
 

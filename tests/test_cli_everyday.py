@@ -186,6 +186,30 @@ def test_a_match_with_a_bot_that_cannot_start_stops_before_any_game(tmp_path):
     assert "stderr of python3 -c" in kept.stdout and BROKEN_CAUSE in kept.stdout
 
 
+@pytest.mark.parametrize("name, first_line, interpreter", [
+    ("bot.sh", "echo hi", "sh"), ("bot.py", "print(1)", "python3"),
+    ("bot", "#!/usr/bin/env node", "node"), ("bot.sh", "#!/bin/bash -e", "/bin/bash -e"),
+    ("bot.bin", "\x7fELF", None)])
+def test_a_script_that_is_not_executable_gets_a_hint_of_its_own_interpreter(tmp_path, name, first_line,
+                                                                            interpreter):
+    """The hint was "e.g. ['python3', '/abs/path/bot.py']" for any file: a Python list where a
+    config's command is a string, and python3 for a shell script."""
+    tmp_path.chmod(0o755)
+    (tmp_path / "b").mkdir(mode=0o755)
+    script = tmp_path / "b" / name
+    script.write_text(first_line + "\n")
+    script.chmod(0o644)
+    out = arena("match", "random", f"arena:./b/{name} --fast", "--game", "tictactoe", "--games", "2",
+                cwd=tmp_path)
+    assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr
+    assert f"is not an executable file; hint: chmod +x '{script}'" in out.stderr
+    if interpreter is None:
+        assert "interpreter" not in out.stderr, out.stderr
+    else:
+        assert f'start it through its interpreter: command: "{interpreter} {script} --fast"' \
+            in out.stderr, out.stderr
+
+
 def test_a_missing_script_is_refused_before_the_match(tmp_path):
     # the program (python3) is found, so before, only the game told: a startup_failure
     out = arena("match", "arena:python3 bots/nosuch.py", "uttt-random", "--game", "ultimate",

@@ -14,7 +14,7 @@ from arena.server.config import load_server
 from tests.server import LADDER, add_user, add_users, arena, write_ladder
 from tests.server.bots import CRASHES_ON_CUE, CRASHING, ORDERED
 from tests.server.hostile import HOSTILE
-from tests.server.serving import Serving, poll
+from tests.server.serving import LOOPBACK_SSL, Serving, poll
 
 CONFIG = LADDER + "  rates: {requests_per_second: 2, burst: 200, submissions_per_hour: 4}\n"
 
@@ -34,7 +34,8 @@ def site(tmp_path_factory):
 
 def client(serving: Serving, token: str | None = None) -> httpx.Client:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return httpx.Client(base_url=serving.url, headers=headers, follow_redirects=False, timeout=60)
+    return httpx.Client(base_url=serving.url, headers=headers, follow_redirects=False, timeout=60,
+                        verify=LOOPBACK_SSL)
 
 
 def board(serving: Serving, token: str) -> dict:

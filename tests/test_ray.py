@@ -681,6 +681,9 @@ def test_a_ladder_on_ray_plays_a_bot_edited_while_it_runs_from_its_new_files(tmp
         (tmp_path / "mine" / "pick.txt").write_text("first\n")
         config.write_text("\n".join(lines[:5] + ["  - {name: late, command: python3 late/bot.py}"]
                                     + lines[5:]) + "\n")
+        past = time.time() - 60    # saved a while ago: taken at the next look, not 2 s later
+        for path in (tmp_path / "mine" / "pick.txt", config):
+            os.utime(path, (past, past))
         assert wait_until(lambda: len(_games_of(db, "mine", 2)) >= 4
                           and len(_games_of(db, "late")) >= 2, 300), (tmp_path / "stderr").read_text()
         os.kill(proc.pid, signal.SIGTERM)

@@ -175,6 +175,14 @@ def test_games_list_pages_through_games_and_filters_by_bot(driver, league):
     no_console_errors(driver)
 
 
+def pager(driver, nav: str) -> list:
+    """A pager's "page N of M" and the buttons it has disabled."""
+    return driver.execute_script(
+        "const nav = document.getElementById(arguments[0]);"
+        "return [nav.querySelector('.where').textContent,"
+        " Array.from(nav.querySelectorAll('button:disabled'), b => b.dataset.go)]", nav)
+
+
 def cells_shown(driver) -> list[str]:
     return driver.execute_script(
         "return Array.from(document.querySelectorAll('#board [data-cell]'),"
@@ -297,9 +305,10 @@ def test_a_bot_page_pages_through_many_faults(driver, tictactoe):
     open_page(driver, site, "bots/cid.html")
     newest = [int(t.split()[1]) for t in texts(driver, "#faults .fault-head a")]
     assert newest == faults[::-1][:50]
-    assert texts(driver, "#fault-pager .where") == ["page 1 of 2"]
+    assert pager(driver, "fault-pager") == ["page 1 of 2", ["prev"]]
     css(driver, "#fault-pager [data-go=next]")[0].click()
     wait(driver, lambda d: texts(d, "#fault-pager .where") == ["page 2 of 2"], "no page 2")
+    assert pager(driver, "fault-pager") == ["page 2 of 2", ["next"]]
     older = [int(t.split()[1]) for t in texts(driver, "#faults .fault-head a")]
     assert older == faults[::-1][50:]
     tails = texts(driver, "#faults pre.stderr")

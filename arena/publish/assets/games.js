@@ -15,15 +15,10 @@
     return league.bots.find(function (b) { return b.slug === slug; }) || null;
   }
 
-  function nameOf(ref) {
-    return typeof ref === "number" ? league.bots[ref].name : String(ref);
-  }
+  function nameOf(ref) { return A.botName(league, ref); }
 
   function botCell(ref, won) {
-    const content = typeof ref === "number"
-      ? el("a", { href: "bots/" + league.bots[ref].slug + ".html" }, league.bots[ref].name)
-      : String(ref);
-    return el("td", { className: "text" + (won ? " strong" : "") }, content);
+    return el("td", { className: "text" + (won ? " strong" : "") }, A.botLink(league, ref));
   }
 
   function row(r, focus) {
@@ -39,7 +34,7 @@
       resultCell.append(el("span", { className: "badge " + kind }, kind.toUpperCase()[0]), " ");
     }
     resultCell.append(result);
-    const label = league.terminations[termination] || termination;
+    const label = A.terminationLabel(league, termination);
     const ended = el("td", { className: "text" });
     if (faulted === 0 || faulted === 1) {
       ended.append(el("span", { className: "badge bad" }, label), " by " + nameOf(faulted === 0 ? x : o));
@@ -57,13 +52,7 @@
   }
 
   function setPager(page, pages) {
-    for (const nav of pagers) {
-      nav.querySelector(".where").textContent = "page " + page + " of " + pages;
-      nav.querySelector("[data-go=first]").disabled = page <= 1;
-      nav.querySelector("[data-go=prev]").disabled = page <= 1;
-      nav.querySelector("[data-go=next]").disabled = page >= pages;
-      nav.querySelector("[data-go=last]").disabled = page >= pages;
-    }
+    for (const nav of pagers) A.showPage(nav, page, pages);
   }
 
   function render() {
@@ -100,7 +89,7 @@
       nav.addEventListener("click", function (event) {
         const button = event.target.closest("button[data-go]");
         if (!button) return;
-        const to = { first: 1, prev: shown.page - 1, next: shown.page + 1, last: shown.pages }[button.dataset.go];
+        const to = A.stepTo(button.dataset.go, shown.page, 1, shown.pages);
         go(shown.bot ? { bot: shown.bot, page: to } : { page: to });
         if (nav.id === "games-pager-bottom") window.scrollTo(0, 0);
       });

@@ -6,6 +6,7 @@
   "use strict";
   const A = window.Arena;
   const el = A.el;
+  const ms = A.ms;
   const status = document.getElementById("replay-status");
   const view = document.getElementById("replay");
   const boardNode = document.getElementById("board");
@@ -21,12 +22,11 @@
 
   const MARK = ["x", "o"];
 
-  function botName(ref) { return typeof ref === "number" ? league.bots[ref].name : String(ref); }
+  function botName(ref) { return A.botName(league, ref); }
 
-  function botLink(ref) {
-    if (typeof ref !== "number") return document.createTextNode(String(ref));
-    return el("a", { href: "bots/" + league.bots[ref].slug + ".html" }, league.bots[ref].name);
-  }
+  function botLink(ref) { return A.botLink(league, ref); }
+
+  function label(termination) { return A.terminationLabel(league, termination); }
 
   function markSpan(seat) { return el("span", { className: "mark " + MARK[seat] }, MARK[seat].toUpperCase()); }
 
@@ -39,7 +39,6 @@
     return "cell " + cell + " (row " + Math.floor(cell / 3) + ", column " + (cell % 3) + ")";
   }
 
-  function ms(value) { return value === null || value === undefined ? "–" : value.toFixed(1); }
 
   function rulesText(rules) {
     const parts = Object.keys(rules || {}).map(function (k) { return k + ": " + rules[k]; });
@@ -47,10 +46,9 @@
   }
 
   function resultText() {
-    const label = league.terminations[game.termination] || game.termination;
     if (game.faulted === 0 || game.faulted === 1) {
       return botName(game.bots[1 - game.faulted]) + " wins (" + botName(game.bots[game.faulted])
-        + " faulted: " + label + ")";
+        + " faulted: " + label(game.termination) + ")";
     }
     if (game.winner === 0 || game.winner === 1) return botName(game.bots[game.winner]) + " wins";
     return "draw";
@@ -154,14 +152,13 @@
     }));
     const result = document.getElementById("result");
     const faulty = game.faulted === 0 || game.faulted === 1;
-    const label = league.terminations[game.termination] || game.termination;
     const how = el("div", { className: "muted" });
     if (faulty) {
-      how.append("Ended by a fault: ", el("span", { className: "badge bad" }, label), " " + game.reason);
+      how.append("Ended by a fault: ", el("span", { className: "badge bad" }, label(game.termination)), " " + game.reason);
     } else if (game.termination === "normal") {
       how.append("Ended by the rules after " + game.moves.length + " moves (" + (game.reason || "normal") + ").");
     } else {
-      how.append("Ended: " + label + (game.reason ? " · " + game.reason : ""));
+      how.append("Ended: " + label(game.termination) + (game.reason ? " · " + game.reason : ""));
     }
     result.replaceChildren(el("div", null, [el("strong", null, "Result: "), resultText()]), how);
     if (game.error) result.append(el("p", { className: "status error" }, game.error));
@@ -236,10 +233,7 @@
     document.getElementById("ply").textContent = step + " / " + n;
     scrub.max = String(n);
     scrub.value = String(step);
-    controls.querySelector("[data-go=first]").disabled = step === 0;
-    controls.querySelector("[data-go=prev]").disabled = step === 0;
-    controls.querySelector("[data-go=next]").disabled = step === n;
-    controls.querySelector("[data-go=last]").disabled = step === n;
+    A.setSteps(controls, step, 0, n);
     Array.prototype.forEach.call(moveBody.rows, function (row, i) {
       row.classList.toggle("current", i === step - 1);
       row.classList.toggle("future", i >= step);
@@ -261,8 +255,7 @@
   /* "X mine ran out of time on its move in board 4, so random wins." */
   function faultSentence(target, toMove) {
     const seat = game.faulted;
-    const verb = league.faultVerbs[game.termination]
-      || "faulted (" + (league.terminations[game.termination] || game.termination) + ")";
+    const verb = league.faultVerbs[game.termination] || "faulted (" + label(game.termination) + ")";
     const when = game.termination !== "startup_failure" && seat === toMove
       ? " on its move" + nextBoard(target) : "";
     return [markSpan(seat), " " + botName(game.bots[seat]) + " " + verb + when + ", so "
@@ -335,7 +328,7 @@
   controls.addEventListener("click", function (event) {
     const button = event.target.closest("button[data-go]");
     if (!button || !game) return;
-    show({ first: 0, prev: step - 1, next: step + 1, last: game.moves.length }[button.dataset.go]);
+    show(A.stepTo(button.dataset.go, step, 0, game.moves.length));
   });
   scrub.addEventListener("input", function () { if (game) show(parseInt(scrub.value, 10)); });
   moveBody.addEventListener("click", function (event) {

@@ -9,6 +9,7 @@
   "use strict";
   const A = window.Arena;
   const el = A.el;
+  const ordinal = A.ordinal;
   const status = document.getElementById("games-status");
   const body = document.querySelector("#games tbody");
   const filter = document.getElementById("bot-filter");
@@ -21,21 +22,9 @@
     return league.bots.find(function (b) { return b.slug === slug; }) || null;
   }
 
-  function nameOf(ref) {
-    return typeof ref === "number" ? league.bots[ref].name : String(ref);
-  }
+  function nameOf(ref) { return A.botName(league, ref); }
 
-  function botNode(ref) {
-    return typeof ref === "number"
-      ? el("a", { href: "bots/" + league.bots[ref].slug + ".html" }, league.bots[ref].name)
-      : String(ref);
-  }
-
-  function ordinal(n) {
-    const tens = n % 100, ones = n % 10;
-    const suffix = tens >= 11 && tens <= 13 ? "th" : ones === 1 ? "st" : ones === 2 ? "nd" : ones === 3 ? "rd" : "th";
-    return n + suffix;
-  }
+  function botNode(ref) { return A.botLink(league, ref); }
 
   /* A game as the row gives it: its seats' bots, places, versions and faults. */
   function gameOf(r) {
@@ -60,7 +49,7 @@
   }
 
   function label(termination) {
-    return league.terminations[termination] || termination;
+    return A.terminationLabel(league, termination);
   }
 
   /* "1st a, 2nd b, 2nd c, 4th d": the seats in their order of finish (b and c tied). */
@@ -114,13 +103,7 @@
   }
 
   function setPager(page, pages) {
-    for (const nav of pagers) {
-      nav.querySelector(".where").textContent = "page " + page + " of " + pages;
-      nav.querySelector("[data-go=first]").disabled = page <= 1;
-      nav.querySelector("[data-go=prev]").disabled = page <= 1;
-      nav.querySelector("[data-go=next]").disabled = page >= pages;
-      nav.querySelector("[data-go=last]").disabled = page >= pages;
-    }
+    for (const nav of pagers) A.showPage(nav, page, pages);
   }
 
   function render() {
@@ -157,7 +140,7 @@
       nav.addEventListener("click", function (event) {
         const button = event.target.closest("button[data-go]");
         if (!button) return;
-        const to = { first: 1, prev: shown.page - 1, next: shown.page + 1, last: shown.pages }[button.dataset.go];
+        const to = A.stepTo(button.dataset.go, shown.page, 1, shown.pages);
         go(shown.bot ? { bot: shown.bot, page: to } : { page: to });
         if (nav.id === "games-pager-bottom") window.scrollTo(0, 0);
       });

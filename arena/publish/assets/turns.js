@@ -8,6 +8,8 @@
   "use strict";
   const A = window.Arena;
   const el = A.el;
+  const ms = A.ms;
+  const ordinal = A.ordinal;
   const status = document.getElementById("replay-status");
   const view = document.getElementById("replay");
   const boardNode = document.getElementById("board");
@@ -32,12 +34,9 @@
     return seat < 0 ? null : seat;
   }
 
-  function botName(ref) { return typeof ref === "number" ? league.bots[ref].name : String(ref); }
+  function botName(ref) { return A.botName(league, ref); }
 
-  function botLink(ref) {
-    if (typeof ref !== "number") return document.createTextNode(String(ref));
-    return el("a", { href: "bots/" + league.bots[ref].slug + ".html" }, league.bots[ref].name);
-  }
+  function botLink(ref) { return A.botLink(league, ref); }
 
   function swatch(seat) {
     const node = el("span", { className: "swatch", title: "seat " + seat });
@@ -45,20 +44,13 @@
     return node;
   }
 
-  function ms(value) { return value === null || value === undefined ? "–" : value.toFixed(1); }
-
-  function ordinal(n) {
-    const tens = n % 100, ones = n % 10;
-    const suffix = tens > 10 && tens < 14 ? "th" : ones === 1 ? "st" : ones === 2 ? "nd" : ones === 3 ? "rd" : "th";
-    return n + suffix;
-  }
 
   function rulesText(rules) {
     const parts = Object.keys(rules || {}).map(function (k) { return k + ": " + rules[k]; });
     return parts.length ? " (" + parts.join(", ") + ")" : "";
   }
 
-  function label(termination) { return league.terminations[termination] || termination; }
+  function label(termination) { return A.terminationLabel(league, termination); }
 
   /* seat -> the termination of its fault, for each seat a fault put out or ended the game of */
   function faultsBySeat() {
@@ -201,10 +193,7 @@
     document.getElementById("ply").textContent = step + " / " + n;
     scrub.max = String(n);
     scrub.value = String(step);
-    controls.querySelector("[data-go=first]").disabled = step === 0;
-    controls.querySelector("[data-go=prev]").disabled = step === 0;
-    controls.querySelector("[data-go=next]").disabled = step === n;
-    controls.querySelector("[data-go=last]").disabled = step === n;
+    A.setSteps(controls, step, 0, n);
     Array.prototype.forEach.call(turnBody.rows, function (row, i) {
       row.classList.toggle("current", i === step - 1);
       row.classList.toggle("future", i >= step);
@@ -292,7 +281,7 @@
   controls.addEventListener("click", function (event) {
     const button = event.target.closest("button[data-go]");
     if (!button || !game) return;
-    show({ first: 0, prev: step - 1, next: step + 1, last: game.turns.length }[button.dataset.go]);
+    show(A.stepTo(button.dataset.go, step, 0, game.turns.length));
   });
   scrub.addEventListener("input", function () { if (game) show(parseInt(scrub.value, 10)); });
   turnBody.addEventListener("click", function (event) {

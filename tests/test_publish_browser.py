@@ -183,6 +183,36 @@ def pager(driver, nav: str) -> list:
         " Array.from(nav.querySelectorAll('button:disabled'), b => b.dataset.go)]", nav)
 
 
+def test_games_list_pagers_go_both_ways_and_follow_the_hash(driver, league):
+    """Every pager button, the ends' disabled ones, the bottom pager back to the top, a
+    page and a bot's page from the hash (gamelist.js, as a four-player league's list)."""
+    site, games = league
+    first_cells = lambda: texts(driver, "#games tbody tr td:first-child")[:1]  # noqa: E731
+
+    def go(nav: str, button: str, first: int) -> None:
+        css(driver, f"#{nav} [data-go={button}]")[0].click()
+        wait(driver, lambda d: first_cells() == [str(first)], f"{button}: no game {first} first")
+
+    open_page(driver, site, "games.html", "page=20")
+    wait(driver, lambda d: first_cells() == ["1901"], "the hash's page 20 did not load")
+    assert pager(driver, "games-pager") == pager(driver, "games-pager-bottom") == ["page 20 of 20", ["next", "last"]]
+    go("games-pager", "prev", 1801)
+    assert pager(driver, "games-pager") == ["page 19 of 20", []] and driver.current_url.endswith("#page=19")
+    go("games-pager", "first", 1)
+    assert pager(driver, "games-pager-bottom") == ["page 1 of 20", ["first", "prev"]]
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    assert driver.execute_script("return window.scrollY") > 0
+    go("games-pager-bottom", "next", 101)
+    assert driver.execute_script("return window.scrollY") == 0     # back up to the list's top
+    go("games-pager-bottom", "last", 1901)
+    charlie = [no for no, g in enumerate(games, 1) if "charlie" in {b.name for b in g.record.bots}]
+    open_page(driver, site, "games.html", "bot=charlie&page=2")
+    wait(driver, lambda d: first_cells() == [str(charlie[100])], "charlie's page 2 did not load")
+    assert css(driver, "#bot-filter")[0].get_attribute("value") == "charlie"
+    assert pager(driver, "games-pager") == [f"page 2 of {(len(charlie) + 99) // 100}", []]
+    no_console_errors(driver)
+
+
 def cells_shown(driver) -> list[str]:
     return driver.execute_script(
         "return Array.from(document.querySelectorAll('#board [data-cell]'),"

@@ -423,17 +423,17 @@ def bot_page(data: LeagueData, bot: BotInfo) -> str:
 # --- shells filled by scripts ---------------------------------------------------------------
 
 def games_list(data: LeagueData) -> dict[str, Any]:
-    """The games list's context (templates/games_list.html) and the script that fills it:
-    of more than two seats, a column for each seat (assets/seats.js), else x and o
-    (assets/games.js)."""
+    """The games list's context (templates/games_list.html) and the scripts that fill it, in
+    their order: the paging (assets/gamelist.js), then the rows: of more than two seats, a
+    column for each seat (assets/seats.js), else x and o (assets/games.js)."""
     return {"bots": [_bot(b) for b in data.bots], "seats": data.seats,
-            "script": "seats.js" if data.seats > 2 else "games.js"}
+            "scripts": ["gamelist.js", "seats.js" if data.seats > 2 else "games.js"]}
 
 
 def games_page(data: LeagueData) -> str:
     """games.html: the paginated games list (rows come from data/games/...)."""
     games = games_list(data)
-    return render("games.html", **layout(data, name="games", title="Games", scripts=[games["script"]]),
+    return render("games.html", **layout(data, name="games", title="Games", scripts=games.pop("scripts")),
                   **games)
 
 

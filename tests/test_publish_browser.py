@@ -324,6 +324,19 @@ def test_a_3x3_replay_draws_one_board(driver, tictactoe):
     assert cells_shown(driver) == [f"{c}:{'.xo'[final.cell(c) + 1].strip('.')}" for c in range(9)]
     last = moves[-1]          # cells, rows and columns all count from 0, as moves do
     assert f"cell {last} (row {last // 3}, column {last % 3})" in driver.find_element("id", "now").text
+    # the slider and the move list step too (viewer.js, as a tron game's turns)
+    driver.execute_script("const s = document.getElementById('scrub'); s.value = 2;"
+                          "s.dispatchEvent(new Event('input'))")
+    assert driver.find_element("id", "ply").text == f"2 / {len(moves)}" and driver.current_url.endswith(f"#g={no}&m=2")
+    assert sorted(c for c in cells_shown(driver) if not c.endswith(":")) == sorted([f"{moves[0]}:x", f"{moves[1]}:o"])
+    css(driver, "#movelist tbody tr")[4].click()
+    assert driver.find_element("id", "ply").text == f"5 / {len(moves)}"
+    assert texts(driver, "#movelist tbody tr.current td:first-child") == ["5"]
+    assert texts(driver, "#gamenav a") == [f"← game {no - 1}", "games list", f"game {no + 1} →"]
+    css(driver, "#gamenav a")[2].click()
+    wait(driver, lambda d: d.find_element("id", "replay-title").text.startswith(f"Game {no + 1}: "),
+         "the next game did not open")
+    assert driver.find_element("id", "ply").text.startswith("0 / ")
     screenshot(driver, "replay-tictactoe", max_height=1000)
     no_console_errors(driver)
 

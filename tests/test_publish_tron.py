@@ -439,9 +439,11 @@ def pager(driver, nav: str) -> list:
 
 
 @needs_browser
-def test_the_games_list_of_a_four_player_league_pages_in_chromium(driver, ffa_paged):
-    """The games list's paging, shared with two-seat leagues (gamelist.js), on a four-player
-    league: every pager button both ways, a page from the hash, one bot's pages, a replay."""
+def test_the_games_list_of_a_four_player_league_pages_and_its_replay_steps_in_chromium(driver, ffa_paged):
+    """The games list's paging and the replay's stepping, shared with two-seat leagues, on a
+    four-player league: every pager button both ways, a page from the hash, one bot's pages;
+    a game's turns by the keys, the buttons, the slider and the turn list."""
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
     site, games = ffa_paged
     assert len(games) == 5
@@ -475,7 +477,31 @@ def test_the_games_list_of_a_four_player_league_pages_in_chromium(driver, ffa_pa
     go("next", sleeper[2:4])
     assert driver.current_url.endswith("#bot=sleeper&page=2")
 
+    no = listed(driver)[0]
+    record = games[no - 1].record
+    n = len(record.turns())
     driver.find_element("css selector", "#games tbody tr a").click()
     wait(driver, lambda d: d.find_element("id", "replay").is_displayed(), "no replay shown")
     assert len(driver.find_elements("css selector", "#players .player")) == 4
+
+    def at() -> list[str]:
+        return [driver.find_element("id", "ply").text, shown(driver)[0]]
+
+    assert at() == [f"0 / {n}", "0"]
+    body = driver.find_element("tag name", "body")
+    body.send_keys(Keys.END)
+    assert at() == [f"{n} / {n}", str(n)] and driver.current_url.endswith(f"#g={no}&t={n}")
+    body.send_keys(Keys.ARROW_LEFT)
+    assert at() == [f"{n - 1} / {n}", str(n - 1)]
+    driver.find_element("css selector", "#controls [data-go=first]").click()
+    assert at() == [f"0 / {n}", "0"]
+    assert driver.execute_script("return Array.from(document.querySelectorAll('#controls button:disabled'),"
+                                 " b => b.dataset.go)") == ["first", "prev"]
+    driver.execute_script("const s = document.getElementById('scrub'); s.value = 2;"
+                          "s.dispatchEvent(new Event('input'))")
+    assert at() == [f"2 / {n}", "2"]
+    driver.find_elements("css selector", "#movelist tbody tr")[2].click()
+    assert at() == [f"3 / {n}", "3"]
+    assert driver.execute_script("return Array.from(document.querySelectorAll('#movelist tbody tr.current'),"
+                                 " tr => tr.dataset.turn)") == ["3"]
     no_console_errors(driver)

@@ -438,16 +438,18 @@ def games_page(data: LeagueData) -> str:
 
 
 def replay_viewer(data: LeagueData) -> dict[str, Any]:
-    """The replay viewer's context (templates/replay_viewer.html) and the script that fills it:
-    a game whose seats move at once steps turn by turn, every seat's move of the turn together
-    (assets/turns.js), any other move by move (assets/replay.js)."""
-    return {"by_turn": data.simultaneous, "script": "turns.js" if data.simultaneous else "replay.js"}
+    """The replay viewer's context (templates/replay_viewer.html) and the scripts that fill it,
+    in their order: the frame (assets/viewer.js), then the steps: a game whose seats move at
+    once turn by turn, every seat's move of the turn together (assets/turns.js), any other
+    move by move (assets/replay.js)."""
+    return {"by_turn": data.simultaneous,
+            "scripts": ["viewer.js", "turns.js" if data.simultaneous else "replay.js"]}
 
 
 def replay_page(data: LeagueData) -> str:
     """replay.html: the replay viewer (the game comes from data/moves/...)."""
     viewer = replay_viewer(data)
-    return render("replay.html", **layout(data, name="replay", title="Replay", scripts=[viewer["script"]]),
+    return render("replay.html", **layout(data, name="replay", title="Replay", scripts=viewer.pop("scripts")),
                   **viewer)
 
 

@@ -1,24 +1,20 @@
-/* bot-arena static site: the replay viewer.
- * #g=N&m=K shows game N after K moves. The game comes from data/moves/CHUNK.js, where
- * the publisher already replayed it through its rules: each move carries the board to
- * play next and each change of the small boards' status, so this file knows no rules. */
+/* bot-arena static site: the replay viewer of a game of turns, a move at a time (viewer.js
+ * is the frame: loading, the controls, the keys). #g=N&m=K shows game N after K moves. The
+ * game comes from data/moves/CHUNK.js, where the publisher already replayed it through its
+ * rules: each move carries the board to play next and each change of the small boards'
+ * status, so this file knows no rules. */
 (function () {
   "use strict";
   const A = window.Arena;
   const el = A.el;
   const ms = A.ms;
-  const status = document.getElementById("replay-status");
-  const view = document.getElementById("replay");
   const boardNode = document.getElementById("board");
-  const scrub = document.getElementById("scrub");
   const moveBody = document.querySelector("#movelist tbody");
-  const controls = document.getElementById("controls");
   let league = null;
   let game = null;       // the game shown
   let step = 0;          // moves played on the board shown
   let cellNodes = [];
   let boardNodes = [];
-  let loading = 0;
 
   const MARK = ["x", "o"];
 
@@ -37,12 +33,6 @@
     }
     // numbered from 0 like the cells (and the moves bots send)
     return "cell " + cell + " (row " + Math.floor(cell / 3) + ", column " + (cell % 3) + ")";
-  }
-
-
-  function rulesText(rules) {
-    const parts = Object.keys(rules || {}).map(function (k) { return k + ": " + rules[k]; });
-    return parts.length ? " (" + parts.join(", ") + ")" : "";
   }
 
   function resultText() {
@@ -135,21 +125,10 @@
     ]);
   }
 
+  /* the heading and the result (viewer.js writes the rest of the header) */
   function buildHeader() {
-    const no = game.no;
-    document.title = "Game " + no + " · " + league.title;
     const title = document.getElementById("replay-title");
-    title.replaceChildren("Game " + no + ": ", botLink(game.bots[0]), " (x) vs ", botLink(game.bots[1]), " (o)");
-    const started = game.started ? " · started " + game.started.replace("T", " ") : "";
-    document.getElementById("replay-sub").textContent = game.game + rulesText(game.rules)
-      + " · " + game.fixture + " · seed " + game.seed + started
-      + (game.durationMs ? " · " + (game.durationMs / 1000).toFixed(2) + " s" : "")
-      + (game.opening ? " · starts from a " + game.opening + "-move opening" : "");
-    const players = document.getElementById("players");
-    players.replaceChildren.apply(players, [0, 1].map(function (seat) {
-      return el("div", { className: "player", dataset: { seat: String(seat) } },
-        [markSpan(seat), el("span", { className: "name" }, botLink(game.bots[seat]))]);
-    }));
+    title.replaceChildren("Game " + game.no + ": ", botLink(game.bots[0]), " (x) vs ", botLink(game.bots[1]), " (o)");
     const result = document.getElementById("result");
     const faulty = game.faulted === 0 || game.faulted === 1;
     const how = el("div", { className: "muted" });
@@ -162,20 +141,6 @@
     }
     result.replaceChildren(el("div", null, [el("strong", null, "Result: "), resultText()]), how);
     if (game.error) result.append(el("p", { className: "status error" }, game.error));
-    const detail = document.getElementById("fault-detail");
-    detail.replaceChildren();
-    [0, 1].forEach(function (seat) {
-      const tail = game.stderr[seat] || "";
-      if (!tail.trim()) return;
-      detail.append(el("h2", null, ["stderr of ", botName(game.bots[seat]), " (", MARK[seat], "), last part"]),
-        el("pre", { className: "stderr" }, tail));
-    });
-    const nav = document.getElementById("gamenav");
-    const page = Math.ceil(no / league.pageGames);
-    nav.replaceChildren(
-      no > 1 ? el("a", { href: "#g=" + (no - 1) }, "← game " + (no - 1)) : el("span", { className: "muted" }, "first game"),
-      el("a", { href: "games.html#page=" + page }, "games list"),
-      no < league.games ? el("a", { href: "#g=" + (no + 1) }, "game " + (no + 1) + " →") : el("span", { className: "muted" }, "last game"));
   }
 
   /* --- one position --------------------------------------------------------------------- */
@@ -188,9 +153,10 @@
     return null;
   }
 
-  function show(k) {
+  /* the board, whose move it is and what happened, after k moves */
+  function draw(k) {
     const n = game.moves.length;
-    step = Math.min(Math.max(k, 0), n);
+    step = k;
     const marks = [];
     let last = step > 0 ? game.moves[step - 1][0] : -1;
     if (game.marks) {
@@ -230,21 +196,6 @@
       node.classList.toggle("to-move", !finished && Number(node.dataset.seat) === toMove);
     });
     describe(target, toMove, finished);
-    document.getElementById("ply").textContent = step + " / " + n;
-    scrub.max = String(n);
-    scrub.value = String(step);
-    A.setSteps(controls, step, 0, n);
-    Array.prototype.forEach.call(moveBody.rows, function (row, i) {
-      row.classList.toggle("current", i === step - 1);
-      row.classList.toggle("future", i >= step);
-    });
-    const current = moveBody.rows[step - 1];
-    if (current) {
-      const wrap = current.closest(".movelist-wrap");
-      const top = current.offsetTop - wrap.clientHeight / 2;
-      wrap.scrollTop = Math.max(0, top);
-    }
-    A.setHash({ g: game.no, m: step });
   }
 
   function nextBoard(target) {
@@ -294,58 +245,21 @@
     now.replaceChildren.apply(now, parts);
   }
 
-  /* --- loading and input ---------------------------------------------------------------- */
+  /* --- the frame: viewer.js ------------------------------------------------------------ */
 
-  function open() {
-    const params = A.hashParams();
-    const no = parseInt(params.g, 10) || 1;
-    if (game && game.no === no) {
-      if (params.m !== undefined) show(parseInt(params.m, 10) || 0);
-      return;
-    }
-    if (no < 1 || no > league.games) {
-      A.showError(status, "There is no game " + no + " (games are numbered 1 to " + league.games + ").");
-      view.hidden = true;
-      return;
-    }
-    const ticket = ++loading;
-    status.classList.remove("error");
-    status.hidden = false;
-    status.textContent = "Loading game " + no + "…";
-    A.loadData("moves/" + Math.floor((no - 1) / league.chunkGames)).then(function (chunk) {
-      if (ticket !== loading) return;
-      game = chunk.games[no - chunk.first];
+  A.replayViewer({
+    hashKey: "m",
+    steps: function (g) { return g.moves.length; },
+    stepAsked: function (g, params) { return params.m === undefined ? undefined : parseInt(params.m, 10) || 0; },
+    marker: markSpan,
+    seatTag: function (seat) { return MARK[seat]; },
+    build: function (data, g) {
+      league = data;
+      game = g;
       buildHeader();
       buildBoard();
       buildMoveList();
-      view.hidden = false;
-      status.hidden = true;
-      const m = params.m === undefined ? 0 : parseInt(params.m, 10);
-      show(isNaN(m) ? 0 : m);
-    }).catch(function (err) { A.showError(status, err); });
-  }
-
-  controls.addEventListener("click", function (event) {
-    const button = event.target.closest("button[data-go]");
-    if (!button || !game) return;
-    show(A.stepTo(button.dataset.go, step, 0, game.moves.length));
+    },
+    draw: draw,
   });
-  scrub.addEventListener("input", function () { if (game) show(parseInt(scrub.value, 10)); });
-  moveBody.addEventListener("click", function (event) {
-    const row = event.target.closest("tr[data-ply]");
-    if (row && !event.target.closest("a")) show(parseInt(row.dataset.ply, 10));
-  });
-  document.addEventListener("keydown", function (event) {
-    if (!game || event.altKey || event.ctrlKey || event.metaKey || event.target === scrub) return;
-    const to = { ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: game.moves.length }[event.key];
-    if (to === undefined) return;
-    event.preventDefault();
-    show(to);
-  });
-  window.addEventListener("hashchange", open);
-
-  A.loadData("league").then(function (data) {
-    league = data;
-    open();
-  }).catch(function (err) { A.showError(status, err); });
 })();

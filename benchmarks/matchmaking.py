@@ -28,6 +28,9 @@ Run: python benchmarks/matchmaking.py                      (64 and 256 bots, 10 
      python benchmarks/matchmaking.py --bots 256 --rank-by fit   (ranked as trueskill-ep ranks)
      python benchmarks/matchmaking.py --bots 256 --matchmakers "active;active:window=3;distance:150"
                                 (a variant of active, and a design that knows the truth)
+     python benchmarks/matchmaking.py --bots 256 --rank-by fit --matchmakers "active;greedy"
+                                (against the greedy design on the covariance of all games;
+                                 needs numpy: pip install numpy)
 """
 
 from __future__ import annotations
@@ -44,6 +47,11 @@ from collections import Counter, deque
 from dataclasses import dataclass
 
 import trueskill
+
+try:                     # only the greedy design needs it: pip install numpy
+    import numpy
+except ImportError:
+    numpy = None
 
 from arena.league.matchmakers import BotStanding, Matchmaker, Pairing, Standings, pair_key
 from arena.plugins import loaded_plugins
@@ -146,10 +154,12 @@ def make_matchmaker(name: str, truth: list[float]) -> Matchmaker:
     """A registered matchmaker; NAME:key=value,... one with those fields set (a variant:
     active:window=3); distance:S a design fixed in advance that knows the truth (no ladder
     can run it): the bot with fewest games against the bot nearest in true Elo to its own
-    plus a normal draw of spread S."""
+    plus a normal draw of spread S; greedy the design of _Greedy."""
     base, _, fields = name.partition(":")
     if base == "distance":
         return _Distance(float(fields), truth)
+    if base == "greedy":
+        return _Greedy()
     matchmaker = loaded_plugins().matchmakers.require(base)()
     for item in filter(None, fields.split(",")):
         key, _, value = item.partition("=")
@@ -182,6 +192,66 @@ class _Distance:
                     chosen.append(Pairing(bot.name, other))
                     used.update((bot.name, other))
                     break
+        return chosen
+
+
+class _Greedy:
+    """The pairings that most reduce the expected number of misordered pairs, each pair of
+    bots weighed with the full covariance of every game so far (the Laplace approximation
+    of the TrueSkill fit: a prior of sigma 25/3 on each bot plus each pairing's Fisher
+    information at the gap in mu), not one bot's sigma at a time as `active` weighs them.
+
+    A pair (i, j) is expected to be misordered by about f_ij(0) sqrt(2 R_ij / pi), f_ij the
+    density of their true difference (normal, mean the gap in mu, variance R_ij, the
+    variance of the difference) and R_ij what the games leave of it; the gain of more
+    games is its derivative, g_ij ~ phi(gap / sqrt(R_ij)) / R_ij, times what a pairing
+    takes off each R_ij: a game of a and b with information w takes w (u_i - u_j)^2 /
+    (1 + w R_ab) off R_ij, u = C(e_a - e_b) (Sherman-Morrison). Summed over every pair
+    that is w (e_a - e_b)' H (e_a - e_b) / (1 + w R_ab), H = C (D - G) C, so every pairing
+    is scored by two products of n x n matrices a call; the best free ones are taken.
+    O(n^3) a call: a design to compare with, not a matchmaker for a ladder of many bots."""
+
+    def pairings(self, standings: Standings, count: int, rng: random.Random) -> list[Pairing]:
+        """The `count` best-scored pairings of free bots (ties in order of the bots)."""
+        np = numpy
+        bots = list(standings.bots)
+        n = len(bots)
+        index = {b.name: i for i, b in enumerate(bots)}
+        mu = np.array([b.mu for b in bots])
+        c = math.sqrt(2) * standings.beta
+        erf = np.vectorize(math.erf)
+
+        def information(gap):       # a seat-swapped pair's Fisher information on the gap
+            z = gap / c
+            p = 0.5 * (1 + erf(z / math.sqrt(2)))
+            density = np.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+            return 2 * density ** 2 / np.maximum(p * (1 - p), 1e-12) / c ** 2
+
+        gaps = mu[:, None] - mu[None, :]
+        w = information(gaps)
+        precision = np.eye(n) / (25 / 3) ** 2
+        for (a, b), times in standings.pairs.items():
+            i, j = index[a], index[b]
+            precision[[i, j], [i, j]] += times * w[i, j]
+            precision[[i, j], [j, i]] -= times * w[i, j]
+        cov = np.linalg.inv(precision)
+        diag = np.diag(cov)
+        r = diag[:, None] + diag[None, :] - 2 * cov
+        np.fill_diagonal(r, 1.0)
+        g = np.exp(-gaps ** 2 / (2 * r)) / r
+        np.fill_diagonal(g, 0.0)
+        h = cov @ (np.diag(g.sum(axis=1)) - g) @ cov
+        hd = np.diag(h)
+        score = w * (hd[:, None] + hd[None, :] - 2 * h) / (1 + w * r)
+        chosen: list[Pairing] = []
+        used: set[int] = set()
+        for flat in np.argsort(-np.triu(score, 1), axis=None):
+            if len(chosen) >= count:
+                break
+            i, j = divmod(int(flat), n)
+            if i < j and i not in used and j not in used:
+                chosen.append(Pairing(bots[i].name, bots[j].name))
+                used.update((i, j))
         return chosen
 
 
@@ -284,7 +354,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--matchmakers", default="",
                         help="separated by ';' or, without fields, ',' (default: every registered one); "
-                             "NAME:key=value,... a variant, distance:S a design that knows the truth")
+                             "NAME:key=value,... a variant, distance:S a design that knows the truth, "
+                             "greedy the design on the covariance of all games (needs numpy)")
     parser.add_argument("--slots", type=int, default=8, help="pairings asked for at a time")
     parser.add_argument("--in-play", type=int, default=0,
                         help="pairings still unplayed when the matchmaker is asked (a ladder with "
@@ -300,8 +371,10 @@ def main() -> None:
     names = [m for m in args.matchmakers.split(";" if ";" in args.matchmakers else ",") if m] \
         or registry.names()
     try:
+        if "greedy" in names and numpy is None:
+            parser.error("the greedy design needs numpy: pip install numpy")
         for name in names:
-            if not name.startswith("distance:"):
+            if not name.startswith("distance:") and name != "greedy":
                 registry.require(name.partition(":")[0])
     except UnknownExtensionError as exc:
         parser.error(str(exc))

@@ -34,6 +34,7 @@ from arena.server.sandboxed import (
     wheel_bots,
     write_roster,
 )
+from arena.server.worker import wheel_entry
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_MOVE = (ROOT / "examples" / "first_move_bot.py").read_text()
@@ -306,6 +307,12 @@ def test_a_wheels_bots_are_found_in_the_sandbox_and_one_validates(tmp_path):
     # and the roster takes it as the ladder reads a config
     taken = load_league(str(write_roster(config, [{**first, "name": "alice"}])))
     assert taken.bot_names[-1] == "alice"
+    # a submission is one bot: of two for the game, the one under the submitted name plays
+    assert wheel_entry(entries, "wheel-own", "ultimate") == own
+    with pytest.raises(SubmissionError, match=r"declares 2 bots for ultimate \(wheel-first, wheel-own\): "
+                                              "submit it under the name of the one to play"):
+        wheel_entry(entries, "alice", "ultimate")
+    assert wheel_entry([first], "alice", "ultimate") == {**first, "name": "alice"}
 
 
 def plugin_dir(tmp_path: Path, name: str, module: str, entry_point: str | None = "p = bad_plugin") -> Path:

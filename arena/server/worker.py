@@ -105,10 +105,8 @@ class Worker:
     def _entry(self, submission: Submission, folder: Path) -> dict[str, Any]:
         """The bot's entry in the roster: the wheel's bot for the game, or the command given."""
         if submission.kind == "wheel":
-            bots = wheel_bots(folder, self.server.league.game)
-            entry = dict(bots[0])
-            entry["name"] = submission.bot
-            return entry
+            game = self.server.league.game
+            return wheel_entry(wheel_bots(folder, game), submission.bot, game)
         entry = {"name": submission.bot, "command": absolute_command(submission.command, folder),
                  "dir": str(folder.resolve())}
         if submission.dialect:
@@ -117,6 +115,19 @@ class Worker:
 
     def _reject(self, submission: Submission, message: str, **fields: str) -> None:
         self.db.set_status(submission.id, "rejected", message=message, **fields)
+
+
+def wheel_entry(bots: list[dict[str, Any]], name: str, game: str) -> dict[str, Any]:
+    """The roster entry of the wheel's bot for the game, under the submitted name: its only
+    one, or, when it declares several, the one declared under that name; SubmissionError
+    naming them when that leaves a choice (a submission is one bot)."""
+    if len(bots) > 1:
+        bots = [bot for bot in bots if bot.get("name") == name] or bots
+    if len(bots) > 1:
+        names = ", ".join(str(bot.get("name")) for bot in bots)
+        raise SubmissionError(f"the wheel's plugin declares {len(bots)} bots for {game} ({names}): "
+                              "submit it under the name of the one to play")
+    return {**bots[0], "name": name}
 
 
 def run_worker(server: ServerConfig, out: Any = None) -> None:

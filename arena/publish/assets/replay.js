@@ -60,9 +60,13 @@
     boardNode.hidden = !grid;
     const plain = !!grid && !nine;   // a plain grid, sized by its rows and columns
     boardNode.classList.toggle("many", plain && grid[0] * grid[1] > 9);
-    boardNode.style.gridTemplateColumns = plain ? "repeat(" + grid[1] + ", minmax(0, 1fr))" : "";
-    boardNode.style.gridTemplateRows = plain ? "repeat(" + grid[0] + ", minmax(0, 1fr))" : "";
-    boardNode.style.aspectRatio = plain ? grid[1] + " / " + grid[0] : "";
+    if (plain) {
+      cellNodes = A.gridCells(boardNode, grid);
+      return;
+    }
+    boardNode.style.gridTemplateColumns = "";       // nine boards of 3x3, or none: style.css's
+    boardNode.style.gridTemplateRows = "";
+    boardNode.style.aspectRatio = "";
     boardNode.dataset.rows = grid ? String(grid[0]) : "";
     boardNode.dataset.columns = grid ? String(grid[1]) : "";
     if (nine) {
@@ -75,12 +79,6 @@
         }
         boardNodes.push(sb);
         boardNode.append(sb);
-      }
-    } else if (grid) {
-      for (let c = 0; c < grid[0] * grid[1]; c++) {
-        const cell = el("div", { className: "cell", dataset: { cell: String(c), mark: "" } });
-        cellNodes[c] = cell;
-        boardNode.append(cell);
       }
     }
   }

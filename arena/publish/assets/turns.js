@@ -75,19 +75,9 @@
     const grid = game.grid;
     boardNode.hidden = !grid;
     if (!grid) return;
-    const st = boardNode.style;
-    st.gridTemplateColumns = "repeat(" + grid[1] + ", minmax(0, 1fr))";
-    st.gridTemplateRows = "repeat(" + grid[0] + ", minmax(0, 1fr))";
-    st.aspectRatio = grid[1] + " / " + grid[0];
-    st.gap = "1px";
-    boardNode.dataset.rows = String(grid[0]);
-    boardNode.dataset.columns = String(grid[1]);
-    for (let c = 0; c < grid[0] * grid[1]; c++) {
-      const cell = el("div", { className: "cell", dataset: { cell: String(c), mark: "" } });
-      cell.style.borderRadius = "1px";
-      cellNodes[c] = cell;
-      boardNode.append(cell);
-    }
+    cellNodes = A.gridCells(boardNode, grid);
+    boardNode.style.gap = "1px";                    // many small squares: thin lines
+    cellNodes.forEach(function (cell) { cell.style.borderRadius = "1px"; });
   }
 
   function buildTurnList() {

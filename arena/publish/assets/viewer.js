@@ -1,8 +1,9 @@
 /* bot-arena static site: the replay viewer's frame, whatever the game: the game the hash
  * names (#g=N) loaded from data/moves/CHUNK.js, its facts line, players, stderr and links to
  * the games beside it, and stepping through it with the buttons, the slider, the step list,
- * the arrow keys and Home / End. What a step is and how the board is drawn is the page's
- * other script's: replay.js steps a move at a time, turns.js a turn of every seat's moves. */
+ * the arrow keys and Home / End; and a board's grid of rows and columns. What a step is and
+ * how the board is drawn is the page's other script's: replay.js steps a move at a time,
+ * turns.js a turn of every seat's moves. */
 (function () {
   "use strict";
   const A = window.Arena;
@@ -11,6 +12,22 @@
   function rulesText(rules) {
     const parts = Object.keys(rules || {}).map(function (k) { return k + ": " + rules[k]; });
     return parts.length ? " (" + parts.join(", ") + ")" : "";
+  }
+
+  /** Lay board out as grid[0] rows of grid[1] squares, a cell each (div.cell, data-cell its
+   *  number from 0, data-mark empty); returns the cells in order. */
+  function gridCells(board, grid) {
+    board.style.gridTemplateColumns = "repeat(" + grid[1] + ", minmax(0, 1fr))";
+    board.style.gridTemplateRows = "repeat(" + grid[0] + ", minmax(0, 1fr))";
+    board.style.aspectRatio = grid[1] + " / " + grid[0];
+    board.dataset.rows = String(grid[0]);
+    board.dataset.columns = String(grid[1]);
+    const cells = [];
+    for (let c = 0; c < grid[0] * grid[1]; c++) {
+      cells.push(el("div", { className: "cell", dataset: { cell: String(c), mark: "" } }));
+    }
+    board.append.apply(board, cells);
+    return cells;
   }
 
   /** Run the viewer for games of one kind, which says:
@@ -136,4 +153,5 @@
   }
 
   A.replayViewer = replayViewer;
+  A.gridCells = gridCells;
 })();

@@ -100,7 +100,7 @@ class LeagueData:
     game: str
     rules: dict[str, Any]
     created: str
-    updated: str
+    updated: str          #: when the store last changed, its games included (Store.last_change)
     settings: RatingConfig
     board: Leaderboard
     bots: list[BotInfo]                    #: rank order; a bot's id is its index here
@@ -192,7 +192,7 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     if not meta.get("rules") and games:
         rules = dict(games[0].record.rule_options)
     data = LeagueData(title=title, name=name, game=game, rules=rules,
-                      created=meta.get("created", ""), updated=meta.get("updated", ""),
+                      created=meta.get("created", ""), updated=store.last_change(),
                       settings=settings, board=board, bots=bots, games=games,
                       played={game.key: versions for game, versions in rows},
                       simultaneous=_simultaneous(game, rules),

@@ -198,11 +198,21 @@ def test_every_version_says_why_it_no_longer_plays(tmp_path):
     assert "cal@1: suspended, faulted in 4 of 4 games (4 crash)" in table.splitlines()
     rows = {line.split()[1]: line for line in table.splitlines()[4:10]}
     assert rows["bob@1"].endswith("  removed") and rows["dan@1"].endswith("  new, retired")
+    # arena versions says the same of each version (but new, which is about rated games),
+    # after "current" for each bot's latest (it was blank for cal v1, and bob "current")
+    header, *lines = arena("versions", store).splitlines()
+    states = {tuple(line.split()[:2]): line[header.index("state"):] for line in lines}
+    assert states == {("ann", "v1"): "current", ("bob", "v1"): "current, removed",
+                      ("cal", "v1"): "suspended, old", ("cal", "v2"): "current",
+                      ("dan", "v1"): "current, retired", ("eve", "v1"): "current, suspended"}
+    listed = json.loads(arena("versions", store, "cal", "--format", "json"))
+    assert [v["marks"] for v in listed] == [["suspended", "old"], []]
     # a config read as it is now: a bot taken out of it since the last run is removed too
     config_file(config, "ladder", names=("ann", "cal", "dan"))
     by_config = json.loads(arena("leaderboard", str(config), "--all-versions", "--format", "json"))
     assert {row["bot"]: row["marks"] for row in by_config["rows"]} == {
         **marks, "eve@1": ["new", "suspended", "removed"]}
+    assert "current, suspended, removed" in arena("versions", str(config), "eve")
     # the table of current versions has none of them, and no legend of history
     now = arena("leaderboard", store)
     assert "removed" not in now and "retired" not in now and "old:" not in now

@@ -3,6 +3,7 @@ worker processes, the sandbox, the store), the real CLI, httpx as the client."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -69,7 +70,13 @@ def test_a_python_file_submitted_is_accepted_and_plays(site, accepted):
     with client(serving, tokens["alice"]) as c:
         mine = c.get(f"/api/submissions/{accepted}").json()
         assert mine["status"] == "accepted" and mine["bot"] == "mine"
-        assert c.get("/api/bots/mine").json()["owner"] == "alice"
+        page = c.get("/api/bots/mine").json()
+        assert page["owner"] == "alice"
+        # the row says which version it rates, as the leaderboard's JSON does (it said null)
+        [first] = page["versions"]
+        assert (page["row"]["version"], page["row"]["fingerprint"]) == (1, first["fingerprint"])
+        [row] = [r for r in c.get("/api/leaderboard").json()["rows"] if r["bot"] == "mine"]
+        assert (row["version"], row["fingerprint"]) == (1, first["fingerprint"])
         page = c.get("/")
     assert page.status_code == 200 and 'href="bots/mine.html">mine</a>' in page.text   # the site's table
     roster = (config.parent / ".ladder.serve.yaml").read_text()

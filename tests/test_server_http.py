@@ -122,6 +122,13 @@ def test_a_second_version_replaces_the_first_in_the_ladder(site, accepted):
         versions = poll(lambda: len(c.get("/api/bots/mine").json()["versions"]) == 2 and
                         c.get("/api/bots/mine").json()["versions"], "mine v2 in the store")
     assert [v["version"] for v in versions] == [1, 2] and versions[1]["current"]
+    # and the standings rate v2's games from then on (a reader kept open rated v1's on)
+    with client(serving, tokens["alice"]) as c:
+        row = poll(lambda: (r := c.get("/api/bots/mine").json()["row"])["version"] == 2 and r, "mine v2's row")
+    assert row["fingerprint"] == versions[1]["fingerprint"]
+    cli = json.loads(arena("leaderboard", str(config.parent / "store.sqlite"), "--format", "json").stdout)
+    assert [(r["version"], r["fingerprint"]) for r in cli["rows"] if r["bot"] == "mine"] == [
+        (2, versions[1]["fingerprint"])]
     roster = yaml.safe_load((config.parent / ".ladder.serve.yaml").read_text())
     [entry] = [bot for bot in roster["bots"] if bot["name"] == "mine"]
     assert entry["command"].endswith("/mine/2/mine.py last")

@@ -534,6 +534,10 @@ class Store:
     def seated_records(self, current: bool = False, keys: Collection[str] | None = None
                        ) -> Iterator[tuple[StoredGame, tuple[int, ...]]]:
         """records(), each with the versions of its bots by seat."""
+        if self.readonly and current:
+            # a reader kept open (arena serve's) reads a store a run writes: the current
+            # versions are read again, not those of its first reading
+            self._current = self.current_versions()
         with self._lock:
             snapshot = self._snapshot()
             ladder = snapshot.get("schedule") == "ladder"

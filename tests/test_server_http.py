@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -19,7 +17,7 @@ from arena.server.config import load_server
 from tests.server import LADDER, ROOT, add_user, add_users, arena, write_ladder
 from tests.server.bots import CRASHES_ON_CUE, ORDERED, TRACEBACK
 from tests.server.hostile import HOSTILE
-from tests.server.serving import Serving, poll
+from tests.server.serving import LOOPBACK_SSL, Serving, poll
 
 CONFIG = LADDER + "  rates: {requests_per_second: 2, burst: 200, submissions_per_hour: 4}\n"
 
@@ -39,7 +37,8 @@ def site(tmp_path_factory):
 
 def client(serving: Serving, token: str | None = None) -> httpx.Client:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return httpx.Client(base_url=serving.url, headers=headers, follow_redirects=False, timeout=60)
+    return httpx.Client(base_url=serving.url, headers=headers, follow_redirects=False, timeout=60,
+                        verify=LOOPBACK_SSL)
 
 
 def board(serving: Serving, token: str) -> dict:
@@ -333,13 +332,9 @@ def test_the_authorization_matrix_covers_every_route(site, accepted):
     assert not failures, "\n".join(failures)
 
 
-def test_a_wheel_of_a_bot_plugin_is_accepted_and_plays(site, tmp_path):
+def test_a_wheel_of_a_bot_plugin_is_accepted_and_plays(site, example_plugin_wheel):
     config, serving, tokens = site
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                            "-w", str(tmp_path), str(ROOT / "examples" / "arena-example-plugin")],
-                           capture_output=True, text=True, check=False)
-    assert built.returncode == 0, built.stderr
-    [wheel] = tmp_path.glob("*.whl")
+    wheel = example_plugin_wheel     # examples/arena-example-plugin (tests/conftest.py)
     done = arena("submit", serving.url, "--wheel", str(wheel), "--token", tokens["root"], "--name", "corner",
                  "--wait")
     assert done.returncode == 0, done.stdout + done.stderr

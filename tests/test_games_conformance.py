@@ -27,6 +27,17 @@ JOINT_VARIANTS = VARIANTS + [("tron", {"players": 3, "width": 7, "height": 5}),
 JOINT_IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in o.items())}" if o else n for n, o in JOINT_VARIANTS]
 
 
+def refused(play, move) -> bool:
+    """Whether play(move) raises IllegalMoveError (another exception propagates), as
+    pytest.raises checks it: the playouts try over a million illegal moves, and pytest.raises
+    costs about 7 microseconds a call, a quarter of the module's time."""
+    try:
+        play(move)
+    except IllegalMoveError:
+        return True
+    return False
+
+
 @pytest.mark.parametrize(("name", "options"), JOINT_VARIANTS, ids=JOINT_IDS)
 def test_joint_moves_obey_the_contract(name, options):
     """The API of seats moving at once, for every game: today's games through its defaults."""
@@ -56,11 +67,9 @@ def test_joint_moves_obey_the_contract(name, options):
                 break
             joint = [rng.choice(state.moves_of(seat)) for seat in movers]
             for wrong in (joint[:-1], joint + [joint[0]], None, joint[0], "0" * len(joint)):
-                with pytest.raises(IllegalMoveError):
-                    state.play_joint(wrong)
+                assert refused(state.play_joint, wrong), wrong
             for junk in junk_moves:
-                with pytest.raises(IllegalMoveError):
-                    state.play_joint([junk] + joint[1:])
+                assert refused(state.play_joint, [junk] + joint[1:]), junk
             state = state.play_joint(joint)
             turns += 1
             assert turns <= info.max_length
@@ -95,11 +104,9 @@ def test_random_playouts_obey_the_contract(name, options):
             for move in range(info.move_count):
                 assert game.parse_move(game.move_text(move)) == move
                 if move not in legal:
-                    with pytest.raises(IllegalMoveError):
-                        state.play(move)
+                    assert refused(state.play, move), move
             for junk in (-1, info.move_count, None, "3", 2.0):
-                with pytest.raises(IllegalMoveError):
-                    state.play(junk)
+                assert refused(state.play, junk), junk
             mover = state.to_move
             state = state.play(legal[int(rng.random() * len(legal))])
             assert state.to_move == 1 - mover

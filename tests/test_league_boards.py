@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import re
+import sqlite3
 import subprocess
 import sys
 from statistics import NormalDist
@@ -197,11 +198,21 @@ def test_every_version_says_why_it_no_longer_plays(tmp_path):
     assert "cal@1: suspended, faulted in 4 of 4 games (4 crash)" in table.splitlines()
     rows = {line.split()[1]: line for line in table.splitlines()[4:10]}
     assert rows["bob@1"].endswith("  removed") and rows["dan@1"].endswith("  new, retired")
+    # arena versions says the same of each version (but new, which is about rated games),
+    # after "current" for each bot's latest (it was blank for cal v1, and bob "current")
+    header, *lines = arena("versions", store).splitlines()
+    states = {tuple(line.split()[:2]): line[header.index("state"):] for line in lines}
+    assert states == {("ann", "v1"): "current", ("bob", "v1"): "current, removed",
+                      ("cal", "v1"): "suspended, old", ("cal", "v2"): "current",
+                      ("dan", "v1"): "current, retired", ("eve", "v1"): "current, suspended"}
+    listed = json.loads(arena("versions", store, "cal", "--format", "json"))
+    assert [v["marks"] for v in listed] == [["suspended", "old"], []]
     # a config read as it is now: a bot taken out of it since the last run is removed too
     config_file(config, "ladder", names=("ann", "cal", "dan"))
     by_config = json.loads(arena("leaderboard", str(config), "--all-versions", "--format", "json"))
     assert {row["bot"]: row["marks"] for row in by_config["rows"]} == {
         **marks, "eve@1": ["new", "suspended", "removed"]}
+    assert "current, suspended, removed" in arena("versions", str(config), "eve")
     # the table of current versions has none of them, and no legend of history
     now = arena("leaderboard", store)
     assert "removed" not in now and "retired" not in now and "old:" not in now
@@ -230,6 +241,32 @@ def test_a_ladders_site_marks_its_bots(tmp_path):
     arena("publish", disagreeing_store(tmp_path / "league.sqlite"), "--out", str(tmp_path / "l"))
     assert "flag" not in (tmp_path / "l" / "index.html").read_text()
     assert config.exists()
+
+
+def test_the_sites_footer_says_when_the_store_last_changed_games_included(tmp_path):
+    # a ladder binds its store (league.updated) when it starts or its bots change, then
+    # plays on: its games are later than that, and the footer showed the bind's time
+    ladder_run(tmp_path)
+    path = tmp_path / "ladder.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE league SET value = '2026-01-02T03:04:05+00:00' WHERE key = 'updated'")
+        db.execute("UPDATE games SET finished_at = '2026-01-02T03:04:09+00:00' WHERE id = "
+                   "(SELECT max(id) FROM games)")
+        db.execute("UPDATE games SET finished_at = '2026-01-02T03:04:07+00:00' WHERE id < "
+                   "(SELECT max(id) FROM games)")
+        db.execute("UPDATE versions SET first_seen = '2026-01-02T03:04:06+00:00'")
+        db.execute("UPDATE suspended SET at = '2026-01-02T03:04:08+00:00'")
+    db.close()
+    arena("publish", str(path), "--out", str(tmp_path / "site"))
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "store updated 2026-01-02T03:04:09+00:00 · published" in index   # the last game
+    last = json.loads(arena("versions", str(path), "--format", "json"))
+    assert max(v["last_played"] for v in last) == "2026-01-02T03:04:09+00:00"   # as versions says
+    with sqlite3.connect(path) as db:   # arena retire later still: the store changed then
+        db.execute("INSERT INTO retired VALUES ('dan', '2026-01-02T03:04:10+00:00')")
+    db.close()
+    arena("publish", str(path), "--out", str(tmp_path / "site"))
+    assert "store updated 2026-01-02T03:04:10+00:00 · published" in (tmp_path / "site" / "index.html").read_text()
 
 
 def test_a_ladder_rates_in_play_order_and_a_league_in_fixture_order(tmp_path):

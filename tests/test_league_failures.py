@@ -254,8 +254,10 @@ def test_a_run_killed_with_its_workers_leaves_nothing_once_the_next_run_starts(t
         assert bot_dirs(tmp_path)
         os.killpg(proc.pid, signal.SIGKILL)     # the run and its workers, at once
         proc.wait()
-        # the bots follow their workers (bwrap --die-with-parent, setpriv --pdeathsig)
-        assert wait_until(lambda: not ours(tmp_path), 60), f"left running: {ours(tmp_path)}"
+        # the bots follow their workers (bwrap --die-with-parent, setpriv --pdeathsig), but
+        # not one whose bwrap was still setting up (its parent-death signal is armed last:
+        # 3 kills in 20 under a load of 5 left one running, asleep in its scratch dir), so
+        # what is asked is that the next run ends whatever the killed one left
         next_run = write_config(tmp_path / "next.yaml", RANDOMS[:2])
         done = arena("run", str(next_run), env=run_env(tmp_path), cwd=tmp_path)
         assert done.returncode == 0, done.stderr

@@ -10,6 +10,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from statistics import NormalDist
 
@@ -402,6 +403,15 @@ def games_of(db: Path, bot: str, version: int | None = None) -> int:
             " OR (seat1 = ?1 AND (?2 IS NULL OR v1 = ?2))", (bot, version)).fetchone()[0]
 
 
+def saved_a_while_ago(path: Path) -> Path:
+    """path, its mtime a minute back, as a file is some seconds after its save: a running
+    ladder takes a change once its files have been still for RACY_SECONDS (2 s, waited out
+    once per change here otherwise; tests/test_league_membership.py checks that wait)."""
+    past = time.time() - 60
+    os.utime(path, (past, past))
+    return path
+
+
 def said(tmp_path: Path, text: str) -> bool:
     return text in (tmp_path / "stderr").read_text()
 
@@ -421,16 +431,18 @@ def test_bots_join_change_and_leave_a_running_ladder(tmp_path):
     try:
         wait_for_games(db, 4)
         # added: joins at once, said
-        config = write_ladder(config, bots + [("n", "random")], "{min_games: 4}")
+        config = saved_a_while_ago(write_ladder(config, bots + [("n", "random")], "{min_games: 4}"))
         assert wait_until(lambda: games_of(db, "n") >= 2), (tmp_path / "stderr").read_text()
         assert said(tmp_path, "n: joins the ladder")
         # changed: the new version plays, the old one stops
         (tmp_path / "bots" / "mine" / "mine.py").write_text(MENDED + "# mended again\n")
+        saved_a_while_ago(tmp_path / "bots" / "mine" / "mine.py")
         assert wait_until(lambda: games_of(db, "m", 2) >= 2), (tmp_path / "stderr").read_text()
         assert said(tmp_path, "m: ") and said(tmp_path, "(now v2, ")
         old = games_of(db, "m", 1)
         # removed: stops
-        config = write_ladder(config, [bots[0], bots[2], ("n", "random")], "{min_games: 4}")
+        config = saved_a_while_ago(write_ladder(config, [bots[0], bots[2], ("n", "random")],
+                                                "{min_games: 4}"))
         assert wait_until(lambda: said(tmp_path, "r2: removed from the config, plays no more"))
         gone = games_of(db, "r2")
         # retired with arena retire while it runs: stops
@@ -439,7 +451,8 @@ def test_bots_join_change_and_leave_a_running_ladder(tmp_path):
         assert wait_until(lambda: said(tmp_path, "r1: retired, plays no more"))
         retired = games_of(db, "r1")
         # a bot that cannot start is said and does not join
-        write_ladder(config, [bots[0], bots[2], ("n", "random"), ("d", dead)], "{min_games: 4}")
+        saved_a_while_ago(write_ladder(config, [bots[0], bots[2], ("n", "random"), ("d", dead)],
+                                       "{min_games: 4}"))
         assert wait_until(lambda: said(tmp_path, "bot 'd' cannot start"))
         assert not said(tmp_path, "d: joins")
         played = count(db)
@@ -478,6 +491,7 @@ def test_a_version_suspended_while_it_runs_is_lifted_by_its_new_version(tmp_path
             (tmp_path / "stderr").read_text()
         crashed = games_of(db, "c", 1)
         (tmp_path / "bots" / "crash" / "crash.py").write_text(MENDED)
+        saved_a_while_ago(tmp_path / "bots" / "crash" / "crash.py")
         assert wait_until(lambda: games_of(db, "c", 2) >= 6), (tmp_path / "stderr").read_text()
         os.kill(proc.pid, signal.SIGTERM)
         err = finish(proc, tmp_path)

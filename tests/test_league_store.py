@@ -59,6 +59,23 @@ def test_games_are_stored_once_and_missing_ones_listed(tmp_path):
     assert games[1].record.winner is None
 
 
+def test_a_reader_kept_open_follows_the_bots_current_versions(tmp_path):
+    # arena serve's reader keeps one read-only Store while the ladder writes: it rated the
+    # versions current at its first reading for ever (a bot's v2 never reached the standings)
+    path = tmp_path / "s.sqlite"
+    fixtures = make_fixtures(["alice", "bob"], 4, seed=1)
+    with Store(path) as writer, Store(path, readonly=True) as reader:
+        writer.sync_versions({"alice": {"code": "1"}, "bob": {"code": "1"}})
+        for fixture in fixtures[:2]:
+            writer.add_game(fixture, record_for(fixture))
+        assert len(list(reader.records(current=True))) == 2
+        writer.sync_versions({"alice": {"code": "2"}, "bob": {"code": "1"}})
+        for fixture in fixtures[2:]:
+            writer.add_game(fixture, record_for(fixture))
+        assert [g.key for g in reader.records(current=True)] == [f.key for f in fixtures[2:]]
+        assert reader.rated_games()[1]["alice"][0] == 2
+
+
 def test_records_come_in_fixture_order_whatever_the_insertion_order(tmp_path):
     fixtures = make_fixtures(BOTS, 6, seed=2)
     shuffled = fixtures[:]

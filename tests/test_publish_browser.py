@@ -175,6 +175,44 @@ def test_games_list_pages_through_games_and_filters_by_bot(driver, league):
     no_console_errors(driver)
 
 
+def pager(driver, nav: str) -> list:
+    """A pager's "page N of M" and the buttons it has disabled."""
+    return driver.execute_script(
+        "const nav = document.getElementById(arguments[0]);"
+        "return [nav.querySelector('.where').textContent,"
+        " Array.from(nav.querySelectorAll('button:disabled'), b => b.dataset.go)]", nav)
+
+
+def test_games_list_pagers_go_both_ways_and_follow_the_hash(driver, league):
+    """Every pager button, the ends' disabled ones, the bottom pager back to the top, a
+    page and a bot's page from the hash (gamelist.js, as a four-player league's list)."""
+    site, games = league
+    first_cells = lambda: texts(driver, "#games tbody tr td:first-child")[:1]  # noqa: E731
+
+    def go(nav: str, button: str, first: int) -> None:
+        css(driver, f"#{nav} [data-go={button}]")[0].click()
+        wait(driver, lambda d: first_cells() == [str(first)], f"{button}: no game {first} first")
+
+    open_page(driver, site, "games.html", "page=20")
+    wait(driver, lambda d: first_cells() == ["1901"], "the hash's page 20 did not load")
+    assert pager(driver, "games-pager") == pager(driver, "games-pager-bottom") == ["page 20 of 20", ["next", "last"]]
+    go("games-pager", "prev", 1801)
+    assert pager(driver, "games-pager") == ["page 19 of 20", []] and driver.current_url.endswith("#page=19")
+    go("games-pager", "first", 1)
+    assert pager(driver, "games-pager-bottom") == ["page 1 of 20", ["first", "prev"]]
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    assert driver.execute_script("return window.scrollY") > 0
+    go("games-pager-bottom", "next", 101)
+    assert driver.execute_script("return window.scrollY") == 0     # back up to the list's top
+    go("games-pager-bottom", "last", 1901)
+    charlie = [no for no, g in enumerate(games, 1) if "charlie" in {b.name for b in g.record.bots}]
+    open_page(driver, site, "games.html", "bot=charlie&page=2")
+    wait(driver, lambda d: first_cells() == [str(charlie[100])], "charlie's page 2 did not load")
+    assert css(driver, "#bot-filter")[0].get_attribute("value") == "charlie"
+    assert pager(driver, "games-pager") == [f"page 2 of {(len(charlie) + 99) // 100}", []]
+    no_console_errors(driver)
+
+
 def cells_shown(driver) -> list[str]:
     return driver.execute_script(
         "return Array.from(document.querySelectorAll('#board [data-cell]'),"
@@ -286,6 +324,19 @@ def test_a_3x3_replay_draws_one_board(driver, tictactoe):
     assert cells_shown(driver) == [f"{c}:{'.xo'[final.cell(c) + 1].strip('.')}" for c in range(9)]
     last = moves[-1]          # cells, rows and columns all count from 0, as moves do
     assert f"cell {last} (row {last // 3}, column {last % 3})" in driver.find_element("id", "now").text
+    # the slider and the move list step too (viewer.js, as a tron game's turns)
+    driver.execute_script("const s = document.getElementById('scrub'); s.value = 2;"
+                          "s.dispatchEvent(new Event('input'))")
+    assert driver.find_element("id", "ply").text == f"2 / {len(moves)}" and driver.current_url.endswith(f"#g={no}&m=2")
+    assert sorted(c for c in cells_shown(driver) if not c.endswith(":")) == sorted([f"{moves[0]}:x", f"{moves[1]}:o"])
+    css(driver, "#movelist tbody tr")[4].click()
+    assert driver.find_element("id", "ply").text == f"5 / {len(moves)}"
+    assert texts(driver, "#movelist tbody tr.current td:first-child") == ["5"]
+    assert texts(driver, "#gamenav a") == [f"← game {no - 1}", "games list", f"game {no + 1} →"]
+    css(driver, "#gamenav a")[2].click()
+    wait(driver, lambda d: d.find_element("id", "replay-title").text.startswith(f"Game {no + 1}: "),
+         "the next game did not open")
+    assert driver.find_element("id", "ply").text.startswith("0 / ")
     screenshot(driver, "replay-tictactoe", max_height=1000)
     no_console_errors(driver)
 
@@ -297,9 +348,10 @@ def test_a_bot_page_pages_through_many_faults(driver, tictactoe):
     open_page(driver, site, "bots/cid.html")
     newest = [int(t.split()[1]) for t in texts(driver, "#faults .fault-head a")]
     assert newest == faults[::-1][:50]
-    assert texts(driver, "#fault-pager .where") == ["page 1 of 2"]
+    assert pager(driver, "fault-pager") == ["page 1 of 2", ["prev"]]
     css(driver, "#fault-pager [data-go=next]")[0].click()
     wait(driver, lambda d: texts(d, "#fault-pager .where") == ["page 2 of 2"], "no page 2")
+    assert pager(driver, "fault-pager") == ["page 2 of 2", ["next"]]
     older = [int(t.split()[1]) for t in texts(driver, "#faults .fault-head a")]
     assert older == faults[::-1][50:]
     tails = texts(driver, "#faults pre.stderr")

@@ -19,6 +19,8 @@ from browser import chromium as browser
 
 from arena.games import default_registry
 from arena.league import Store, StoredGame
+from arena.publish import data as site_data
+from arena.publish import publish_site
 from arena.publish.data import Replayer
 from arena.publish.site import data_script
 from arena.referee import MatchSettings, TimeControl, play_game
@@ -409,3 +411,97 @@ def test_the_games_list_of_a_four_player_league_in_chromium(driver, ffa):
 
 def ordinal(n: int) -> str:
     return f"{n}{'th' if n % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+@pytest.fixture(scope="module")
+def ffa_paged(ffa, tmp_path_factory):
+    """The four-player league's site published again with two games to a page: three pages."""
+    here, games, _board = ffa
+    site = tmp_path_factory.mktemp("ffa-paged") / "site"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(site_data, "PAGE_GAMES", 2)
+        publish_site(here / "ffa.sqlite", site)
+    return site, games
+
+
+def listed(driver) -> list[int]:
+    """The games the list shows, by number."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#games tbody tr'), tr => Number(tr.dataset.game))")
+
+
+def pager(driver, nav: str) -> list:
+    """A pager's "page N of M" and the buttons it has disabled."""
+    return driver.execute_script(
+        "const nav = document.getElementById(arguments[0]);"
+        "return [nav.querySelector('.where').textContent,"
+        " Array.from(nav.querySelectorAll('button:disabled'), b => b.dataset.go)]", nav)
+
+
+@needs_browser
+def test_the_games_list_of_a_four_player_league_pages_and_its_replay_steps_in_chromium(driver, ffa_paged):
+    """The games list's paging and the replay's stepping, shared with two-seat leagues, on a
+    four-player league: every pager button both ways, a page from the hash, one bot's pages;
+    a game's turns by the keys, the buttons, the slider and the turn list."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+    site, games = ffa_paged
+    assert len(games) == 5
+
+    def go(button: str, to: list[int]) -> None:
+        driver.find_element("css selector", f"#games-pager [data-go={button}]").click()
+        wait(driver, lambda d: listed(d) == to, f"{button}: not games {to}")
+
+    driver.get((site / "games.html").as_uri())
+    wait(driver, lambda d: listed(d) == [1, 2], "page 1 did not load")
+    assert pager(driver, "games-pager") == pager(driver, "games-pager-bottom") == ["page 1 of 3", ["first", "prev"]]
+    go("next", [3, 4])
+    assert pager(driver, "games-pager") == ["page 2 of 3", []] and driver.current_url.endswith("#page=2")
+    go("last", [5])
+    assert pager(driver, "games-pager-bottom") == ["page 3 of 3", ["next", "last"]]
+    go("prev", [3, 4])
+    go("first", [1, 2])
+    # the bottom pager takes the reader back up to the top of the list it opened
+    driver.execute_script("document.body.style.minHeight = '4000px'; window.scrollTo(0, 2000);"
+                          "document.querySelector('#games-pager-bottom [data-go=next]').click()")
+    wait(driver, lambda d: listed(d) == [3, 4], "the bottom pager did not page")
+    assert driver.execute_script("return window.scrollY") == 0
+    driver.get((site / "games.html").as_uri() + "#page=3")
+    wait(driver, lambda d: listed(d) == [5], "the hash's page 3 did not load")
+
+    sleeper = [no for no, g in enumerate(games, 1) if "sleeper" in {b.name for b in g.record.bots}]
+    assert len(sleeper) > 2            # four of the five games: two pages
+    Select(driver.find_element("id", "bot-filter")).select_by_value("sleeper")
+    wait(driver, lambda d: listed(d) == sleeper[:2], "the filter did not apply")
+    assert pager(driver, "games-pager")[0] == f"page 1 of {(len(sleeper) + 1) // 2}"
+    go("next", sleeper[2:4])
+    assert driver.current_url.endswith("#bot=sleeper&page=2")
+
+    no = listed(driver)[0]
+    record = games[no - 1].record
+    n = len(record.turns())
+    driver.find_element("css selector", "#games tbody tr a").click()
+    wait(driver, lambda d: d.find_element("id", "replay").is_displayed(), "no replay shown")
+    assert len(driver.find_elements("css selector", "#players .player")) == 4
+
+    def at() -> list[str]:
+        return [driver.find_element("id", "ply").text, shown(driver)[0]]
+
+    assert at() == [f"0 / {n}", "0"]
+    body = driver.find_element("tag name", "body")
+    body.send_keys(Keys.END)
+    assert at() == [f"{n} / {n}", str(n)] and driver.current_url.endswith(f"#g={no}&t={n}")
+    body.send_keys(Keys.ARROW_LEFT)
+    assert at() == [f"{n - 1} / {n}", str(n - 1)]
+    driver.find_element("css selector", "#controls [data-go=first]").click()
+    assert at() == [f"0 / {n}", "0"]
+    assert driver.execute_script("return Array.from(document.querySelectorAll('#controls button:disabled'),"
+                                 " b => b.dataset.go)") == ["first", "prev"]
+    driver.execute_script("const s = document.getElementById('scrub'); s.value = 2;"
+                          "s.dispatchEvent(new Event('input'))")
+    assert at() == [f"2 / {n}", "2"]
+    driver.find_elements("css selector", "#movelist tbody tr")[2].click()
+    assert at() == [f"3 / {n}", "3"]
+    assert driver.execute_script("return Array.from(document.querySelectorAll('#movelist tbody tr.current'),"
+                                 " tr => tr.dataset.turn)") == ["3"]
+    no_console_errors(driver)

@@ -29,13 +29,9 @@ import pytest
 
 from arena.league import Store, build_leaderboard, config_from_dict, render, runner
 from arena.league.config import ConfigError, RayConfig
-from arena.league.executors.ray import (
-    RayExecutorError,
-    Shipment,
-    build_bundle,
-    localize,
-    play_fixtures_ray,
-)
+from arena.league.executors.ray import RayExecutorError, play_fixtures_ray
+from arena.league.executors.rayfiles import Shipment, build_bundle
+from arena.league.executors.raynode import localize
 from arena.league.progress import Progress
 from arena.league.runner import make_job, run_league
 from arena.league.schedule import schedule
@@ -220,7 +216,7 @@ def test_bundle_holds_every_file_of_every_bot_dir_and_is_reproducible(tmp_path, 
     assert again.path.read_bytes() == bundle.path.read_bytes()   # same files, same archive
     (mine / "weights" / "w.bin").write_bytes(b"\x01" * 1000)
     assert build_bundle(job, tmp_path / "c.zip").id != bundle.id
-    monkeypatch.setattr("arena.league.executors.ray.MAX_BUNDLE_BYTES", 500)
+    monkeypatch.setattr("arena.league.executors.rayfiles.MAX_BUNDLE_BYTES", 500)
     with pytest.raises(RayExecutorError, match="use ray.files: shared"):
         build_bundle(job, tmp_path / "d.zip")
 
@@ -685,6 +681,9 @@ def test_a_ladder_on_ray_plays_a_bot_edited_while_it_runs_from_its_new_files(tmp
         (tmp_path / "mine" / "pick.txt").write_text("first\n")
         config.write_text("\n".join(lines[:5] + ["  - {name: late, command: python3 late/bot.py}"]
                                     + lines[5:]) + "\n")
+        past = time.time() - 60    # saved a while ago: taken at the next look, not 2 s later
+        for path in (tmp_path / "mine" / "pick.txt", config):
+            os.utime(path, (past, past))
         assert wait_until(lambda: len(_games_of(db, "mine", 2)) >= 4
                           and len(_games_of(db, "late")) >= 2, 300), (tmp_path / "stderr").read_text()
         os.kill(proc.pid, signal.SIGTERM)

@@ -18,6 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 LOG_BOT = ROOT / "tests" / "fixture_bots" / "tron_log_bot.py"
 # generous: the held bot waits at a gate within its move; only the sleeper is ever late
 SETTINGS = MatchSettings(time=TimeControl(move_ms=1500, startup_ms=10000))
+# without a held bot: every bot but the sleeper replies at once, and a reply the machine's
+# load keeps waiting for a CPU is excused that wait (load_grace), so the sleeper's timeout,
+# waited out once or twice a test, need not be long
+QUICK = MatchSettings(time=TimeControl(move_ms=500, startup_ms=10000))
 
 
 @pytest.fixture(scope="module")
@@ -73,16 +77,16 @@ def test_a_bot_past_its_deadline_times_out_alone_and_no_bot_hears_a_move_of_its_
 
 def test_in_a_game_of_two_a_bot_past_its_deadline_loses(sandbox, tmp_path):
     tron = default_registry().create("tron", width=8, height=8)
-    record = play_game(tron, log_bots(tmp_path, "first", "sleep:2"), 5, sandbox, SETTINGS)
+    record = play_game(tron, log_bots(tmp_path, "first", "sleep:2"), 5, sandbox, QUICK)
     assert (record.termination, record.faulted, record.winner) == (Termination.TIMEOUT, 1, 0), record.reason
     assert record.ranking == [0, 1] and record.out == []
     assert [len(t) for t in record.turns()] == [2, 2]     # the late turn's other move is not played
-    assert "no reply to move on turn 3 within 1500 ms" in record.reason
+    assert "no reply to move on turn 3 within 500 ms" in record.reason
 
 
 def test_a_record_of_a_game_of_three_reads_back_and_an_older_record_reads_as_before(sandbox, tmp_path):
     tron = default_registry().create("tron", width=6, height=6, players=3)
-    record = play_game(tron, log_bots(tmp_path, "first", "first", "sleep:0"), 3, sandbox, SETTINGS)
+    record = play_game(tron, log_bots(tmp_path, "first", "first", "sleep:0"), 3, sandbox, QUICK)
     back = GameRecord.from_json(record.to_json())
     assert back == record and back.version == 3
     assert back.to_dict()["out"][0]["termination"] == "timeout"
@@ -147,7 +151,7 @@ def test_seats_out_for_faults_rank_by_when_they_went_out(sandbox, tmp_path):
     # on turn 2; seat 1 sleeps through turn 4. The two left play on.
     tron = default_registry().create("tron", width=10, height=10, players=4)
     bots = log_bots(tmp_path, "first", "sleep:3", "chatty:0", "sleep:1")
-    record = play_game(tron, bots, 11, sandbox, SETTINGS)
+    record = play_game(tron, bots, 11, sandbox, QUICK)
     assert [(o.seat, o.turn, o.termination) for o in record.out] == [
         (2, 1, Termination.MALFORMED), (3, 1, Termination.TIMEOUT), (1, 3, Termination.TIMEOUT)]
     assert "printed 'hello' when nothing was asked" in record.out[0].reason
@@ -159,8 +163,7 @@ def test_seats_out_for_faults_rank_by_when_they_went_out(sandbox, tmp_path):
 
 def test_with_strikes_a_late_seat_is_played_for_until_its_strikes_are_spent(sandbox, tmp_path):
     from arena.referee import TimeoutPolicy
-    settings = MatchSettings(time=TimeControl(move_ms=1000, startup_ms=10000),
-                             timeout_policy=TimeoutPolicy(mode="strikes", strikes=2))
+    settings = MatchSettings(time=QUICK.time, timeout_policy=TimeoutPolicy(mode="strikes", strikes=2))
     tron = default_registry().create("tron", width=12, height=12, players=3)
     record = play_game(tron, log_bots(tmp_path, "first", "first", "sleep:1"), 4, sandbox, settings)
     # turns 2 and 3 are played for it (a move of its own, drawn by the game's seed), turn 4 puts it out
@@ -181,7 +184,7 @@ def test_where_the_rules_cannot_go_on_without_a_seat_its_fault_ends_the_game(san
     from arena.games.tron import TronState
     monkeypatch.setattr(TronState, "play_without", lambda self, moves, out: None)
     tron = default_registry().create("tron", width=8, height=8, players=4)
-    record = play_game(tron, log_bots(tmp_path, "first", "first", "sleep:4", "down"), 2, sandbox, SETTINGS)
+    record = play_game(tron, log_bots(tmp_path, "first", "first", "sleep:4", "down"), 2, sandbox, QUICK)
     # seat 3 ran into the border on turn 3; seat 2 slept through turn 5 and ends the game:
     # below the two still in, which tie, above the one out before
     assert (record.termination, record.faulted, record.winner, record.out) == (Termination.TIMEOUT, 2, None, [])

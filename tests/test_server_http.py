@@ -3,20 +3,21 @@ worker processes, the sandbox, the store), the real CLI, httpx as the client."""
 
 from __future__ import annotations
 
+import json
 import re
-import subprocess
-import sys
+from pathlib import Path
 
 import httpx
 import pytest
 import yaml
 
+import arena as arena_package
 from arena.server.app import make_app
 from arena.server.config import load_server
 from tests.server import LADDER, ROOT, add_user, add_users, arena, write_ladder
-from tests.server.bots import CRASHES_ON_CUE, CRASHING, ORDERED
+from tests.server.bots import CRASHES_ON_CUE, ORDERED, TRACEBACK
 from tests.server.hostile import HOSTILE
-from tests.server.serving import Serving, poll
+from tests.server.serving import LOOPBACK_SSL, Serving, poll
 
 CONFIG = LADDER + "  rates: {requests_per_second: 2, burst: 200, submissions_per_hour: 4}\n"
 
@@ -36,7 +37,8 @@ def site(tmp_path_factory):
 
 def client(serving: Serving, token: str | None = None) -> httpx.Client:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return httpx.Client(base_url=serving.url, headers=headers, follow_redirects=False, timeout=60)
+    return httpx.Client(base_url=serving.url, headers=headers, follow_redirects=False, timeout=60,
+                        verify=LOOPBACK_SSL)
 
 
 def board(serving: Serving, token: str) -> dict:
@@ -69,7 +71,13 @@ def test_a_python_file_submitted_is_accepted_and_plays(site, accepted):
     with client(serving, tokens["alice"]) as c:
         mine = c.get(f"/api/submissions/{accepted}").json()
         assert mine["status"] == "accepted" and mine["bot"] == "mine"
-        assert c.get("/api/bots/mine").json()["owner"] == "alice"
+        page = c.get("/api/bots/mine").json()
+        assert page["owner"] == "alice"
+        # the row says which version it rates, as the leaderboard's JSON does (it said null)
+        [first] = page["versions"]
+        assert (page["row"]["version"], page["row"]["fingerprint"]) == (1, first["fingerprint"])
+        [row] = [r for r in c.get("/api/leaderboard").json()["rows"] if r["bot"] == "mine"]
+        assert (row["version"], row["fingerprint"]) == (1, first["fingerprint"])
         page = c.get("/")
     assert page.status_code == 200 and 'href="bots/mine.html">mine</a>' in page.text   # the site's table
     roster = (config.parent / ".ladder.serve.yaml").read_text()
@@ -79,17 +87,24 @@ def test_a_python_file_submitted_is_accepted_and_plays(site, accepted):
 def test_a_crashing_bot_is_rejected_with_its_stderr_for_its_owner_only(site, accepted):
     config, serving, tokens = site
     bot = config.parent / "crash.py"
-    bot.write_text(CRASHING)
+    bot.write_text(TRACEBACK.replace("ARENA_PACKAGE", str(Path(arena_package.__file__).parent)))
     done = arena("submit", serving.url, str(bot), "--token", tokens["alice"], "--name", "crasher",
                  "--command", "python3 crash.py", "--wait")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "rejected" in done.stdout and "validation against blind: crash" in done.stdout
     assert "SECRET-STDERR" in done.stdout
+    # its owner sees the paths as they are to them, not where the server keeps them
+    assert 'File "crash.py", line 8' in done.stdout and 'File "arena/sdk.py", line 1' in done.stdout
+    assert str(config.parent) not in done.stdout and str(ROOT) not in done.stdout
     number = int(done.stdout.split()[1].rstrip(":"))
     with client(serving, tokens["alice"]) as c:
         own = c.get(f"/api/submissions/{number}").json()
-        assert "SECRET-STDERR" in own["stderr_tail"]
+        assert "SECRET-STDERR" in own["stderr_tail"] and 'File "crash.py", line 8' in own["stderr_tail"]
+        assert own["command"] == "python3 crash.py"
+        for text in (c.get("/api/me").text, c.get(f"/api/submissions/{number}").text):
+            assert str(config.parent) not in text and str(ROOT) not in text
         page = c.get("/me").text
+        assert "File &#34;crash.py&#34;, line 8" in page or "File &quot;crash.py&quot;, line 8" in page
         assert "SECRET-STDERR &lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert(1)" not in page
     with client(serving, tokens["bob"]) as c:
         assert c.get(f"/api/submissions/{number}").status_code == 404
@@ -115,6 +130,13 @@ def test_a_second_version_replaces_the_first_in_the_ladder(site, accepted):
         versions = poll(lambda: len(c.get("/api/bots/mine").json()["versions"]) == 2 and
                         c.get("/api/bots/mine").json()["versions"], "mine v2 in the store")
     assert [v["version"] for v in versions] == [1, 2] and versions[1]["current"]
+    # and the standings rate v2's games from then on (a reader kept open rated v1's on)
+    with client(serving, tokens["alice"]) as c:
+        row = poll(lambda: (r := c.get("/api/bots/mine").json()["row"])["version"] == 2 and r, "mine v2's row")
+    assert row["fingerprint"] == versions[1]["fingerprint"]
+    cli = json.loads(arena("leaderboard", str(config.parent / "store.sqlite"), "--format", "json").stdout)
+    assert [(r["version"], r["fingerprint"]) for r in cli["rows"] if r["bot"] == "mine"] == [
+        (2, versions[1]["fingerprint"])]
     roster = yaml.safe_load((config.parent / ".ladder.serve.yaml").read_text())
     [entry] = [bot for bot in roster["bots"] if bot["name"] == "mine"]
     assert entry["command"].endswith("/mine/2/mine.py last")
@@ -144,7 +166,8 @@ def test_the_stderr_of_a_bot_faulting_in_the_ladder_is_its_owners_only(site, acc
     (config.parent / "store.server" / "submissions" / "cued" / "1" / "crash-now").write_text("")
     with client(serving, tokens["bob"]) as c:
         faults = poll(lambda: c.get("/api/me").json()["faults"], "cued's first fault in the ladder")
-        assert "SECRET-LADDER-STDERR <b>cued</b>" in faults[0]["stderr"] and faults[0]["bot"] == "cued"
+        assert "SECRET-LADDER-STDERR <b>cued</b> in cue.py\n" in faults[0]["stderr"] and faults[0]["bot"] == "cued"
+        assert str(config.parent) not in c.get("/api/me").text
         page = c.get("/me").text
         assert "SECRET-LADDER-STDERR &lt;b&gt;cued&lt;/b&gt;" in page
     game = faults[0]["no"]
@@ -309,13 +332,9 @@ def test_the_authorization_matrix_covers_every_route(site, accepted):
     assert not failures, "\n".join(failures)
 
 
-def test_a_wheel_of_a_bot_plugin_is_accepted_and_plays(site, tmp_path):
+def test_a_wheel_of_a_bot_plugin_is_accepted_and_plays(site, example_plugin_wheel):
     config, serving, tokens = site
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                            "-w", str(tmp_path), str(ROOT / "examples" / "arena-example-plugin")],
-                           capture_output=True, text=True, check=False)
-    assert built.returncode == 0, built.stderr
-    [wheel] = tmp_path.glob("*.whl")
+    wheel = example_plugin_wheel     # examples/arena-example-plugin (tests/conftest.py)
     done = arena("submit", serving.url, "--wheel", str(wheel), "--token", tokens["root"], "--name", "corner",
                  "--wait")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -390,3 +409,20 @@ def test_wrong_tokens_from_an_address_are_slowed(site):
                 assert int(answer.headers["retry-after"]) >= 1
                 break
     assert statuses[-1] == 429 and set(statuses[:-1]) == {401}
+
+
+def test_text_shown_to_a_participant_names_no_server_path(tmp_path):
+    from arena.server.shown import without_server_paths
+    real = tmp_path / "data" / "submissions"
+    (real / "bot-1" / "12").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "data")
+    linked = tmp_path / "link" / "submissions"
+    package = Path(arena_package.__file__).resolve().parent
+    text = (f'File "{real}/bot-1/12/src/bot.py", line 3\n'
+            f"cd {linked}/bot-1/12 && make: done in {real}/bot-1/12.\n"
+            f'File "{package}/sdk.py", line 9\n'
+            f"{real}/notes.txt {tmp_path}/data/server.sqlite {package.parent}/README.md")
+    assert without_server_paths(text, linked).splitlines() == [
+        'File "src/bot.py", line 3', "cd . && make: done in ..", 'File "arena/sdk.py", line 9',
+        # outside any submission's directory or arena's package: as it was
+        f"{real}/notes.txt {tmp_path}/data/server.sqlite {package.parent}/README.md"]

@@ -154,13 +154,8 @@ def test_a_hand_made_wheel_is_read_from_its_metadata_and_never_imported(tmp_path
     assert "arena_tiny" not in sys.modules
 
 
-def test_a_wheel_built_by_setuptools_lists_its_arena_entry_point(tmp_path):
-    source = shutil.copytree(ROOT / "examples" / "arena-example-plugin", tmp_path / "src")
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                            "--no-index", "--wheel-dir", str(tmp_path / "wheels"), str(source)],
-                           capture_output=True, text=True, timeout=240)
-    assert built.returncode == 0, built.stderr
-    wheel = next((tmp_path / "wheels").glob("*.whl"))
+def test_a_wheel_built_by_setuptools_lists_its_arena_entry_point(tmp_path, example_plugin_wheel):
+    wheel = example_plugin_wheel     # built by pip with setuptools (tests/conftest.py)
     got = unpack(wheel, wheel.name, tmp_path / "dest", UploadCaps())
     assert got.kind == "wheel" and got.wheel is not None
     assert got.wheel.name == "arena-example-plugin" and got.wheel.version == "0.1.0"

@@ -120,17 +120,22 @@ def _split_bot(text: str) -> tuple[str, int | None]:
 
 
 def cmd_versions(args: argparse.Namespace) -> int:
+    from arena.league.boards import version_marks
+    names = league_source(args.store)[2]   # a config's bots, as the leaderboard reads them
     with _open_store(args.store, readonly=True) as store:
         infos = store.versions(args.bot)
+        marks = version_marks(store, names)
     if args.bot is not None and not infos:
         raise UserError(f"{args.store} has no bot {args.bot!r}")
     if args.format == "json":
-        print(json.dumps([info._asdict() for info in infos], indent=2))
+        print(json.dumps([{**info._asdict(), "marks": list(marks.get((info.bot, info.version), ()))}
+                          for info in infos], indent=2))
         return 0
     print(f"{'bot':<20} {'version':>7} {'fingerprint':<16} {'games':>6}  {'first seen':<25} "
           f"{'last played':<25} state")
     for info in infos:
-        state = ", ".join(w for w, on in (("current", info.current), ("retired", info.retired)) if on)
+        # current, then why it plays no more in the leaderboard's words (--all-versions)
+        state = ", ".join(["current"] * info.current + list(marks.get((info.bot, info.version), ())))
         print(f"{info.bot:<20} {'v' + str(info.version):>7} {info.fingerprint or '(not yet)':<16} "
               f"{info.games:>6}  {info.first_seen:<25} {info.last_played or '-':<25} {state}")
     return 0

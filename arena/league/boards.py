@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .config import LadderConfig, RatingConfig
-from .leaderboard import Leaderboard, build_leaderboard, with_marks, with_versions
+from .leaderboard import MARKS, Leaderboard, build_leaderboard, with_marks, with_versions
 from .rating_systems import RatingSystem
 from .store import Store
 
@@ -48,16 +48,32 @@ def ladder_marks(board: Leaderboard, store: Store, all_versions: bool = False,
         now = {bot: why for (bot, version), why in suspended.items() if current.get(bot) == version}
         return with_marks(board, min_games, now)
     # every version as history: say why each no longer plays (replaced, retired, removed)
-    bots = snapshot.get("bots")
+    states = version_marks(store, names)
+    marked = {row.bot: states.get((row.bot.rpartition("@")[0], row.version), ()) for row in board.rows
+              if row.version is not None}
+
+    def rows(mark: str) -> set[str]:
+        return {row for row, marks in marked.items() if mark in marks}
+    return with_marks(board, min_games,
+                      {f"{bot}@{version}": why for (bot, version), why in suspended.items()},
+                      old=rows("old"), retired=rows("retired"), removed=rows("removed"))
+
+
+def version_marks(store: Store, names: Sequence[str] | None = None) -> dict[tuple[str, int], tuple[str, ...]]:
+    """Why each stored version (bot, version) plays no more, as marks in the order of MARKS:
+    suspended (a ladder's, faulted too often), retired (arena retire), removed (not among
+    names, the config's bots; None: those of the config the store is bound to) and old
+    (replaced by a newer version); () for a version in play. `arena versions` and the
+    leaderboard's --all-versions both say it so."""
+    bots = store.snapshot().get("bots")
     in_config = (set(names) if names is not None else
                  {bot.get("name") for bot in bots if isinstance(bot, dict)} if isinstance(bots, list)
                  else None)
     retired = store.retired()
-    named = {row.bot: (row.bot.rpartition("@")[0], row.version) for row in board.rows
-             if row.version is not None}
-    return with_marks(board, min_games,
-                      {f"{bot}@{version}": why for (bot, version), why in suspended.items()},
-                      old={row for row, (bot, version) in named.items() if current.get(bot) != version},
-                      retired={row for row, (bot, _v) in named.items() if bot in retired},
-                      removed={row for row, (bot, _v) in named.items()
-                               if in_config is not None and bot not in in_config})
+    suspended = store.suspended()
+    found = {}
+    for info in store.versions():
+        on = {"suspended": (info.bot, info.version) in suspended, "retired": info.bot in retired,
+              "removed": in_config is not None and info.bot not in in_config, "old": not info.current}
+        found[(info.bot, info.version)] = tuple(mark for mark in MARKS if on.get(mark))
+    return found

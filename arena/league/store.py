@@ -238,6 +238,19 @@ class Store:
     def _meta(self) -> dict[str, str]:
         return dict(self._rows("SELECT key, value FROM league"))
 
+    def last_change(self) -> str:
+        """When the store last changed (ISO 8601 UTC, "" if never): the latest of the league's
+        `updated` (a run bound it), its last game, a version first seen, a bot retired or
+        suspended. `updated` alone misses every game a run stored after it began."""
+        times = {"games": "finished_at", "versions": "first_seen", "retired": "at", "suspended": "at"}
+        with self._lock:
+            # a store read as it is may be from before some of these tables
+            tables = {name for (name,) in self._rows("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            found = [self._meta().get("updated", "")]
+            found += [self._rows(f"SELECT max({column}) FROM {table}")[0][0] or ""
+                      for table, column in times.items() if table in tables]
+        return max(found)   # every time is written by _now(): the same format, so text order is time order
+
     # --- bot versions ---
 
     def sync_versions(self, manifests: Mapping[str, Manifest], record: bool = True) -> list[VersionNote]:
@@ -521,6 +534,10 @@ class Store:
     def seated_records(self, current: bool = False, keys: Collection[str] | None = None
                        ) -> Iterator[tuple[StoredGame, tuple[int, ...]]]:
         """records(), each with the versions of its bots by seat."""
+        if self.readonly and current:
+            # a reader kept open (arena serve's) reads a store a run writes: the current
+            # versions are read again, not those of its first reading
+            self._current = self.current_versions()
         with self._lock:
             snapshot = self._snapshot()
             ladder = snapshot.get("schedule") == "ladder"

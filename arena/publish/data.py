@@ -19,6 +19,7 @@ from typing import Any
 from arena.games import Game, GameError, GameRegistry, Grid
 from arena.league import Leaderboard, RatingConfig, Row, Store, StoredGame, build_leaderboard
 from arena.league.boards import ladder_marks
+from arena.league.leaderboard import with_versions
 from arena.league.pairs import between
 from arena.league.rating_systems import RatingSystem
 from arena.league.schedule import parse_fixture_key
@@ -100,7 +101,7 @@ class LeagueData:
     game: str
     rules: dict[str, Any]
     created: str
-    updated: str
+    updated: str          #: when the store last changed, its games included (Store.last_change)
     settings: RatingConfig
     board: Leaderboard
     bots: list[BotInfo]                    #: rank order; a bot's id is its index here
@@ -179,9 +180,14 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     title = title or name or "League"
     names = bots_from_meta(meta)
     retired = store.retired()   # history only: not in the standings
-    board = ladder_marks(build_leaderboard(games, settings,
-                                           names and [n for n in names if n not in retired], title,
-                                           system=system), store)
+    infos = store.versions()
+    board = build_leaderboard(games, settings, names and [n for n in names if n not in retired], title,
+                              system=system)
+    # each row's version is the one whose games it rates, as `arena leaderboard` gives it
+    prints = {(info.bot, info.version): info.fingerprint for info in infos}
+    rated = {row.bot: store.versions_of([row.bot])[0] for row in board.rows}
+    board = ladder_marks(with_versions(board, {bot: (v, prints[bot, v]) for bot, v in rated.items()
+                                               if (bot, v) in prints}), store)
     slugs = slugify([row.bot for row in board.rows])
     bots = [BotInfo(i, row.bot, slug, row) for i, (row, slug) in enumerate(zip(board.rows, slugs))]
     try:
@@ -192,12 +198,12 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     if not meta.get("rules") and games:
         rules = dict(games[0].record.rule_options)
     data = LeagueData(title=title, name=name, game=game, rules=rules,
-                      created=meta.get("created", ""), updated=meta.get("updated", ""),
+                      created=meta.get("created", ""), updated=store.last_change(),
                       settings=settings, board=board, bots=bots, games=games,
                       played={game.key: versions for game, versions in rows},
                       simultaneous=_simultaneous(game, rules),
                       seats=max((len(g.record.bots) for g in games), default=2))
-    for info in store.versions():
+    for info in infos:
         data.versions.setdefault(info.bot, []).append(info)
     data.suspended = store.suspended()
     _tally(data)

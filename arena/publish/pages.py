@@ -423,31 +423,33 @@ def bot_page(data: LeagueData, bot: BotInfo) -> str:
 # --- shells filled by scripts ---------------------------------------------------------------
 
 def games_list(data: LeagueData) -> dict[str, Any]:
-    """The games list's context (templates/games_list.html) and the script that fills it:
-    of more than two seats, a column for each seat (assets/seats.js), else x and o
-    (assets/games.js)."""
+    """The games list's context (templates/games_list.html) and the scripts that fill it, in
+    their order: the paging (assets/gamelist.js), then the rows: of more than two seats, a
+    column for each seat (assets/seats.js), else x and o (assets/games.js)."""
     return {"bots": [_bot(b) for b in data.bots], "seats": data.seats,
-            "script": "seats.js" if data.seats > 2 else "games.js"}
+            "scripts": ["gamelist.js", "seats.js" if data.seats > 2 else "games.js"]}
 
 
 def games_page(data: LeagueData) -> str:
     """games.html: the paginated games list (rows come from data/games/...)."""
     games = games_list(data)
-    return render("games.html", **layout(data, name="games", title="Games", scripts=[games["script"]]),
+    return render("games.html", **layout(data, name="games", title="Games", scripts=games.pop("scripts")),
                   **games)
 
 
 def replay_viewer(data: LeagueData) -> dict[str, Any]:
-    """The replay viewer's context (templates/replay_viewer.html) and the script that fills it:
-    a game whose seats move at once steps turn by turn, every seat's move of the turn together
-    (assets/turns.js), any other move by move (assets/replay.js)."""
-    return {"by_turn": data.simultaneous, "script": "turns.js" if data.simultaneous else "replay.js"}
+    """The replay viewer's context (templates/replay_viewer.html) and the scripts that fill it,
+    in their order: the frame (assets/viewer.js), then the steps: a game whose seats move at
+    once turn by turn, every seat's move of the turn together (assets/turns.js), any other
+    move by move (assets/replay.js)."""
+    return {"by_turn": data.simultaneous,
+            "scripts": ["viewer.js", "turns.js" if data.simultaneous else "replay.js"]}
 
 
 def replay_page(data: LeagueData) -> str:
     """replay.html: the replay viewer (the game comes from data/moves/...)."""
     viewer = replay_viewer(data)
-    return render("replay.html", **layout(data, name="replay", title="Replay", scripts=[viewer["script"]]),
+    return render("replay.html", **layout(data, name="replay", title="Replay", scripts=viewer.pop("scripts")),
                   **viewer)
 
 

@@ -23,8 +23,9 @@ from arena.league import RatingConfig, RatingSystem, Store, StoreError
 from .data import LeagueData, fault_pages, league_json, list_pages, load_league, move_chunks
 from .pages import all_pages
 
-#: the static files copied from arena/publish/assets into the site's assets/
-ASSETS = ("style.css", "arena.js", "games.js", "replay.js", "bot.js")
+#: the static files copied from arena/publish/assets into the site's assets/: the games list
+#: (gamelist.js, its rows games.js) and the replay viewer (viewer.js, by move replay.js)
+ASSETS = ("style.css", "arena.js", "gamelist.js", "games.js", "viewer.js", "replay.js", "bot.js")
 #: the replay viewer of a game whose seats move at once, copied only into such a league's site
 TURN_ASSETS = ("turns.js",)
 #: the games list of games of more than two seats, copied only into such a league's site

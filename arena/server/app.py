@@ -41,6 +41,7 @@ from .db import ServerDB, ServerDBError, Submission, User
 from .forms import FormRefused, read_form
 from .intake import Incoming, UploadForm
 from .public import PublicView
+from .shown import without_server_paths
 from .uploads import UploadRefused, valid_name
 
 SESSION_COOKIE = "arena_session"
@@ -436,9 +437,20 @@ class Handlers:
         assert who.user is not None
         submissions = self.db.submissions(owner=who.user.id, limit=200)
         bots = sorted(bot for bot, owner in self.db.bots().items() if owner == who.user.id)
-        faults = self.server.public.own_faults(bots)
+        faults = [{**fault, "stderr": self._shown(fault["stderr"])}
+                  for fault in self.server.public.own_faults(bots)]
         return {"user": who.user.name, "admin": who.user.admin, "bots": bots,
-                "submissions": [s.private() for s in submissions], "faults": faults}
+                "submissions": [self._own(s) for s in submissions], "faults": faults}
+
+    def _shown(self, text: str) -> str:
+        """A text of the server's as a participant sees it: without its paths (shown.py)."""
+        return without_server_paths(text, self.server.config.submissions)
+
+    def _own(self, submission: Submission) -> dict[str, Any]:
+        """What a submission's owner sees of it: its texts without the server's paths."""
+        private = submission.private()
+        return {**private, **{key: self._shown(private[key])
+                              for key in ("message", "build_log", "stderr_tail", "command")}}
 
     async def me_page(self, request: Request, who: Who) -> Response:
         return self.server.render("me.html", request, who, me=await self._me(who))
@@ -451,7 +463,7 @@ class Handlers:
         assert who.user is not None
         if submission is None or (submission.owner != who.user.id and not who.admin):
             raise Refused(404, "no such submission of yours")
-        return JSONResponse(submission.private())
+        return JSONResponse(self._own(submission))
 
     # --- submitting ---
 
@@ -468,7 +480,7 @@ class Handlers:
 
     async def submit_api(self, request: Request, who: Who) -> Response:
         submission = await self._receive(request, who, form_csrf=False)
-        return JSONResponse(submission.private(), status_code=201)
+        return JSONResponse(self._own(submission), status_code=201)
 
     async def _receive(self, request: Request, who: Who, form_csrf: bool) -> Submission:
         """Stream an upload in and register it (UploadRefused and the like: a 4xx, nothing kept)."""

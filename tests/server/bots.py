@@ -30,6 +30,19 @@ for line in sys.stdin:
         raise SystemExit(3)
 """
 
+#: crashes at its first move as CRASHING does, with a traceback through its own file and a
+#: line naming arena's sdk.py in ARENA_PACKAGE (the test writes where the server has it)
+TRACEBACK = """\
+import sys
+
+for line in sys.stdin:
+    if line.startswith("arena"):
+        print("ready", flush=True)
+    elif line.startswith("turn"):
+        print('  File "ARENA_PACKAGE/sdk.py", line 1, in run', file=sys.stderr, flush=True)
+        raise RuntimeError("SECRET-STDERR <script>alert(1)</script> of the crashing bot")
+"""
+
 #: plays as ORDERED until a file crash-now appears in its directory (which makes a new
 #: version of it), then crashes at its next move, saying why on stderr
 CRASHES_ON_CUE = """\
@@ -40,7 +53,7 @@ cue = os.path.join(os.path.dirname(os.path.abspath(__file__)), "crash-now")
 for line in sys.stdin:
     if line.startswith("turn"):
         if os.path.exists(cue):
-            print("SECRET-LADDER-STDERR <b>cued</b>", file=sys.stderr, flush=True)
+            print("SECRET-LADDER-STDERR <b>cued</b> in", __file__, file=sys.stderr, flush=True)
             raise SystemExit(4)
         print(line.split(" ", 5)[4].split(",")[0], flush=True)
     elif line.startswith("arena"):

@@ -7,6 +7,7 @@ import fcntl
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import time
 from pathlib import Path
@@ -17,6 +18,10 @@ import pytest
 from . import ARENA, ROOT
 
 READY_SECONDS = 60.0
+#: the SSL context the tests' HTTP clients share: httpx builds one for every Client (and every
+#: httpx.get) it is not given one, loading the CA bundle each time (17 ms here), though the
+#: server is plain HTTP on loopback
+LOOPBACK_SSL = ssl.create_default_context()
 
 
 def free_port() -> int:
@@ -54,7 +59,7 @@ class Serving:
             if self.proc.poll() is not None:
                 raise AssertionError(f"arena serve exited {self.proc.returncode}: {self.stderr()}")
             try:
-                if httpx.get(f"{self.url}/api/health", timeout=2).status_code == 200:
+                if httpx.get(f"{self.url}/api/health", timeout=2, verify=LOOPBACK_SSL).status_code == 200:
                     break
             except httpx.TransportError:
                 pass

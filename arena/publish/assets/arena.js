@@ -1,4 +1,5 @@
-/* bot-arena static site: shared helpers (data loading, DOM building, sortable tables, chart legend).
+/* bot-arena static site: shared helpers (data loading, DOM building, the league's names as
+ * text, pagers and step buttons, sortable tables, chart legend).
  *
  * Data files are scripts that call arenaData(key, value): a page loads one by adding a
  * <script src>, which works from file:// (where fetch() of local JSON is refused) and
@@ -84,6 +85,56 @@
     node.hidden = false;
   }
 
+  /* --- the league's data as text (data/league.js) ---------------------------------------- */
+
+  /** A bot's name: ref is its id in league.bots, or a name the data kept as it was. */
+  function botName(league, ref) {
+    return typeof ref === "number" ? league.bots[ref].name : String(ref);
+  }
+
+  /** A link to a bot's page (its name as text when ref is not one of the league's bots). */
+  function botLink(league, ref) {
+    if (typeof ref !== "number") return String(ref);
+    const bot = league.bots[ref];
+    return el("a", { href: root + "bots/" + bot.slug + ".html" }, bot.name);
+  }
+
+  /** How the site words a termination (timeout, crash, ...). */
+  function terminationLabel(league, termination) {
+    return league.terminations[termination] || termination;
+  }
+
+  /** 1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, ... 21st. */
+  function ordinal(n) {
+    const tens = n % 100, ones = n % 10;
+    const suffix = tens >= 11 && tens <= 13 ? "th" : ones === 1 ? "st" : ones === 2 ? "nd" : ones === 3 ? "rd" : "th";
+    return n + suffix;
+  }
+
+  /** A time in ms to a tenth, or – when it was not measured. */
+  function ms(value) { return value === null || value === undefined ? "–" : value.toFixed(1); }
+
+  /* --- pagers and step buttons: data-go first, prev, next, last --------------------------- */
+
+  /** Where a data-go button leads from position at, in lo..hi. */
+  function stepTo(go, at, lo, hi) {
+    return { first: lo, prev: at - 1, next: at + 1, last: hi }[go];
+  }
+
+  /** Disable the data-go buttons in nav that lead nowhere from position at, in lo..hi. */
+  function setSteps(nav, at, lo, hi) {
+    for (const button of nav.querySelectorAll("button[data-go]")) {
+      const back = button.dataset.go === "first" || button.dataset.go === "prev";
+      button.disabled = back ? at <= lo : at >= hi;
+    }
+  }
+
+  /** A pager (nav.pager) at page of pages: its "page 2 of 5" and its buttons. */
+  function showPage(nav, page, pages) {
+    nav.querySelector(".where").textContent = "page " + page + " of " + pages;
+    setSteps(nav, page, 1, pages);
+  }
+
   /* --- sortable tables: click a heading; again to reverse --------------------------------- */
 
   function sortBy(table, th) {
@@ -160,5 +211,7 @@
   if (chart) historyLegend(chart);
 
   window.Arena = { root: root, loadData: loadData, el: el, hashParams: hashParams,
-                   setHash: setHash, showError: showError };
+                   setHash: setHash, showError: showError, botName: botName, botLink: botLink,
+                   terminationLabel: terminationLabel, ordinal: ordinal, ms: ms,
+                   stepTo: stepTo, setSteps: setSteps, showPage: showPage };
 })();

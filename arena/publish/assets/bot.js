@@ -20,7 +20,7 @@
       : el("p", { className: "muted" }, "stderr was empty");
     return el("li", { className: "fault" }, [
       el("div", { className: "fault-head" }, [
-        el("span", { className: "badge bad" }, league.terminations[termination] || termination), " ",
+        el("span", { className: "badge bad" }, A.terminationLabel(league, termination)), " ",
         el("a", { href: "../replay.html#g=" + no + "&m=" + moves }, "game " + no),
         " vs " + versus + " as " + (seat < 2 ? "xo"[seat] : "seat " + seat) + ", after " + moves + " moves"]),
       el("p", { className: "reason" }, reason), tail]);
@@ -31,9 +31,7 @@
     .then(function (rows) {
       page = to;
       list.replaceChildren.apply(list, rows.map(item));
-      pager.querySelector(".where").textContent = "page " + page + " of " + pages;
-      pager.querySelector("[data-go=prev]").disabled = page <= 1;
-      pager.querySelector("[data-go=next]").disabled = page >= pages;
+      A.showPage(pager, page, pages);
       pager.scrollIntoView({ block: "nearest" });
     }).catch(function (err) { A.showError(pager.querySelector(".where"), err); });
   }
@@ -41,7 +39,7 @@
   pager.addEventListener("click", function (event) {
     const button = event.target.closest("button[data-go]");
     if (!button || !league) return;
-    show(button.dataset.go === "prev" ? page - 1 : page + 1);
+    show(A.stepTo(button.dataset.go, page, 1, pages));
   });
   A.loadData("league").then(function (data) { league = data; });
 })();

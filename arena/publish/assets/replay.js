@@ -1,32 +1,28 @@
-/* bot-arena static site: the replay viewer.
- * #g=N&m=K shows game N after K moves. The game comes from data/moves/CHUNK.js, where
- * the publisher already replayed it through its rules: each move carries the board to
- * play next and each change of the small boards' status, so this file knows no rules. */
+/* bot-arena static site: the replay viewer of a game of turns, a move at a time (viewer.js
+ * is the frame: loading, the controls, the keys). #g=N&m=K shows game N after K moves. The
+ * game comes from data/moves/CHUNK.js, where the publisher already replayed it through its
+ * rules: each move carries the board to play next and each change of the small boards'
+ * status, so this file knows no rules. */
 (function () {
   "use strict";
   const A = window.Arena;
   const el = A.el;
-  const status = document.getElementById("replay-status");
-  const view = document.getElementById("replay");
+  const ms = A.ms;
   const boardNode = document.getElementById("board");
-  const scrub = document.getElementById("scrub");
   const moveBody = document.querySelector("#movelist tbody");
-  const controls = document.getElementById("controls");
   let league = null;
   let game = null;       // the game shown
   let step = 0;          // moves played on the board shown
   let cellNodes = [];
   let boardNodes = [];
-  let loading = 0;
 
   const MARK = ["x", "o"];
 
-  function botName(ref) { return typeof ref === "number" ? league.bots[ref].name : String(ref); }
+  function botName(ref) { return A.botName(league, ref); }
 
-  function botLink(ref) {
-    if (typeof ref !== "number") return document.createTextNode(String(ref));
-    return el("a", { href: "bots/" + league.bots[ref].slug + ".html" }, league.bots[ref].name);
-  }
+  function botLink(ref) { return A.botLink(league, ref); }
+
+  function label(termination) { return A.terminationLabel(league, termination); }
 
   function markSpan(seat) { return el("span", { className: "mark " + MARK[seat] }, MARK[seat].toUpperCase()); }
 
@@ -39,18 +35,10 @@
     return "cell " + cell + " (row " + Math.floor(cell / 3) + ", column " + (cell % 3) + ")";
   }
 
-  function ms(value) { return value === null || value === undefined ? "–" : value.toFixed(1); }
-
-  function rulesText(rules) {
-    const parts = Object.keys(rules || {}).map(function (k) { return k + ": " + rules[k]; });
-    return parts.length ? " (" + parts.join(", ") + ")" : "";
-  }
-
   function resultText() {
-    const label = league.terminations[game.termination] || game.termination;
     if (game.faulted === 0 || game.faulted === 1) {
       return botName(game.bots[1 - game.faulted]) + " wins (" + botName(game.bots[game.faulted])
-        + " faulted: " + label + ")";
+        + " faulted: " + label(game.termination) + ")";
     }
     if (game.winner === 0 || game.winner === 1) return botName(game.bots[game.winner]) + " wins";
     return "draw";
@@ -72,9 +60,13 @@
     boardNode.hidden = !grid;
     const plain = !!grid && !nine;   // a plain grid, sized by its rows and columns
     boardNode.classList.toggle("many", plain && grid[0] * grid[1] > 9);
-    boardNode.style.gridTemplateColumns = plain ? "repeat(" + grid[1] + ", minmax(0, 1fr))" : "";
-    boardNode.style.gridTemplateRows = plain ? "repeat(" + grid[0] + ", minmax(0, 1fr))" : "";
-    boardNode.style.aspectRatio = plain ? grid[1] + " / " + grid[0] : "";
+    if (plain) {
+      cellNodes = A.gridCells(boardNode, grid);
+      return;
+    }
+    boardNode.style.gridTemplateColumns = "";       // nine boards of 3x3, or none: style.css's
+    boardNode.style.gridTemplateRows = "";
+    boardNode.style.aspectRatio = "";
     boardNode.dataset.rows = grid ? String(grid[0]) : "";
     boardNode.dataset.columns = grid ? String(grid[1]) : "";
     if (nine) {
@@ -87,12 +79,6 @@
         }
         boardNodes.push(sb);
         boardNode.append(sb);
-      }
-    } else if (grid) {
-      for (let c = 0; c < grid[0] * grid[1]; c++) {
-        const cell = el("div", { className: "cell", dataset: { cell: String(c), mark: "" } });
-        cellNodes[c] = cell;
-        boardNode.append(cell);
       }
     }
   }
@@ -137,48 +123,22 @@
     ]);
   }
 
+  /* the heading and the result (viewer.js writes the rest of the header) */
   function buildHeader() {
-    const no = game.no;
-    document.title = "Game " + no + " · " + league.title;
     const title = document.getElementById("replay-title");
-    title.replaceChildren("Game " + no + ": ", botLink(game.bots[0]), " (x) vs ", botLink(game.bots[1]), " (o)");
-    const started = game.started ? " · started " + game.started.replace("T", " ") : "";
-    document.getElementById("replay-sub").textContent = game.game + rulesText(game.rules)
-      + " · " + game.fixture + " · seed " + game.seed + started
-      + (game.durationMs ? " · " + (game.durationMs / 1000).toFixed(2) + " s" : "")
-      + (game.opening ? " · starts from a " + game.opening + "-move opening" : "");
-    const players = document.getElementById("players");
-    players.replaceChildren.apply(players, [0, 1].map(function (seat) {
-      return el("div", { className: "player", dataset: { seat: String(seat) } },
-        [markSpan(seat), el("span", { className: "name" }, botLink(game.bots[seat]))]);
-    }));
+    title.replaceChildren("Game " + game.no + ": ", botLink(game.bots[0]), " (x) vs ", botLink(game.bots[1]), " (o)");
     const result = document.getElementById("result");
     const faulty = game.faulted === 0 || game.faulted === 1;
-    const label = league.terminations[game.termination] || game.termination;
     const how = el("div", { className: "muted" });
     if (faulty) {
-      how.append("Ended by a fault: ", el("span", { className: "badge bad" }, label), " " + game.reason);
+      how.append("Ended by a fault: ", el("span", { className: "badge bad" }, label(game.termination)), " " + game.reason);
     } else if (game.termination === "normal") {
       how.append("Ended by the rules after " + game.moves.length + " moves (" + (game.reason || "normal") + ").");
     } else {
-      how.append("Ended: " + label + (game.reason ? " · " + game.reason : ""));
+      how.append("Ended: " + label(game.termination) + (game.reason ? " · " + game.reason : ""));
     }
     result.replaceChildren(el("div", null, [el("strong", null, "Result: "), resultText()]), how);
     if (game.error) result.append(el("p", { className: "status error" }, game.error));
-    const detail = document.getElementById("fault-detail");
-    detail.replaceChildren();
-    [0, 1].forEach(function (seat) {
-      const tail = game.stderr[seat] || "";
-      if (!tail.trim()) return;
-      detail.append(el("h2", null, ["stderr of ", botName(game.bots[seat]), " (", MARK[seat], "), last part"]),
-        el("pre", { className: "stderr" }, tail));
-    });
-    const nav = document.getElementById("gamenav");
-    const page = Math.ceil(no / league.pageGames);
-    nav.replaceChildren(
-      no > 1 ? el("a", { href: "#g=" + (no - 1) }, "← game " + (no - 1)) : el("span", { className: "muted" }, "first game"),
-      el("a", { href: "games.html#page=" + page }, "games list"),
-      no < league.games ? el("a", { href: "#g=" + (no + 1) }, "game " + (no + 1) + " →") : el("span", { className: "muted" }, "last game"));
   }
 
   /* --- one position --------------------------------------------------------------------- */
@@ -191,9 +151,10 @@
     return null;
   }
 
-  function show(k) {
+  /* the board, whose move it is and what happened, after k moves */
+  function draw(k) {
     const n = game.moves.length;
-    step = Math.min(Math.max(k, 0), n);
+    step = k;
     const marks = [];
     let last = step > 0 ? game.moves[step - 1][0] : -1;
     if (game.marks) {
@@ -233,24 +194,6 @@
       node.classList.toggle("to-move", !finished && Number(node.dataset.seat) === toMove);
     });
     describe(target, toMove, finished);
-    document.getElementById("ply").textContent = step + " / " + n;
-    scrub.max = String(n);
-    scrub.value = String(step);
-    controls.querySelector("[data-go=first]").disabled = step === 0;
-    controls.querySelector("[data-go=prev]").disabled = step === 0;
-    controls.querySelector("[data-go=next]").disabled = step === n;
-    controls.querySelector("[data-go=last]").disabled = step === n;
-    Array.prototype.forEach.call(moveBody.rows, function (row, i) {
-      row.classList.toggle("current", i === step - 1);
-      row.classList.toggle("future", i >= step);
-    });
-    const current = moveBody.rows[step - 1];
-    if (current) {
-      const wrap = current.closest(".movelist-wrap");
-      const top = current.offsetTop - wrap.clientHeight / 2;
-      wrap.scrollTop = Math.max(0, top);
-    }
-    A.setHash({ g: game.no, m: step });
   }
 
   function nextBoard(target) {
@@ -261,8 +204,7 @@
   /* "X mine ran out of time on its move in board 4, so random wins." */
   function faultSentence(target, toMove) {
     const seat = game.faulted;
-    const verb = league.faultVerbs[game.termination]
-      || "faulted (" + (league.terminations[game.termination] || game.termination) + ")";
+    const verb = league.faultVerbs[game.termination] || "faulted (" + label(game.termination) + ")";
     const when = game.termination !== "startup_failure" && seat === toMove
       ? " on its move" + nextBoard(target) : "";
     return [markSpan(seat), " " + botName(game.bots[seat]) + " " + verb + when + ", so "
@@ -301,58 +243,21 @@
     now.replaceChildren.apply(now, parts);
   }
 
-  /* --- loading and input ---------------------------------------------------------------- */
+  /* --- the frame: viewer.js ------------------------------------------------------------ */
 
-  function open() {
-    const params = A.hashParams();
-    const no = parseInt(params.g, 10) || 1;
-    if (game && game.no === no) {
-      if (params.m !== undefined) show(parseInt(params.m, 10) || 0);
-      return;
-    }
-    if (no < 1 || no > league.games) {
-      A.showError(status, "There is no game " + no + " (games are numbered 1 to " + league.games + ").");
-      view.hidden = true;
-      return;
-    }
-    const ticket = ++loading;
-    status.classList.remove("error");
-    status.hidden = false;
-    status.textContent = "Loading game " + no + "…";
-    A.loadData("moves/" + Math.floor((no - 1) / league.chunkGames)).then(function (chunk) {
-      if (ticket !== loading) return;
-      game = chunk.games[no - chunk.first];
+  A.replayViewer({
+    hashKey: "m",
+    steps: function (g) { return g.moves.length; },
+    stepAsked: function (g, params) { return params.m === undefined ? undefined : parseInt(params.m, 10) || 0; },
+    marker: markSpan,
+    seatTag: function (seat) { return MARK[seat]; },
+    build: function (data, g) {
+      league = data;
+      game = g;
       buildHeader();
       buildBoard();
       buildMoveList();
-      view.hidden = false;
-      status.hidden = true;
-      const m = params.m === undefined ? 0 : parseInt(params.m, 10);
-      show(isNaN(m) ? 0 : m);
-    }).catch(function (err) { A.showError(status, err); });
-  }
-
-  controls.addEventListener("click", function (event) {
-    const button = event.target.closest("button[data-go]");
-    if (!button || !game) return;
-    show({ first: 0, prev: step - 1, next: step + 1, last: game.moves.length }[button.dataset.go]);
+    },
+    draw: draw,
   });
-  scrub.addEventListener("input", function () { if (game) show(parseInt(scrub.value, 10)); });
-  moveBody.addEventListener("click", function (event) {
-    const row = event.target.closest("tr[data-ply]");
-    if (row && !event.target.closest("a")) show(parseInt(row.dataset.ply, 10));
-  });
-  document.addEventListener("keydown", function (event) {
-    if (!game || event.altKey || event.ctrlKey || event.metaKey || event.target === scrub) return;
-    const to = { ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: game.moves.length }[event.key];
-    if (to === undefined) return;
-    event.preventDefault();
-    show(to);
-  });
-  window.addEventListener("hashchange", open);
-
-  A.loadData("league").then(function (data) {
-    league = data;
-    open();
-  }).catch(function (err) { A.showError(status, err); });
 })();

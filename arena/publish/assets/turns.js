@@ -1,24 +1,22 @@
-/* bot-arena static site: the replay viewer of a game whose seats move at once (tron).
- * #g=N&t=K shows game N after K turns (#g=N&m=K, as other pages link a game: the turn of
- * its K-th move). The publisher replayed the game through its rules
- * (data/moves/CHUNK.js): the board's letters at the start and, per turn, every seat's move
- * and the squares that changed, so this file knows no rules. A letter is a seat's trail
- * ('a' seat 0 .. 'd' seat 3), its head in capitals; any number of seats is drawn. */
+/* bot-arena static site: the replay viewer of a game whose seats move at once (tron), a
+ * turn at a time (viewer.js is the frame: loading, the controls, the keys). #g=N&t=K shows
+ * game N after K turns (#g=N&m=K, as other pages link a game: the turn of its K-th move).
+ * The publisher replayed the game through its rules (data/moves/CHUNK.js): the board's
+ * letters at the start and, per turn, every seat's move and the squares that changed, so
+ * this file knows no rules. A letter is a seat's trail ('a' seat 0 .. 'd' seat 3), its head
+ * in capitals; any number of seats is drawn. */
 (function () {
   "use strict";
   const A = window.Arena;
   const el = A.el;
-  const status = document.getElementById("replay-status");
-  const view = document.getElementById("replay");
+  const ms = A.ms;
+  const ordinal = A.ordinal;
   const boardNode = document.getElementById("board");
-  const scrub = document.getElementById("scrub");
   const turnBody = document.querySelector("#movelist tbody");
-  const controls = document.getElementById("controls");
   let league = null;
   let game = null;       // the game shown
   let step = 0;          // turns played on the board shown
   let cellNodes = [];
-  let loading = 0;
 
   /* one colour a seat: its head full, its trail a light tint of it */
   const COLOURS = ["#2f6fd6", "#d6452f", "#2f9e44", "#b8860b", "#8e44ad", "#16a2b8"];
@@ -32,12 +30,9 @@
     return seat < 0 ? null : seat;
   }
 
-  function botName(ref) { return typeof ref === "number" ? league.bots[ref].name : String(ref); }
+  function botName(ref) { return A.botName(league, ref); }
 
-  function botLink(ref) {
-    if (typeof ref !== "number") return document.createTextNode(String(ref));
-    return el("a", { href: "bots/" + league.bots[ref].slug + ".html" }, league.bots[ref].name);
-  }
+  function botLink(ref) { return A.botLink(league, ref); }
 
   function swatch(seat) {
     const node = el("span", { className: "swatch", title: "seat " + seat });
@@ -45,20 +40,7 @@
     return node;
   }
 
-  function ms(value) { return value === null || value === undefined ? "–" : value.toFixed(1); }
-
-  function ordinal(n) {
-    const tens = n % 100, ones = n % 10;
-    const suffix = tens > 10 && tens < 14 ? "th" : ones === 1 ? "st" : ones === 2 ? "nd" : ones === 3 ? "rd" : "th";
-    return n + suffix;
-  }
-
-  function rulesText(rules) {
-    const parts = Object.keys(rules || {}).map(function (k) { return k + ": " + rules[k]; });
-    return parts.length ? " (" + parts.join(", ") + ")" : "";
-  }
-
-  function label(termination) { return league.terminations[termination] || termination; }
+  function label(termination) { return A.terminationLabel(league, termination); }
 
   /* seat -> the termination of its fault, for each seat a fault put out or ended the game of */
   function faultsBySeat() {
@@ -93,19 +75,9 @@
     const grid = game.grid;
     boardNode.hidden = !grid;
     if (!grid) return;
-    const st = boardNode.style;
-    st.gridTemplateColumns = "repeat(" + grid[1] + ", minmax(0, 1fr))";
-    st.gridTemplateRows = "repeat(" + grid[0] + ", minmax(0, 1fr))";
-    st.aspectRatio = grid[1] + " / " + grid[0];
-    st.gap = "1px";
-    boardNode.dataset.rows = String(grid[0]);
-    boardNode.dataset.columns = String(grid[1]);
-    for (let c = 0; c < grid[0] * grid[1]; c++) {
-      const cell = el("div", { className: "cell", dataset: { cell: String(c), mark: "" } });
-      cell.style.borderRadius = "1px";
-      cellNodes[c] = cell;
-      boardNode.append(cell);
-    }
+    cellNodes = A.gridCells(boardNode, grid);
+    boardNode.style.gap = "1px";                    // many small squares: thin lines
+    cellNodes.forEach(function (cell) { cell.style.borderRadius = "1px"; });
   }
 
   function buildTurnList() {
@@ -124,22 +96,12 @@
     turnBody.replaceChildren.apply(turnBody, rows);
   }
 
+  /* the heading and the result (viewer.js writes the rest of the header) */
   function buildHeader() {
-    const no = game.no;
-    document.title = "Game " + no + " · " + league.title;
     const title = document.getElementById("replay-title");
-    const names = ["Game " + no + ": "];
+    const names = ["Game " + game.no + ": "];
     game.bots.forEach(function (ref, seat) { names.push(seat ? ", " : "", botLink(ref)); });
     title.replaceChildren.apply(title, names);
-    const started = game.started ? " · started " + game.started.replace("T", " ") : "";
-    document.getElementById("replay-sub").textContent = game.game + rulesText(game.rules)
-      + " · " + game.fixture + " · seed " + game.seed + started
-      + (game.durationMs ? " · " + (game.durationMs / 1000).toFixed(2) + " s" : "");
-    const players = document.getElementById("players");
-    players.replaceChildren.apply(players, game.bots.map(function (ref, seat) {
-      return el("div", { className: "player", dataset: { seat: String(seat) } },
-        [swatch(seat), el("span", { className: "name" }, botLink(ref))]);
-    }));
     const result = document.getElementById("result");
     const how = el("div", { className: "muted" });
     if (game.faulted !== null && game.faulted !== undefined) {
@@ -154,20 +116,6 @@
     });
     result.replaceChildren(el("div", { id: "ranking" }, [el("strong", null, "Ranking: ")].concat(rankingNodes())), how);
     if (game.error) result.append(el("p", { className: "status error" }, game.error));
-    const detail = document.getElementById("fault-detail");
-    detail.replaceChildren();
-    game.bots.forEach(function (ref, seat) {
-      const tail = game.stderr[seat] || "";
-      if (!tail.trim()) return;
-      detail.append(el("h2", null, ["stderr of ", botName(ref), " (seat " + seat + "), last part"]),
-        el("pre", { className: "stderr" }, tail));
-    });
-    const nav = document.getElementById("gamenav");
-    const page = Math.ceil(no / league.pageGames);
-    nav.replaceChildren(
-      no > 1 ? el("a", { href: "#g=" + (no - 1) }, "← game " + (no - 1)) : el("span", { className: "muted" }, "first game"),
-      el("a", { href: "games.html#page=" + page }, "games list"),
-      no < league.games ? el("a", { href: "#g=" + (no + 1) }, "game " + (no + 1) + " →") : el("span", { className: "muted" }, "last game"));
   }
 
   /* --- one position --------------------------------------------------------------------- */
@@ -181,9 +129,10 @@
     return marks;
   }
 
-  function show(k) {
+  /* the board and what happened, after k turns */
+  function draw(k) {
     const n = game.turns.length;
-    step = Math.min(Math.max(k, 0), n);
+    step = k;
     const marks = marksAfter(step);
     cellNodes.forEach(function (node, c) {
       const mark = marks[c] === "." ? "" : marks[c];
@@ -198,23 +147,6 @@
     boardNode.dataset.turn = String(step);
     boardNode.dataset.marks = marks.join("");
     describe(step === n);
-    document.getElementById("ply").textContent = step + " / " + n;
-    scrub.max = String(n);
-    scrub.value = String(step);
-    controls.querySelector("[data-go=first]").disabled = step === 0;
-    controls.querySelector("[data-go=prev]").disabled = step === 0;
-    controls.querySelector("[data-go=next]").disabled = step === n;
-    controls.querySelector("[data-go=last]").disabled = step === n;
-    Array.prototype.forEach.call(turnBody.rows, function (row, i) {
-      row.classList.toggle("current", i === step - 1);
-      row.classList.toggle("future", i >= step);
-    });
-    const current = turnBody.rows[step - 1];
-    if (current) {
-      const wrap = current.closest(".movelist-wrap");
-      wrap.scrollTop = Math.max(0, current.offsetTop - wrap.clientHeight / 2);
-    }
-    A.setHash({ g: game.no, t: step });
   }
 
   function describe(finished) {
@@ -242,7 +174,7 @@
     now.replaceChildren.apply(now, parts);
   }
 
-  /* --- loading and input ---------------------------------------------------------------- */
+  /* --- the hash's turn ------------------------------------------------------------------- */
 
   /* the turn a link's #m=K (K moves played, as the fault lists link a game) falls in */
   function turnOfMove(k) {
@@ -254,62 +186,28 @@
     return game.turns.length;
   }
 
-  /* the turn the hash asks for: #t=K, or #m=K moves */
-  function turnOf(params) {
+  /* the turn the hash asks for: #t=K, or #m=K moves; undefined when it asks for none */
+  function turnAsked(params) {
     if (params.t !== undefined) return parseInt(params.t, 10) || 0;
     if (params.m !== undefined) return turnOfMove(parseInt(params.m, 10) || 0);
-    return 0;
+    return undefined;
   }
 
-  function open() {
-    const params = A.hashParams();
-    const no = parseInt(params.g, 10) || 1;
-    if (game && game.no === no) {
-      if (params.t !== undefined || params.m !== undefined) show(turnOf(params));
-      return;
-    }
-    if (no < 1 || no > league.games) {
-      A.showError(status, "There is no game " + no + " (games are numbered 1 to " + league.games + ").");
-      view.hidden = true;
-      return;
-    }
-    const ticket = ++loading;
-    status.classList.remove("error");
-    status.hidden = false;
-    status.textContent = "Loading game " + no + "…";
-    A.loadData("moves/" + Math.floor((no - 1) / league.chunkGames)).then(function (chunk) {
-      if (ticket !== loading) return;
-      game = chunk.games[no - chunk.first];
+  /* --- the frame: viewer.js ------------------------------------------------------------ */
+
+  A.replayViewer({
+    hashKey: "t",
+    steps: function (g) { return g.turns.length; },
+    stepAsked: function (g, params) { return turnAsked(params); },
+    marker: swatch,
+    seatTag: function (seat) { return "seat " + seat; },
+    build: function (data, g) {
+      league = data;
+      game = g;
       buildHeader();
       buildBoard();
       buildTurnList();
-      view.hidden = false;
-      status.hidden = true;
-      show(turnOf(params));
-    }).catch(function (err) { A.showError(status, err); });
-  }
-
-  controls.addEventListener("click", function (event) {
-    const button = event.target.closest("button[data-go]");
-    if (!button || !game) return;
-    show({ first: 0, prev: step - 1, next: step + 1, last: game.turns.length }[button.dataset.go]);
+    },
+    draw: draw,
   });
-  scrub.addEventListener("input", function () { if (game) show(parseInt(scrub.value, 10)); });
-  turnBody.addEventListener("click", function (event) {
-    const row = event.target.closest("tr[data-turn]");
-    if (row) show(parseInt(row.dataset.turn, 10));
-  });
-  document.addEventListener("keydown", function (event) {
-    if (!game || event.altKey || event.ctrlKey || event.metaKey || event.target === scrub) return;
-    const to = { ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: game.turns.length }[event.key];
-    if (to === undefined) return;
-    event.preventDefault();
-    show(to);
-  });
-  window.addEventListener("hashchange", open);
-
-  A.loadData("league").then(function (data) {
-    league = data;
-    open();
-  }).catch(function (err) { A.showError(status, err); });
 })();

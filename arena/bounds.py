@@ -19,6 +19,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, get_type_hints
 
+from arena.errors import did_you_mean
+
 DAY_MS = 86_400_000   #: no time setting may exceed a day
 BIG = 1_000_000       #: bound of the sandbox limits and the rating constants
 
@@ -58,7 +60,8 @@ def problem(value: Any, kind: Any, rules: Mapping[str, Any]) -> str | None:
     if base is str:
         choices = rules.get("choices")
         if choices is not None and value not in choices:
-            return f"must be one of {', '.join(repr(c) for c in choices)}, got {describe(value)}"
+            guess = did_you_mean(value, choices) if isinstance(value, str) else ""
+            return f"must be one of {', '.join(repr(c) for c in choices)}, got {describe(value)}{guess}"
         if not isinstance(value, str) or not value.strip():
             return f"must be non-empty text, got {describe(value)}"
         return None

@@ -180,18 +180,17 @@ def _signed(value: float, digits: int) -> str:
 
 
 def elo_text(summary: Summary, digits: int = 1) -> str:
-    """'Elo +35.2 +- 20.1', or the interval's ends when one is infinite."""
+    """'Elo +301.3 [+63.0, +888.4]': the Elo and its interval's ends. Never '+- half-width':
+    the interval is the score interval's ends in Elo, lopsided by nature (+301 +- 416 read
+    as if it held 0, where these ends do not), and infinite at a score of 1 or 0."""
     if summary.elo is None or summary.elo_low is None or summary.elo_high is None:
         return "Elo -"
-    error = summary.elo_error
-    if math.isfinite(summary.elo) and error is not None and math.isfinite(error):
-        return f"Elo {_signed(summary.elo, digits)} +- {error:.{digits}f}"
     return (f"Elo {_signed(summary.elo, digits)} [{_signed(summary.elo_low, digits)}, "
             f"{_signed(summary.elo_high, digits)}]")
 
 
 def status_text(results: MatchResults, state: SprtState | None) -> str:
-    """The live line's numbers, short: W/D/L, score, Elo +- 95%, LOS, the LLR in its bounds."""
+    """The live line's numbers, short: W/D/L, score, Elo [95% ends], LOS, the LLR in its bounds."""
     s = summarize(results)
     parts = [f"{results.first} W{s.wins} D{s.draws} L{s.losses}"]
     if s.score is not None and s.los is not None:
@@ -220,7 +219,8 @@ def summary_lines(outcome: MatchOutcome, spec: SprtSpec | None, cap: int) -> lis
     r = outcome.results
     s = summarize(r)
     pentanomial = " ".join(map(str, s.pentanomial))
-    head = f"{r.first} vs {r.second}: {s.games} games, {s.pairs} seat-swapped pairs"
+    head = (f"{r.first} vs {r.second}: {_counted(s.games, 'game', 'games')}, "
+            f"{_counted(s.pairs, 'seat-swapped pair', 'seat-swapped pairs')}")
     lines = [f"{head} (pentanomial LL..WW {pentanomial})"]
     if s.score is not None and s.score_low is not None and s.score_high is not None \
             and s.los is not None and s.draw_rate is not None:

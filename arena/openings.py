@@ -245,17 +245,17 @@ def distinct_games(move_lists: Sequence[Sequence[str]]) -> int:
 
 
 def repeat_warning(move_lists: Sequence[Sequence[str]], at_once: bool = False) -> str | None:
-    """A warning when fewer distinct games than games were played, else None. A game with
-    no move (a bot that failed to start) is no sample of play, and is not counted. at_once:
-    the game's seats move at once, which has no openings: the bots' own seeds vary it."""
-    played = [moves for moves in move_lists if moves]
-    distinct = distinct_games(played)
-    if distinct >= len(played):
+    """A warning when fewer distinct games than games were played, else None. move_lists:
+    the games that ended normally; a game a fault ended (a crash, a timeout, a bot that did
+    not start) repeats for the bot's reason, which no opening cures, so callers leave it out.
+    at_once: the game's seats move at once, which has no openings: the bots' own seeds vary it."""
+    distinct = distinct_games(move_lists)
+    if distinct >= len(move_lists):
         return None
     vary = ("vary the bots' play with the seed each is handed (its seats move at once: no openings)"
             if at_once else "vary the start with openings (random:N or a book")
-    return (f"only {distinct} distinct games (by move list) in {len(played)} games: repeated "
-            f"games are not independent samples; {vary}, docs/openings.md)")
+    return (f"only {distinct} distinct games (by move list) in {len(move_lists)} games that ended "
+            f"normally: repeated games are not independent samples; {vary}, docs/openings.md)")
 
 
 # --- making balanced books ------------------------------------------------------------------

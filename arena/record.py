@@ -246,7 +246,8 @@ class GameRecord:
         if self.faulted is not None:   # the reason without the "NAME (seat N): " the result says
             how = self.reason.removeprefix(f"{names[self.faulted]} (seat {self.faulted}): ")
         said = result if how == result else f"{result}, {how}"     # "aborted" once
-        return f"{names[0]} (x) vs {names[1]} (o): {said}, {len(self.moves)} moves, seed {self.seed}"
+        moves = f"{len(self.moves)} move{'s' * (len(self.moves) != 1)}"
+        return f"{names[0]} (x) vs {names[1]} (o): {said}, {moves}, seed {self.seed}"
 
     @property
     def moves_at_once(self) -> bool:
@@ -272,7 +273,8 @@ class GameRecord:
             said += f", {how}" + (f" ({gone})" if gone else "")
         count = len(self.turns())
         turns = f"{count} turn{'' if count == 1 else 's'}, " if at_once else ""
-        return f"{', '.join(names)} by seat: {said}, {turns}{len(self.moves)} moves, seed {self.seed}"
+        moves = f"{len(self.moves)} move{'s' * (len(self.moves) != 1)}"
+        return f"{', '.join(names)} by seat: {said}, {turns}{moves}, seed {self.seed}"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data (built by hand: dataclasses.asdict deep-copies and is slow).

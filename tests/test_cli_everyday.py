@@ -72,7 +72,7 @@ def test_replay_of_a_startup_failure_shows_the_bots_stderr(league):
     _config, store, _run = league
     out = next(o for o in (arena("replay", str(store), "--game", str(n)) for n in range(1, 7))
                if "broken" in o.stdout)
-    assert "exited while starting up (handshake" in out.stdout
+    assert "exited (exit code 1) while starting up" in out.stdout
     assert "stderr of broken" in out.stdout and BROKEN_CAUSE in out.stdout
 
 
@@ -164,7 +164,7 @@ def test_a_match_with_a_bot_that_cannot_start_stops_before_any_game(tmp_path):
     line = out.stderr.strip()     # one line; the "Traceback" in it is the bot's, quoted
     assert "\n" not in line, out.stderr
     assert line.startswith("arena match: error: bot 'python3 -c \"import nosuch_weights\"' "
-                           "cannot start: exited while starting up (handshake, 5000 ms allowed)"), line
+                           "cannot start: exited (exit code 1) while starting up"), line
     assert BROKEN_CAUSE in line and "nothing was played" in line and "--keep-going" in line
     with sqlite3.connect(db) as conn:                 # nothing stored, not 6 startup failures
         assert conn.execute("SELECT count(*) FROM games").fetchone() == (0,)
@@ -181,9 +181,33 @@ def test_a_match_with_a_bot_that_cannot_start_stops_before_any_game(tmp_path):
     kept = arena("match", command, "uttt-random", "--game", "ultimate", "--keep-going", cwd=tmp_path)
     assert kept.returncode == 0, kept.stderr
     assert "WARNING: bot 'python3 -c \"import nosuch_weights\"' cannot start" in kept.stderr
-    assert "exited while starting up (handshake, 5000 ms allowed)" in kept.stdout
+    assert "exited (exit code 1) while starting up" in kept.stdout
     assert "to the handshake" not in kept.stdout
     assert "stderr of python3 -c" in kept.stdout and BROKEN_CAUSE in kept.stdout
+
+
+@pytest.mark.parametrize("name, first_line, interpreter", [
+    ("bot.sh", "echo hi", "sh"), ("bot.py", "print(1)", "python3"),
+    ("bot", "#!/usr/bin/env node", "node"), ("bot.sh", "#!/bin/bash -e", "/bin/bash -e"),
+    ("bot.bin", "\x7fELF", None)])
+def test_a_script_that_is_not_executable_gets_a_hint_of_its_own_interpreter(tmp_path, name, first_line,
+                                                                            interpreter):
+    """The hint was "e.g. ['python3', '/abs/path/bot.py']" for any file: a Python list where a
+    config's command is a string, and python3 for a shell script."""
+    tmp_path.chmod(0o755)
+    (tmp_path / "b").mkdir(mode=0o755)
+    script = tmp_path / "b" / name
+    script.write_text(first_line + "\n")
+    script.chmod(0o644)
+    out = arena("match", "random", f"arena:./b/{name} --fast", "--game", "tictactoe", "--games", "2",
+                cwd=tmp_path)
+    assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr
+    assert f"is not an executable file; hint: chmod +x '{script}'" in out.stderr
+    if interpreter is None:
+        assert "interpreter" not in out.stderr, out.stderr
+    else:
+        assert f'start it through its interpreter: command: "{interpreter} {script} --fast"' \
+            in out.stderr, out.stderr
 
 
 def test_a_missing_script_is_refused_before_the_match(tmp_path):
@@ -216,7 +240,8 @@ def test_piped_progress_is_a_line_now_and_then_with_eta_and_faults(league):
     assert len(faults) == 1 and BROKEN_CAUSE in faults[0]     # the cause, once
     # the game in the record's one-line summary: the faulting bot named once, not again in its reason
     assert re.match(r"fault: \S+ \(x\) vs \S+ \(o\): broken faulted \(start-up failure\); r[12] wins, "
-                    r"exited while starting up .*, 0 moves, seed \d+; broken's stderr: ", faults[0]), faults[0]
+                    r"exited \(exit code 1\) while starting up, 0 moves, seed \d+; broken's stderr: ",
+                    faults[0]), faults[0]
     assert "(seat " not in faults[0]
     assert lines[-1].startswith("finished: 6 games played")
 
@@ -227,8 +252,42 @@ def test_a_long_league_into_a_pipe_prints_about_ten_lines(tmp_path):
     out = arena("run", str(config))
     assert out.returncode == 0, out.stderr
     status = [line for line in out.stderr.splitlines() if line.startswith("[")]
-    assert 5 <= len(status) <= 12 and all("games/s, ETA " in line for line in status)
-    assert status[-1].startswith("[40/40] 100%")
+    assert 5 <= len(status) <= 12, status
+    # the rate and ETA once a second has gone (on a quiet machine, 40 games take less)
+    assert all(re.fullmatch(r"\[\d+/40\] \d+%, (\d+\.\d games/s, ETA \d:\d\d:\d\d, )?0 faults", line)
+               for line in status), status
+    assert status[-1].startswith("[40/40] 100%") and "games/s, ETA 0:00:00" in status[-1]
+
+
+def test_the_rate_is_shown_once_it_means_something():
+    """Two games a ms after the start were '2420.1 games/s': the rate and ETA wait for a
+    second of play (RATE_AFTER_S) or the last game, and a league's rate counts from when its
+    workers began, during the bots' start-up check (a clock stands in for the time)."""
+    import io
+
+    from arena.league.progress import RATE_AFTER_S, Progress
+    from arena.record import BotEntry, GameRecord
+
+    record = GameRecord("tictactoe", {}, 1, [BotEntry("a"), BotEntry("b")])
+    now = [100.0]
+    out = io.StringIO()
+    progress = Progress(20, stream=out, tty=False, clock=lambda: now[0], every=1)
+    progress.start()
+    for step in (0.001, 0.001, RATE_AFTER_S):
+        now[0] += step
+        progress.update(record)
+    assert out.getvalue().splitlines()[1:] == [
+        "[1/20] 5%, 0 faults", "[2/20] 10%, 0 faults", "[3/20] 15%, 3.0 games/s, ETA 0:00:05, 0 faults"]
+    out = io.StringIO()
+    began = now[0]
+    progress = Progress(2, stream=out, tty=False, clock=lambda: now[0], every=1)
+    now[0] += 0.5                         # the bots' start-up check, while workers play
+    progress.start(since=began)
+    now[0] += 0.001
+    progress.update(record)
+    progress.update(record)               # the last game: the whole run's rate
+    assert out.getvalue().splitlines()[1:] == ["[1/2] 50%, 0 faults",
+                                               "[2/2] 100%, 4.0 games/s, ETA 0:00:00, 0 faults"]
 
 
 def test_on_a_terminal_progress_is_one_redrawn_line(tmp_path):

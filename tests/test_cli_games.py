@@ -50,6 +50,8 @@ def test_tron_is_listed_counted_and_played_from_the_command_line():
     assert arena("perft", "tron", "1", "--moves", "u+d,l+r", *rules).stdout.strip() == "16"
     game = arena("random-game", "tron", "--seed", "5", "--rule", "players=3").stdout
     assert game.splitlines()[-1].startswith("result: ranks ") and "turn 1: seat 0 plays" in game
+    short = arena("random-game", "tron", "--seed", "1", "--rule", "width=3", "--rule", "height=3").stdout
+    assert short.splitlines()[-1].endswith(" after 1 turn")      # was "after 1 turns"
     _one_line_error(arena("perft", "tron", "1", "--moves", "u"), "expected one of 0..3 for each seat")
     _one_line_error(arena("perft", "tron", "1", "--rule", "width=2"), "'width' cannot be '2' (allowed: 3..64)")
 

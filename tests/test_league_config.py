@@ -210,6 +210,17 @@ ERRORS = [
      "bots[2].command", ["script 'bots/mine/gone.py' not found: python3 would run", "/bots/mine/gone.py'"]),
     (("    dialect: codingame\n", "    dialect: codingame\n    dir: bots/nope\n"), "dir:",
      "bots[2].dir", ["must be an existing directory", "bots/nope"]),
+    # a value of a few choices mistyped is guessed, as a key or a game is (before: no guess)
+    (("seed: 7", "seed: 7\nschedule: ladr"), "schedule", "schedule",
+     ["'round-robin', 'gauntlet', 'ladder', got 'ladr' (did you mean 'ladder'?)"]),
+    (("dialect: codingame", "dialect: codingam"), "dialect", "bots[2].dialect",
+     ["got 'codingam' (did you mean 'codingame'?)"]),
+    (("seed: 7", "seed: 7\nsandbox: {mode: bwrp}"), "sandbox", "sandbox.mode",
+     ["got 'bwrp' (did you mean 'bwrap'?)"]),
+    (("mode: strikes, strikes: 2", "mode: strike"), "timeout_policy", "timeout_policy.mode",
+     ["got 'strike' (did you mean 'strikes'?)"]),
+    (("tiebreak: none", "tiebreak: bords"), "tiebreak", "rules.tiebreak",
+     ["got 'bords' (did you mean 'boards'?)"]),
 ]
 
 

@@ -163,7 +163,7 @@ def test_hours_stops_the_run_and_says_so(tmp_path):
     config = write_ladder(tmp_path / "hours.yaml", RANDOMS[:3], "{hours: 0.0003}", workers=1)
     out = arena("run", str(config), "--standings", "0")
     assert out.returncode == 0, out.stderr
-    found = re.search(r"^finished \(hours: 0.0003 reached\): (\d+) games played", out.stderr, re.M)
+    found = re.search(r"^finished \(hours: 0.0003 reached\): (\d+) games? played", out.stderr, re.M)
     assert found, out.stderr
     assert count(tmp_path / "hours.sqlite") == int(found.group(1))   # the games in play end
 

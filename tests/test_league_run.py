@@ -197,6 +197,8 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path):
      ["bad.yaml:5", "bots[1].options.depth", "time_ms"]),
     ("name: x\ngame: ultimate\nbots:\n  - {name: a, bot: ttt-master}\n  - {name: b, bot: random}\n",
      ["bad.yaml:4", "plays tictactoe"]),
+    ("name: x\ngame: ultimate\nschedule: ladr\nbots:\n  - {name: a, bot: random}\n  - {name: b, bot: random}\n",
+     ["bad.yaml:3", "schedule", "got 'ladr' (did you mean 'ladder'?)"]),
 ])
 def test_bad_config_is_one_clear_line_and_runs_nothing(tmp_path, text, needles):
     _one_line_exit_2(tmp_path, text, needles)

@@ -63,7 +63,7 @@ def test_equal_bots_with_names_never_accept_h1_and_stop_at_the_cap():
                       "result: H0 accepted: new is not 20 Elo stronger than old (elo0=0 holds)")
     assert out.stdout.splitlines()[-2].startswith("new: ") and out.stdout.splitlines()[-1].startswith("old: ")
     assert "new vs old: 24 games, 12 seat-swapped pairs" in out.stdout
-    # piped: a status line every 4 games, with W/D/L, score, Elo +- interval, LOS and the LLR
+    # piped: a status line every 4 games, with W/D/L, score, Elo [its interval], LOS and the LLR
     status = [line for line in out.stderr.splitlines() if line.startswith("[")]
     assert len(status) == 6, out.stderr
     assert all("new W" in line and "Elo " in line and "LOS " in line and "LLR " in line
@@ -260,6 +260,41 @@ def test_a_one_game_match_says_so_in_the_singular(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "result: 1 game played" in out.stdout
     assert "ttt-master: 1 win, 0 draws, 0 losses" in out.stdout and ": 0 wins, 0 draws, 1 loss" in out.stdout
+
+
+def test_the_elo_interval_is_shown_by_its_ends_as_it_is_lopsided():
+    """The user's match: a score of 0.850 [0.589, 0.994] and LOS 99.8% printed 'Elo +301.3
+    +- 416.1', which reads as an interval holding 0; its ends are +62.6 and +894.7."""
+    lookahead = "arena:examples/lookahead_bot.py"    # its name seeds its moves: run from ROOT
+    out = arena("match", lookahead, "ttt-blind", "--game", "tictactoe", "--games", "10",
+                "--seed", "21", "--status-every", "5")
+    assert out.returncode == 0, out.stderr
+    assert "examples/lookahead_bot.py: score 0.850 [0.589, 0.994], Elo +301.3 [+62.6, +894.7] (95%), LOS 99.8%, " \
+        "draws 10.0%" in out.stdout.splitlines()
+    status = [line for line in out.stderr.splitlines() if line.startswith("[")]
+    assert status and all(" Elo +" in line and "+-" not in line for line in status), out.stderr
+    assert "score 0.850, Elo +301 [+63, +895], LOS 99.8%" in status[-1]
+    swept = arena("match", lookahead, "ttt-blind", "--game", "tictactoe", "--games", "10",
+                  "--seed", "2", "--json")    # won every game: infinite Elo, the JSON's null
+    _games, summary = lines_of(swept.stdout)
+    assert summary["elo"] is None and summary["elo_high"] is None and summary["elo_error"] is None
+    assert round(summary["elo_low"], 1) == 195.0 and summary["score"] == 1.0
+    plain = arena("match", lookahead, "ttt-blind", "--game", "tictactoe", "--games", "10",
+                  "--seed", "2")
+    assert "Elo +inf [+195.0, +inf] (95%)" in plain.stdout
+
+
+def test_a_game_of_one_move_and_a_run_of_one_game_are_said_in_the_singular():
+    """x answers 'hello' to its first request: the game has that one move (was '1 moves'),
+    the summary and status lines say '1 game' (were '1 games')."""
+    garbage = f"codingame:python3 {ROOT / 'tests' / 'fixture_bots' / 'fixed_reply_bot.py'} codingame hello"
+    out = arena("match", garbage, "random", "--game", "tictactoe", "--games", "1", "--seed", "1",
+                "--name", "A=junk", "--status-every", "1")
+    assert out.returncode == 0, out.stderr
+    assert "junk faulted (malformed output); random wins" in out.stdout
+    assert ", 1 move, seed 1" in out.stdout
+    assert "junk vs random: 1 game, 0 seat-swapped pairs (" in out.stdout
+    assert "junk vs random: up to 1 game, " in out.stderr and "finished: 1 game played; " in out.stderr
 
 
 # --- a stopped and resumed test reports what an uninterrupted one does -----------------------

@@ -115,9 +115,10 @@ def test_shipped_books_are_distinct_legal_openings():
 
 def test_the_repeat_warning_counts_distinct_move_lists():
     assert distinct_games([["1", "2"], ["1", "2"], ["3"]]) == 2
-    assert "only 2 distinct games" in repeat_warning([["1", "2"], ["1", "2"], ["3"]])
+    assert "only 2 distinct games (by move list) in 3 games that ended normally" \
+        in repeat_warning([["1", "2"], ["1", "2"], ["3"]])
     assert repeat_warning([["1"], ["2"]]) is None
-    assert repeat_warning([["1"], ["2"], [], []]) is None   # games no bot moved in are not counted
+    assert repeat_warning([]) is None
 
 
 # --- the referee and the dialects -----------------------------------------------------------
@@ -222,7 +223,7 @@ def test_match_warns_when_games_repeat_and_reads_books():
     out = arena("match", f"arena:{ORDERED}", f"arena:{ORDERED} last", "--game", "tictactoe",
                 "--games", "4", "--seed", "1")
     assert out.returncode == 0, out.stderr
-    assert "WARNING: only 2 distinct games (by move list) in 4 games" in out.stderr
+    assert "WARNING: only 2 distinct games (by move list) in 4 games that ended normally" in out.stderr
     out = arena("match", f"arena:{ORDERED}", f"arena:{ORDERED} last", "--game", "tictactoe",
                 "--games", "6", "--seed", "1", "--openings", "book:tictactoe-2ply", "--json")
     assert out.returncode == 0, out.stderr
@@ -232,6 +233,17 @@ def test_match_warns_when_games_repeat_and_reads_books():
     assert starts == [list(book[k // 2]) for k in range(6)]
     bad = arena("match", "random", "random", "--game", "tictactoe", "--openings", "random:zz")
     assert bad.returncode == 2 and "--openings: openings 'random:zz'" in bad.stderr
+
+
+def test_match_games_a_fault_ended_are_no_repeats():
+    """A bot answering garbage at its second move ends every game the same way: those are
+    the bot's faults repeated, which no opening cures (before: 'only 2 distinct games (by
+    move list) in 4 games ... vary the start with openings')."""
+    garbage = f"python3 {ROOT / 'tests' / 'fixture_bots' / 'hostile.py'} garbage"
+    out = arena("match", f"arena:{ORDERED}", f"arena:{garbage}", "--game", "tictactoe",
+                "--games", "4", "--seed", "1")
+    assert out.returncode == 0, out.stderr
+    assert "malformed" in out.stdout and "distinct games" not in out.stderr, out.stderr
 
 
 # --- making books ---------------------------------------------------------------------------

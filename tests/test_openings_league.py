@@ -3,6 +3,8 @@ real sandboxed bots and a real SQLite store; resumed, published, and a store fro
 openings existed still opening."""
 
 import json
+import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -184,3 +186,36 @@ def test_a_repeating_tron_league_is_told_to_vary_the_seed_not_openings(tmp_path)
     warning = [line for line in (run.stdout + run.stderr).splitlines() if "distinct games" in line]
     assert len(warning) == 1, run.stdout + run.stderr
     assert "seed" in warning[0] and "vary the start with openings" not in warning[0]
+
+
+def test_a_league_counts_only_the_games_that_ended_normally_as_repeats(tmp_path):
+    """A crashing bot and one answering garbage end their games the same way in every pairing
+    (crasher's and junk's games against first are both [0, 1] then a fault): those repeat for
+    the bots' faults, which no opening cures, and are left out; first and last repeat their
+    normal games, and the warning says which games it counted (before: 'in 24 games')."""
+    tmp_path.chmod(0o755)
+    for name in ("crasher", "junk"):    # each bot reads a directory of its own
+        (tmp_path / name).mkdir(mode=0o755)
+        shutil.copy(ROOT / "tests" / "fixture_bots" / "hostile.py", tmp_path / name)
+    config = tmp_path / "faults.yaml"
+    config.write_text(
+        "name: faults\ngame: tictactoe\nbots:\n"
+        f"  - {{name: first, command: '{ORDERED}'}}\n"
+        f"  - {{name: last, command: '{ORDERED} last'}}\n"
+        "  - {name: crasher, command: 'python3 crasher/hostile.py crash_mid'}\n"
+        "  - {name: junk, command: 'python3 junk/hostile.py garbage'}\n"
+        "games_per_pairing: 4\nworkers: 2\ntime_control: {move_ms: 2000, startup_ms: 10000}\n"
+        "store: faults.sqlite\n")
+    run = arena("run", str(config))
+    assert run.returncode == 0, run.stderr
+    terminations = [r["termination"] for r in stored(tmp_path / "faults.sqlite").values()]
+    assert sorted(set(terminations)) == ["crash", "malformed", "normal"]
+    crash = next(line for line in run.stderr.splitlines() if "crasher faulted (crash)" in line)
+    assert re.search(r"exited \(exit code 3\) before replying to move [34], ", crash), crash
+    warning = [line for line in (run.stdout + run.stderr).splitlines() if "distinct games" in line]
+    assert len(warning) == 1, run.stdout + run.stderr
+    assert "only 2 distinct games (by move list) in 4 games that ended normally:" in warning[0]
+    with sqlite3.connect(tmp_path / "faults.sqlite") as conn:   # one game lost: one to play
+        conn.execute("DELETE FROM games WHERE id = (SELECT MAX(id) FROM games)")
+    again = arena("run", str(config))
+    assert again.returncode == 0 and "finished: 1 game played in " in again.stderr, again.stderr

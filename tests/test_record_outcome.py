@@ -53,7 +53,7 @@ def test_a_version_1_record_reads_and_its_scores_come_from_its_outcome():
         old.seat_of("c")
     new = record("a", "b", 1, None)
     assert new.version == RECORD_VERSION and new.scores == (0.5, 0.5)
-    assert new.summary() == "a (x) vs b (o): draw, normal, 1 moves, seed 1"
+    assert new.summary() == "a (x) vs b (o): draw, normal, 1 move, seed 1"
 
 
 def test_the_tally_pairs_seat_swapped_games_as_they_come():
@@ -154,4 +154,4 @@ def test_a_summary_of_seats_moving_at_once_names_every_seat_its_bot_and_place():
     assert unborn.summary(at_once=True) == ("a, b by seat: a 1st, b 2nd, b faulted (start-up failure): "
                                             "could not start: no such file, 0 turns, 0 moves, seed 3")
     # two seats taking turns read as before, x and o
-    assert record("a", "b", 1, 0).summary() == "a (x) vs b (o): a wins, normal, 1 moves, seed 1"
+    assert record("a", "b", 1, 0).summary() == "a (x) vs b (o): a wins, normal, 1 move, seed 1"

@@ -405,7 +405,7 @@ def raw_bot(tmp_path: Path, name: str, on_turn: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("name, on_turn, fault, said", [
     ("crasher", "print('Traceback: ValueError: board 9', file=sys.stderr); sys.exit(3)",
-     r"crash: crasher \(seat [01]\): exited before replying to move [12]", "ValueError: board 9"),
+     r"crash: crasher \(seat [01]\): exited \(exit code 3\) before replying to move [12]$", "ValueError: board 9"),
     ("garbage", "print('no idea', file=sys.stderr, flush=True); print('thinking... e2e4', flush=True)",
      r"malformed output: garbage \(seat [01]\)", "no idea"),
     ("sleeper", "print('sleeping', file=sys.stderr, flush=True); time.sleep(60)",

@@ -74,7 +74,7 @@ def cmd_random_game(args: argparse.Namespace) -> int:
             print(state.render())
     result = "draw" if state.winner is None else f"{'xo'[state.winner]} (seat {state.winner}) wins"
     print(f"\nmoves: {','.join(game.move_text(m) for m in moves)}")
-    print(f"result: {result} after {len(moves)} moves")
+    print(f"result: {result} after {len(moves)} move{'s' * (len(moves) != 1)}")
     return 0
 
 
@@ -92,7 +92,7 @@ def _random_turns(game, seed: int, quiet: bool) -> int:
             print(state.render())
     print(f"\nmoves: {','.join(joint_text(game, moves) for moves in turns)}")
     print(f"result: ranks {' '.join(str(r + 1) for r in state.ranking())} (seat 0 first) "
-          f"after {len(turns)} turns")
+          f"after {len(turns)} turn{'s' * (len(turns) != 1)}")
     return 0
 
 

@@ -147,13 +147,15 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
     """Play a match as cmd_match set it up: game lines on stdout, the status line on stderr."""
     from arena.league.progress import Progress
     from arena.match import run_match, status_text, summary_lines, summary_record
+    from arena.record import Termination
     from arena.stats import check
     out_file = open(args.save, "a" if store is not None else "w") if args.save else None
-    moves: list[list[str]] = []
+    moves: list[list[str]] = []   # of the games that ended normally, for repeat_warning
     at_once = loaded().games.get(job.game).info.simultaneous   # a game line names seats, not x and o
 
     def on_game(fixture, record) -> None:
-        moves.append([m.move for m in record.moves])
+        if record.termination is Termination.NORMAL:
+            moves.append([m.move for m in record.moves])
         if out_file:
             out_file.write(record.to_json() + "\n")
             out_file.flush()
@@ -181,7 +183,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
             progress.already = min(stored, len(fixtures))
             where = f" stored in {store.path}" if store is not None else ""
             test = f", SPRT {args.sprt}" if sprt is not None else ""
-            progress.start(f"{' vs '.join(job.bots)}: up to {len(fixtures)} games, "
+            progress.start(f"{' vs '.join(job.bots)}: up to {len(fixtures)} game{'s' * (len(fixtures) != 1)}, "
                            f"{args.concurrency} at a time, seed {seed}{test}"
                            + (f"; resuming with {stored} games{where}" if stored else ""))
         outcome = run_match(job, fixtures, args.concurrency, tally, sprt, store, on_game, progress)
@@ -191,7 +193,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
     lines = summary_lines(outcome, sprt, len(fixtures))
     if progress is not None:
         progress.finish(f"{'stopped' if outcome.interrupted else 'finished'}: {outcome.played} "
-                        f"games played; {lines[-3]}")
+                        f"game{'s' * (outcome.played != 1)} played; {lines[-3]}")
     if args.json:
         print(json.dumps(summary_record(outcome, sprt, len(fixtures))))
     else:

@@ -569,7 +569,9 @@ def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str) -> dict[str
         if value not in choices or isinstance(value, bool) != any(isinstance(c, bool)
                                                                   for c in choices):
             allowed = ", ".join(repr(c) for c in choices)
-            reader.fail(("rules", key), f"must be one of {allowed}, got {_describe(value)}")
+            guess = did_you_mean(value, [c for c in choices if isinstance(c, str)]) \
+                if isinstance(value, str) else ""
+            reader.fail(("rules", key), f"must be one of {allowed}, got {_describe(value)}{guess}")
     return {key: given.get(key, opt.default) for key, opt in options.items()}
 
 

@@ -504,7 +504,7 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         verb = "stopped"
     else:
         verb = f"finished ({source.stop})" if source.stop else "finished"
-    progress.finish(f"{verb}: {summary.played} games played in {summary.seconds:.1f} s; "
+    progress.finish(f"{verb}: {summary.played} game{'s' * (summary.played != 1)} played in {summary.seconds:.1f} s; "
                     f"{stored} stored in {config.store}")
     return summary
 

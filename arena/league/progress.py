@@ -28,6 +28,9 @@ PIPE_LINES = 10          #: about this many count lines for a whole run when not
 REDRAW_S = 0.1           #: the terminal line is redrawn at most this often
 MAX_FAULT_LINES = 20     #: at most this many fault lines in a run; the rest are counted
 STANDINGS_BLOCKS = 10    #: about this many standings blocks in a run, by default
+#: the rate and ETA are shown once play has gone on this long (or every game is done): games
+#: end in bursts, one a worker, so two games a few ms after the start made "2420.1 games/s"
+RATE_AFTER_S = 1.0
 
 
 def _clock(seconds: float) -> str:
@@ -82,24 +85,33 @@ class Progress:
         """Games this run set out to play."""
         return self.total - self.already
 
-    def start(self, message: str | None = None) -> None:
-        self.started = self._written_at = self.clock()
+    def start(self, message: str | None = None, since: float | None = None) -> None:
+        """Open the status line (message, or the games stored and to play). since: when the
+        games began (a reading of the clock), if before now: a league's workers play while its
+        bots are started once, and the games they finish meanwhile took that time too."""
+        self._written_at = self.clock()
+        self.started = self._written_at if since is None else min(since, self._written_at)
         self._line(message if message is not None else
                    f"{self.already} of {self.total} games already stored; playing {self.todo}")
 
     def status(self) -> str:
-        """'[120/1000] 12%, 3.4 games/s, ETA 0:04:18, 2 faults'."""
-        elapsed = max(self.clock() - self.started, 1e-9)
-        rate = self.done / elapsed
+        """'[120/1000] 12%, 3.4 games/s, ETA 0:04:18, 2 faults'; '[2/1000] 0%, 2 faults' in
+        the first RATE_AFTER_S seconds."""
+        elapsed = self.clock() - self.started
         left = self.todo - self.done
-        eta = _clock(left / rate) if rate > 0 else "?"
+        over = bool(self.total) and left <= 0
+        rate = self.done / elapsed if elapsed > 0 and (elapsed >= RATE_AFTER_S or over) else None
         stored = self.already + self.done
         share = 100 * stored // self.total if self.total else 100
         faults = f"{self.faults} fault{'s' * (self.faults != 1)}"
         count = f"{stored}/{self.total}" if self.total else f"{stored}"   # 0: no end (a ladder)
+        speed = f"{rate:.1f} games/s, " if rate is not None else ""
         if self.detail is not None:   # a match: its numbers matter more than the ETA to its cap
-            return f"[{count}] {rate:.1f} games/s, {faults} | {self.detail()}"
-        return f"[{stored}/{self.total}] {share}%, {rate:.1f} games/s, ETA {eta}, {faults}"
+            return f"[{count}] {speed}{faults} | {self.detail()}"
+        if rate is None:
+            return f"[{stored}/{self.total}] {share}%, {faults}"
+        eta = _clock(left / rate) if rate > 0 else "?"
+        return f"[{stored}/{self.total}] {share}%, {speed}ETA {eta}, {faults}"
 
     def update(self, record: GameRecord) -> None:
         self.done += 1

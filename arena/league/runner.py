@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from arena.errors import did_you_mean
 from arena.openings import repeat_warning
 from arena.plugins import PluginError, Plugins, loaded_plugins
+from arena.record import Termination
 from arena.referee import (
     BotSpec,
     MatchSettings,
@@ -223,7 +224,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     verb = "stopped" if interrupted else "finished"
     if repeats:
         progress.warn(repeats)   # on a line of its own, before the closing line, which stays last
-    progress.finish(f"{verb}: {played} games played in {summary.seconds:.1f} s; "
+    progress.finish(f"{verb}: {played} game{'s' * (played != 1)} played in {summary.seconds:.1f} s; "
                     f"{stored} of {len(fixtures)} stored in {config.store}")
     return summary
 
@@ -254,6 +255,7 @@ def play_source(playing: Playing, store: Store, manifests: Mapping[str, Manifest
     try:
         # the local executor's workers start playing now; the preflight overlaps their
         # first games, whose records are read (and stored) only once it has passed
+        began = progress.clock()
         games = executor.play(playing.job, playing.source, playing.workers, config)
         try:
             # bots start where games are played: here, not on a cluster's nodes
@@ -261,7 +263,7 @@ def play_source(playing: Playing, store: Store, manifests: Mapping[str, Manifest
                 _preflight(dataclasses.replace(config, bots=bots), playing.job, playing.plugins,
                            keep_going, progress)
             _say_versions(store.sync_versions(manifests), known, out)
-            progress.start(start)
+            progress.start(start, since=began)
         except BaseException:
             _close(games)     # stops the workers started above
             raise
@@ -334,10 +336,11 @@ def live_standings(store: Store, config: LeagueConfig, rows: int = 10) -> list[s
 
 
 def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
-    """The warning of arena.openings when the league's stored games repeat one another."""
+    """The warning of arena.openings when the league's stored games that ended normally
+    repeat one another (a fault's games repeat for the bot's reason, not the start)."""
     keys = {f.key for f in fixtures}
     records = [g.record for g in store.records(current=True, keys=keys)
-               if len(g.record.moves) > g.record.opening]   # a bot moved
+               if g.record.termination is Termination.NORMAL]
     return repeat_warning([[m.move for m in r.moves] for r in records],
                           at_once=any(r.moves_at_once for r in records))
 

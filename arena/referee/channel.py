@@ -184,7 +184,8 @@ class BotChannel:
     # -- judging an exit -----------------------------------------------------
     def exit_fault(self, when: str) -> BotFault:
         """The fault for a bot whose stdout closed: why it exited, or that it closed stdout.
-        `when` is as wait_line's: "while starting up ..." or "to move N within T ms"."""
+        `when` is a Wait's moment: "while starting up" or "to move N", without the time
+        allowed (an exit is no matter of time: "within 300 ms" read as a timeout)."""
         if when.startswith("to "):
             when = "before replying " + when
         deadline = time.monotonic() + EXIT_GRACE_S
@@ -202,8 +203,8 @@ class BotChannel:
         if limit is None and any(sign in tail for sign in _PROCESS_SIGNS):
             limit = "process limit"
         if limit is not None:
-            return BotFault(Termination.RESOURCE_LIMIT, f"hit its {limit} {when} ({how})")
-        return BotFault(Termination.CRASH, f"exited {when} ({how})")
+            return BotFault(Termination.RESOURCE_LIMIT, f"hit its {limit} ({how}) {when}")
+        return BotFault(Termination.CRASH, f"exited ({how}) {when}")
 
     def drain_stderr(self) -> None:
         """Read whatever stderr still holds (after an exit)."""
@@ -223,9 +224,10 @@ class Wait:
 
     channel: BotChannel
     deadline: float
-    when: str
+    when: str              #: for a timeout, with the time allowed: "to move 5 within 300 ms"
     kill_on_timeout: bool = True
     judge: Callable[[], float | str] | None = None
+    moment: str = ""       #: for an exit, without it: "to move 5" ("": when)
 
 
 class Multiplexer:
@@ -252,12 +254,13 @@ class Multiplexer:
                     pass
 
     def wait_line(self, active: BotChannel, deadline: float, when: str,
-                  kill_on_timeout: bool = True, judge: Callable[[], float | str] | None = None) -> str:
+                  kill_on_timeout: bool = True, judge: Callable[[], float | str] | None = None,
+                  moment: str = "") -> str:
         """The active bot's reply line, or BotFault: timeout at the deadline, exit, caps.
 
         At the deadline, judge() (if given) says whether the bot is late after all: a
         text saying why it is, or the seconds until it should be asked again."""
-        wait = Wait(active, deadline, when, kill_on_timeout, judge)
+        wait = Wait(active, deadline, when, kill_on_timeout, judge, moment)
         spun = not self.spin_s
         while True:
             line = self._reply(wait)
@@ -303,7 +306,7 @@ class Multiplexer:
         if active.fault is not None:
             raise active.fault
         if active.stdout_closed:
-            raise active.exit_fault(wait.when)
+            raise active.exit_fault(wait.moment or wait.when)
         if active.wants_write:
             active.flush()
         if wait.deadline - time.monotonic() > 0:
@@ -314,7 +317,7 @@ class Multiplexer:
         verdict = wait.judge() if wait.judge is not None else ""
         if isinstance(verdict, str):
             if active.proc.stdout_held() is False:
-                raise active.exit_fault(wait.when)
+                raise active.exit_fault(wait.moment or wait.when)
             pending = active.partial_line()
             if wait.kill_on_timeout:
                 active.proc.kill_tree()

@@ -377,7 +377,8 @@ def _handshake(game: Game, seats: list[_Seat], seed: int, settings: MatchSetting
         if s.channel is None or not s.dialect.expects_ready:
             continue
         try:
-            line = mux.wait_line(s.channel, deadline, f"while starting up (handshake, {control.startup_ms} ms allowed)")
+            line = mux.wait_line(s.channel, deadline, f"while starting up (handshake, {control.startup_ms} ms allowed)",
+                                 moment="while starting up")
             s.dialect.check_ready(line)
         except BotFault as fault:
             raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, fault.reason)) from fault
@@ -446,7 +447,7 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
 
     try:
         line = mux.wait_line(ch, meter.started + budget_ms / 1000, when,
-                             kill_on_timeout=not strikes_left, judge=meter.judge)
+                             kill_on_timeout=not strikes_left, judge=meter.judge, moment=f"to move {ply + 1}")
         replied = time.monotonic()
         wall_ms = (replied - meter.started) * 1000
         free = meter.free(replied, (control.overhead_ms + startup_extra) / 1000)
@@ -565,7 +566,8 @@ class _Ask:
         ch.request(lines)
         self.meter.sent()
         self.wait = Wait(ch, self.meter.started + self.budget_ms / 1000, self.when,
-                         kill_on_timeout=not self.strikes_left, judge=self.meter.judge)
+                         kill_on_timeout=not self.strikes_left, judge=self.meter.judge,
+                         moment=f"to move on turn {turn + 1}")
 
     def take(self, game: Game, got: str | BotFault, rng: random.Random) -> tuple[int, MoveRecord]:
         """The seat's move and its record, from its reply; BotFault if it faulted."""

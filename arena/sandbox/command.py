@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -139,8 +140,9 @@ def bot_env(scratch: str, path: str, extra: Mapping[str, str] | None) -> dict[st
     return env
 
 
-def resolve_executable(argv0: str, path: str, cwd: str) -> str:
-    """The absolute path of the bot's program, as the referee sees it."""
+def resolve_executable(argv0: str, path: str, cwd: str, args: Sequence[str] = ()) -> str:
+    """The absolute path of the bot's program, as the referee sees it (args: the rest of
+    the command, for a hint naming it whole)."""
     if not isinstance(argv0, str) or not argv0:
         raise SandboxError(f"argv[0] must be a non-empty str, got {argv0!r}")
     if "/" in argv0:
@@ -158,12 +160,37 @@ def resolve_executable(argv0: str, path: str, cwd: str) -> str:
                 "hint: give a path (./bot, /usr/bin/node) or pass env={'PATH': ...}"
             )
         full = os.path.abspath(found)
-    if os.path.isdir(full) or not os.access(full, os.X_OK):
-        raise SandboxError(
-            f"bot program {full!r} is not an executable file; hint: chmod +x {full!r}, "
-            "or start it through its interpreter, e.g. ['python3', '/abs/path/bot.py']"
-        )
+    if os.path.isdir(full):
+        raise SandboxError(f"bot program {full!r} is a directory; hint: give the program in it")
+    if not os.access(full, os.X_OK):
+        interpreter = script_interpreter(full)
+        through = (f', or start it through its interpreter: command: "{interpreter} '
+                   f'{shlex.join([full, *args])}"' if interpreter else "")
+        raise SandboxError(f"bot program {full!r} is not an executable file; hint: chmod +x {full!r}{through}")
     return full
+
+
+#: the interpreter of a script without a #! line, by its file name's extension
+INTERPRETERS = {".py": "python3", ".sh": "sh"}
+
+
+def script_interpreter(path: str) -> str | None:
+    """The program that runs the script at path: its #! line's ("#!/usr/bin/env node": node,
+    "#!/bin/bash": /bin/bash), else by its extension (INTERPRETERS); None if neither says."""
+    try:
+        with open(path, "rb") as file:
+            first = file.readline(256)
+    except OSError:
+        first = b""
+    if first.startswith(b"#!"):
+        words = first[2:].decode("utf-8", "replace").split()
+        if words and os.path.basename(words[0]) == "env":
+            words = words[1:]
+            while words and words[0].startswith("-"):   # env's options (-S and the like)
+                words = words[1:]
+        if words:
+            return " ".join(words)
+    return INTERPRETERS.get(os.path.splitext(path)[1].lower())
 
 
 def blocked_by(path: str, bits: int, check_parents: bool) -> str | None:

@@ -204,7 +204,7 @@ class Sandbox:
                 f"argv must be a non-empty list of str, got {argv!r}; hint: ['./bot', '--fast']"
             )
         path = (env or {}).get("PATH", self._path)
-        exe = command.resolve_executable(argv[0], path, os.getcwd())
+        exe = command.resolve_executable(argv[0], path, os.getcwd(), argv[1:])
         ro = self._readable_paths(exe, readable)
         rw = self._writable_paths(writable)
         ro = [item for item in ro if item not in rw]

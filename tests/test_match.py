@@ -39,9 +39,10 @@ def test_sprt_accepts_h1_for_mcts_over_random_long_before_the_cap():
     assert summary["sprt"]["llr"] >= summary["sprt"]["upper"] > 2.9
     assert summary["cap"] == 2000 and summary["games"] < 100      # far before the cap
     assert summary["a"] == "mcts"
-    # the test counts the pairs it read, in order; a game of the next pair that finished
-    # (on the other worker) before the stop is printed and stored, not counted
-    assert summary["games"] == 2 * summary["sprt"]["pairs"] <= len(games) <= summary["games"] + 1
+    # the test counts the pairs it read, in order; games of later pairs that finished (on
+    # the other worker, while the deciding pair's last game went on: as many as that worker
+    # plays meanwhile, 2 in 1 run of 18) are printed and stored, not counted
+    assert summary["games"] == 2 * summary["sprt"]["pairs"] <= len(games)
     assert sum(summary["pentanomial"]) == summary["sprt"]["pairs"] == summary["pairs"]
     # pairs share a seed, with the seats swapped
     by_seed = {}

@@ -3,6 +3,7 @@ with it, and its pages read back: Elo columns, the LOS matrix, one match page pe
 
 import html
 import json
+import math
 import re
 import subprocess
 import sys
@@ -77,6 +78,11 @@ def test_a_published_gauntlet_has_elo_los_and_a_page_per_pairing_that_played(tmp
         assert [r[1] for r in cells(page, "pentanomial")] == [str(n) for n in stats.pentanomial]
         assert stats.pairs == 3 and sum(stats.pentanomial) == 3
         assert f"<dd>{stats.wins} / {stats.draws} / {stats.losses}</dd>" in page
+        # the Elo difference by its estimate and the interval's ends, no "±" (it is lopsided)
+        low, high = (f"{v:+.0f}" if math.isfinite(v) else ("+∞" if v > 0 else "−∞")
+                     for v in (stats.elo_low, stats.elo_high))
+        elo = f"{stats.elo:+.0f}" if math.isfinite(stats.elo) else ("+∞" if stats.elo > 0 else "−∞")
+        assert f"<dd>{elo} <small>{low} to {high}</small></dd>" in page
         numbers = [int(n) for n in re.findall(r'href="../replay.html#g=(\d+)"', page)]
         assert numbers == [no for no, g in enumerate(games, 1)
                            if {x.name for x in g.record.bots} == {a, b}]

@@ -14,7 +14,6 @@ templates' context, layout the base layout's.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations
 from typing import Any
@@ -281,13 +280,13 @@ def match_page(data: LeagueData, a: BotInfo, b: BotInfo,
     numbers = None
     if (stats.score is not None and stats.score_low is not None and stats.score_high is not None
             and stats.elo is not None and stats.elo_low is not None and stats.elo_high is not None):
-        error = stats.elo_error
-        plus = "" if error is None or not math.isfinite(error) else f" ± {error:.0f}"   # the ends say it
         numbers = {"games": stats.games, "wins": stats.wins, "draws": stats.draws,
                    "losses": stats.losses, "pairs": stats.pairs,
                    "score": f"{100 * stats.score:.1f}%",
                    "score_interval": f"{100 * stats.score_low:.1f}–{100 * stats.score_high:.1f}%",
-                   "elo": f"{_elo_text(stats.elo)}{plus}",
+                   # the interval by its ends only: it is lopsided ("+301 ± 416" read as
+                   # taking in 0 where the ends are +63 and +895)
+                   "elo": _elo_text(stats.elo),
                    "elo_interval": f"{_elo_text(stats.elo_low)} to {_elo_text(stats.elo_high)}",
                    "los": _percent_text(stats.los or 0.0), "draw_rate": f"{100 * (stats.draw_rate or 0):.1f}%"}
     fit = data.board.elo_fit

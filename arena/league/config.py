@@ -3,7 +3,9 @@
 Nothing runs until the whole file is known to be valid, and every mistake is
 reported as one line naming the file, the line and the key path (arena.league.configfile).
 Sections that configure the referee and the sandbox are read straight into their runtime
-types (TimeControl, TimeoutPolicy, Limits), whose fields declare their own bounds.
+types (TimeControl, TimeoutPolicy, Limits), whose fields declare their own bounds. The
+`bots:` entries are read by arena.league.botentries (its BotConfig and checks are
+re-exported here, the config's face).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +25,15 @@ from arena.errors import did_you_mean
 from arena.games import GameRegistry
 from arena.plugins import loaded_plugins
 from arena.protocol import Dialect
-from arena.referee.botspec import BotSpecError, parse_command
 from arena.referee.timecontrol import TimeControl, TimeoutPolicy
 from arena.registry import Registry
 from arena.sandbox import MODES as SANDBOX_MODES
 from arena.sandbox import Limits
 from arena.userfiles import not_regular
 
-from .configfile import ConfigError, KeyPath, Reader, format_path, read_yaml
-from .sight import check_sight, own_code
+from .botentries import BotCheck, BotConfig, BotProblem, OptionFiles, bot_entries, bot_entry
+from .configfile import ConfigError, KeyPath, Reader, format_path, read_path, read_yaml
+from .sight import check_sight
 
 #: how bots' files reach Ray nodes: the same paths everywhere, or shipped with the run
 RAY_FILES = ("shared", "runtime_env")
@@ -50,20 +52,8 @@ __all__ = ["BotCheck", "BotConfig", "BotProblem", "ConfigError", "LadderConfig",
            "PathCheck", "RatingConfig", "RayConfig", "config_from_dict", "format_path", "load_config"]
 
 
-@dataclass(frozen=True)
-class BotProblem:
-    """What a bot check found wrong; option names the bad option, if one is to blame."""
-
-    message: str
-    option: str | None = None
-
-
-#: Checks a registered bot: (bot name, game, options) -> None when fine, else the problem.
-BotCheck = Callable[[str, str, Mapping[str, Any]], "str | BotProblem | None"]
 #: Checks a path the config names: None when fine, else the problem (one line).
 PathCheck = Callable[[Path], "str | None"]
-#: The files a registered bot's options name: (bot name, options) -> {option: absolute path}.
-OptionFiles = Callable[[str, Mapping[str, Any]], Mapping[str, Path]]
 
 
 # --- the config, as dataclasses -------------------------------------------------------------
@@ -128,33 +118,6 @@ class LadderConfig:
     #: suspend_after, plays no more (`suspend: {share: S, after: N}`)
     suspend_share: float = 0.5
     suspend_after: int = 10
-
-
-@dataclass(frozen=True)
-class BotConfig:
-    """One entrant: a registered bot with options, or a command speaking a dialect."""
-
-    name: str
-    bot: str | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
-    command: str | None = None
-    #: the command split into words, files that exist made absolute (runs from any directory)
-    argv: tuple[str, ...] = ()
-    dialect: str = "arena"
-    #: the bot's own directory, which it may read (absolute): the directory of its program
-    #: (or script), or the `dir` given; None for registered bots and programs on PATH
-    dir: Path | None = None
-    #: more files and directories the bot may read (absolute, they exist)
-    readable: tuple[Path, ...] = ()
-    #: the user accepts that what the bot reads holds the store, this config or another bot
-    allow_shared_dir: bool = False
-    #: a command run once before the league in the bot's directory (outside the sandbox)
-    build: str | None = None
-
-    @property
-    def spec(self) -> str:
-        """How the bot is started, as a record's BotEntry.spec: NAME or DIALECT:COMMAND."""
-        return self.bot if self.bot is not None else f"{self.dialect}:{self.command}"
 
 
 @dataclass(frozen=True)
@@ -235,8 +198,6 @@ LADDER_KEYS = ("matchmaker", "games", "hours", "until", "min_games", "suspend")
 UNTIL_KEYS = ("separated", "top")
 SUSPEND_KEYS = ("share", "after")
 OPENINGS_KEYS = ("spec", "order")
-BOT_KEYS = ("name", "bot", "options", "command", "dialect", "dir", "readable", "allow_shared_dir",
-            "build")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -363,7 +324,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
     elif executor == "ray":
         ray = RayConfig()
 
-    store = _path(reader, top.get("store", f"results/{name}.sqlite"), ("store",), base)
+    store = read_path(reader, top.get("store", f"results/{name}.sqlite"), ("store",), base)
     kind = not_regular(store)   # sqlite would open /dev/null and write /dev/null-journal
     if kind is not None:
         reader.fail(("store",), f"must be a regular file or a path where none exists yet, but "
@@ -371,14 +332,14 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
     above = next(p for p in store.parents if p.exists())   # what must hold the missing dirs
     if not above.is_dir():
         reader.fail(("store",), f"cannot be made: {str(above)!r} is a file, not a directory")
-    publish = None if top.get("publish") is None else _path(reader, top["publish"], ("publish",),
+    publish = None if top.get("publish") is None else read_path(reader, top["publish"], ("publish",),
                                                            base)
     if publish is not None and publish_check is not None:
         problem = publish_check(publish)
         if problem is not None:
             reader.fail(("publish",), problem)
 
-    bots = _bots(reader, top["bots"], base, game, known_bots, known.dialects, store, publish,
+    bots = bot_entries(reader, top["bots"], base, game, known_bots, known.dialects, store, publish,
                  option_files)
     played = games.create(game, **rules)
     for i, bot in enumerate(bots):
@@ -554,11 +515,6 @@ def _ladder(reader: Reader, top: Mapping[str, Any]) -> LadderConfig:
                         suspend_share=share, suspend_after=after)
 
 
-def _path(reader: Reader, raw: Any, path: KeyPath, base: Path) -> Path:
-    text = reader.value(raw, path, str, {})
-    return (base / Path(text).expanduser()).resolve()
-
-
 def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str) -> dict[str, Any]:
     options = {opt.name: opt for opt in games.get(game).info.options}
     if raw is not None and not options:
@@ -575,27 +531,6 @@ def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str) -> dict[str
     return {key: given.get(key, opt.default) for key, opt in options.items()}
 
 
-def _bots(reader: Reader, raw: Any, base: Path, game: str, known_bots: BotCheck | None,
-          dialects: Registry[Dialect], store: Path | None = None,
-          publish: Path | None = None,
-          option_files: OptionFiles | None = None) -> tuple[BotConfig, ...]:
-    if not isinstance(raw, list) or len(raw) < 2:
-        count = f"{len(raw)} bot{'s' * (len(raw) != 1)}" if isinstance(raw, list) else _describe(raw)
-        reader.fail(("bots",), f"must be a list of at least 2 bots (each with name and bot "
-                               f"or command), got {count}")
-    bots: list[BotConfig] = []
-    first_use: dict[str, int] = {}
-    for i, item in enumerate(raw):
-        bot = _bot(reader, item, ("bots", i), base, game, known_bots, dialects)
-        if bot.name in first_use:
-            reader.fail(("bots", i, "name"), f"duplicate bot name {bot.name!r} (already used by "
-                                             f"bots[{first_use[bot.name]}]); names must be unique")
-        first_use[bot.name] = i
-        bots.append(bot)
-    check_sight(reader, raw, bots, base, store, publish, option_files)
-    return tuple(bots)
-
-
 def validate_entrant(raw: Any, config: LeagueConfig, known_bots: BotCheck | None = None, *,
                      games: GameRegistry | None = None, dialects: Registry[Dialect] | None = None,
                      source: str | None = None) -> BotConfig:
@@ -608,7 +543,7 @@ def validate_entrant(raw: Any, config: LeagueConfig, known_bots: BotCheck | None
     known = _known(games, dialects, None)
     reader = Reader(source or (str(config.source) if config.source else "<entrant>"), {})
     at = len(config.bots)
-    bot = _bot(reader, raw, ("bots", at), config.base_dir, config.game, known_bots, known.dialects)
+    bot = bot_entry(reader, raw, ("bots", at), config.base_dir, config.game, known_bots, known.dialects)
     if bot.name in config.bot_names:
         reader.fail(("bots", at, "name"), f"duplicate bot name {bot.name!r} (already used by "
                                           f"bots[{config.bot_names.index(bot.name)}]); names must be unique")
@@ -619,107 +554,3 @@ def validate_entrant(raw: Any, config: LeagueConfig, known_bots: BotCheck | None
     # the others' entries as written are not at hand (they only name an error's key)
     check_sight(reader, [{}] * at + [raw], (*config.bots, bot), config.base_dir, config.store)
     return bot
-
-
-def _bot(reader: Reader, raw: Any, path: KeyPath, base: Path, game: str,
-         known_bots: BotCheck | None, dialects: Registry[Dialect]) -> BotConfig:
-    item = reader.mapping(raw, path, BOT_KEYS, required=("name",), what="a bot: a mapping")
-    name = reader.value(item["name"], path + ("name",), str, {})
-    if "|" in name or name != name.strip() or not name.isprintable():
-        reader.fail(path + ("name",), f"must be printable text without '|' or surrounding "
-                                      f"spaces, got {name!r}")
-    if ("bot" in item) == ("command" in item):
-        reader.fail(path, "give exactly one of 'bot' (a registered bot) or 'command' "
-                          "(a program to run)")
-    if "bot" in item:
-        for key in ("dialect", "dir", "build"):
-            if key in item:
-                reader.fail(path + (key,), "only allowed with 'command' (a registered bot "
-                                           "knows how it is started)")
-        bot_name = reader.value(item["bot"], path + ("bot",), str, {})
-        options = item.get("options") or {}
-        if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
-            reader.fail(path + ("options",), f"must be a mapping of option names to values, "
-                                             f"got {_describe(options)}")
-        if known_bots is not None:
-            problem = known_bots(bot_name, game, options)
-            if isinstance(problem, BotProblem) and problem.option is not None:
-                reader.fail(path + ("options", problem.option), problem.message)
-            if problem is not None:
-                reader.fail(path + ("bot",), problem.message if isinstance(problem, BotProblem)
-                            else problem)
-        return BotConfig(name=name, bot=bot_name, options=dict(options),
-                         readable=_readable(reader, item, path, base),
-                         allow_shared_dir=_allow_shared(reader, item, path))
-
-    if "options" in item:
-        reader.fail(path + ("options",), "only allowed with 'bot'; pass a command's options "
-                                         "in the command itself")
-    command = reader.value(item["command"], path + ("command",), str, {})
-    dialect = reader.value(item.get("dialect", "arena"), path + ("dialect",), str,
-                           {"choices": dialects.names()})
-    try:
-        parsed = parse_command(command, base)
-    except BotSpecError as exc:
-        reader.fail(path + ("command",), str(exc))
-    build = None
-    if "build" in item:
-        build = reader.value(item["build"], path + ("build",), str, {})
-        if not build.strip():
-            reader.fail(path + ("build",), "must be a command to run, got an empty one")
-    program = parsed.words[0]
-    problem = parsed.program_problem()
-    if problem is not None and not (build is not None and "/" in program):   # a build makes it
-        reader.fail(path + ("command",), problem)
-    problem = parsed.script_problem()
-    if problem is not None and build is None:   # a build may make it (tsc: node dist/bot.js)
-        reader.fail(path + ("command",), problem)
-    bot_dir: Path | None
-    if "dir" in item:
-        bot_dir = _path(reader, item["dir"], path + ("dir",), base)
-        if not bot_dir.is_dir():
-            reader.fail(path + ("dir",), f"must be an existing directory, got {str(bot_dir)!r}")
-    else:
-        code = own_code(parsed)
-        bot_dir = code.parent if code is not None else None
-        if build is not None and code is None:   # the program or script is what the build makes
-            made = parsed.script_path() or (
-                Path(os.path.normpath(base / program)) if "/" in program else None)
-            if made is None:
-                reader.fail(path + ("build",), "needs 'dir' (the directory to build in) when "
-                                               "the command does not name the built program's "
-                                               "or script's path")
-            if not made.parent.is_dir():   # dist/ holds outputs only: not what the bot is made of
-                reader.fail(path + ("build",), f"needs 'dir' (the directory to build in, which holds "
-                                               f"the bot's sources): {str(made.parent)!r}, where "
-                                               f"the command's program or script lies, does not "
-                                               f"exist yet")
-            bot_dir = made.parent
-    return BotConfig(name=name, command=command, argv=parsed.argv, dialect=dialect, dir=bot_dir,
-                     readable=_readable(reader, item, path, base),
-                     allow_shared_dir=_allow_shared(reader, item, path), build=build)
-
-
-def _readable(reader: Reader, item: Mapping[str, Any], path: KeyPath, base: Path) -> tuple[Path, ...]:
-    raw = item.get("readable")
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        reader.fail(path + ("readable",), f"must be a list of paths (relative to the config's "
-                                          f"directory), got {_describe(raw)}")
-    found = []
-    for i, entry in enumerate(raw):
-        where = path + ("readable", i)
-        target = _path(reader, entry, where, base)
-        if not target.exists():
-            reader.fail(where, f"no such file or directory: {str(target)!r} (a path is taken "
-                               f"from the config's directory)")
-        found.append(target)
-    return tuple(dict.fromkeys(found))
-
-
-def _allow_shared(reader: Reader, item: Mapping[str, Any], path: KeyPath) -> bool:
-    value = item.get("allow_shared_dir", False)
-    if not isinstance(value, bool):
-        reader.fail(path + ("allow_shared_dir",), f"must be true or false, got {_describe(value)}")
-    return value

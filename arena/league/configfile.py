@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 import yaml
@@ -194,3 +195,9 @@ class Reader:
         types = field_types(cls)
         return {f.name: self.value(given[f.name], path + (f.name,), types[f.name], f.metadata)
                 for f in dataclasses.fields(cls) if f.name in given}
+
+
+def read_path(reader: Reader, raw: Any, path: KeyPath, base: Path) -> Path:
+    """A path the config names at key path `path`, absolute from base (its directory)."""
+    text = reader.value(raw, path, str, {})
+    return (base / Path(text).expanduser()).resolve()

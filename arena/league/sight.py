@@ -17,7 +17,7 @@ from arena.referee.botspec import BotCommand, parse_command
 from .configfile import KeyPath, Reader
 
 if TYPE_CHECKING:
-    from .config import BotConfig
+    from .botentries import BotConfig
 
 #: directories every bot may read anyway (the system, this Python): never a bot's own code
 _SHARED_ROOTS = tuple(dict.fromkeys(os.path.realpath(p) for p in (

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import threading
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -41,6 +39,7 @@ from .db import ServerDB, ServerDBError, Submission, User
 from .forms import FormRefused, read_form
 from .intake import Incoming, UploadForm
 from .public import PublicView
+from .ratelimit import RateLimiter
 from .shown import without_server_paths
 from .uploads import UploadRefused, valid_name
 
@@ -51,10 +50,9 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';
        "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
 BOT_ACTIONS = ("retire", "unretire", "suspend")
 FAILED_TOKENS_PER_SECOND, FAILED_TOKENS_BURST = 0.2, 10   #: wrong tokens an address may try
-MAX_BUCKETS = 10_000
 #: the pages' scripts and styles: every page load asks for them, so they do not count
 #: toward a user's requests a second (a burst of page loads would be refused its styles)
-ASSETS = ("/static/", "/site/assets/")   #: rate-limit keys kept before the idle ones are forgotten
+ASSETS = ("/static/", "/site/assets/")
 
 
 # --- who is asking, and what they may do ---------------------------------------------------
@@ -78,38 +76,6 @@ class Refused(Exception):
     def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status, self.headers = status, headers or {}
-
-
-class RateLimiter:
-    """A token bucket per key (a user, or an address without one): rate a second, burst at once."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, burst
-        self._buckets: dict[str, tuple[float, float]] = {}
-        self._lock = threading.Lock()
-
-    def wait(self, key: str) -> float:
-        """0 if a request of key may go now (and count it), else the seconds until one may."""
-        now = time.monotonic()
-        with self._lock:
-            if len(self._buckets) > MAX_BUCKETS:   # forget the keys that have refilled
-                full = now - self.burst / self.rate
-                self._buckets = {k: v for k, v in self._buckets.items() if v[1] > full}
-            tokens, then = self._buckets.get(key, (float(self.burst), now))
-            tokens = min(float(self.burst), tokens + (now - then) * self.rate)
-            if tokens >= 1:
-                self._buckets[key] = (tokens - 1, now)
-                return 0.0
-            self._buckets[key] = (tokens, now)
-            return (1 - tokens) / self.rate
-
-    def blocked(self, key: str) -> float:
-        """The seconds until key may go again (0: now), counting nothing."""
-        now = time.monotonic()
-        with self._lock:
-            tokens, then = self._buckets.get(key, (float(self.burst), now))
-        tokens = min(float(self.burst), tokens + (now - then) * self.rate)
-        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
 
 
 Handler = Callable[[Request, Who], Awaitable[Response]]

@@ -1,4 +1,5 @@
-"""Turn what a user writes for a bot (a registered name, or DIALECT:COMMAND) into a BotSpec,
+"""BotSpec, how to start one bot, and the dialect it speaks (dialect_of). Turn what a user
+writes for a bot (a registered name, or DIALECT:COMMAND) into a BotSpec,
 reading a command line the one way the referee runs it (the league config reads it here too),
 and a bot a plugin declares into the BotSpec that runs it (bot_spec)."""
 
@@ -16,7 +17,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +25,31 @@ import arena
 from arena.declarations import BotDeclaration
 from arena.errors import ArenaError
 from arena.plugins import Plugins, loaded_plugins
+from arena.protocol import Dialect
 from arena.registry import PluginError
 
-from .referee import BotSpec
+
+@dataclass(frozen=True)
+class BotSpec:
+    """How to start one bot: its command, dialect and what it may read."""
+
+    name: str
+    argv: tuple[str, ...]
+    dialect: str = "arena"
+    readable: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    spec: str = ""                       #: what the user wrote, for the record
+    options: Mapping[str, object] = field(default_factory=dict)
+    #: the version's fingerprint (arena.league.versions) when known: a kept process is
+    #: reused only for the same, so a bot whose files changed starts afresh
+    fingerprint: str = ""
+
+
+def dialect_of(name: str, dialects: Mapping[str, Dialect] | None = None) -> Dialect:
+    """The dialect called name: from dialects when there, else from the loaded plugins."""
+    if dialects and name in dialects:
+        return dialects[name]
+    return loaded_plugins().dialects.require(name)
 
 
 class BotSpecError(ArenaError, ValueError):

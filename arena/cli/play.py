@@ -89,12 +89,22 @@ def _pause(step: bool, unit: str = "move") -> bool:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from arena.league.storefile import StoreDamagedError
+    from arena.recordcheck import rules_problem
     store_path = league_source(args.file)[0]
-    if is_store(store_path):
+    from_store = is_store(store_path)
+    if from_store:
         record, which, played = _records_from_store(store_path, args)
     else:
         (record, which), played = _record_from_lines(store_path, args), ""
     game = loaded().games.create(record.game, **record.rule_options)
+    problem = rules_problem(record, game)
+    if problem is not None:   # a record that lies is not shown as played
+        said = f"{which}: its record does not follow the rules of {game.name}: {problem}"
+        if from_store:
+            raise StoreDamagedError(f"{store_path}: the store is damaged ({said}): restore it "
+                                    "from a backup or use another file")
+        raise UserError(f"{store_path}: {said}")
     state = game.initial_state()
     names = [b.name for b in record.bots]
     if game.info.simultaneous:

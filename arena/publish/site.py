@@ -20,7 +20,7 @@ from pathlib import Path
 from arena.errors import ArenaError
 from arena.league import RatingConfig, RatingSystem, Store, StoreError
 
-from .data import LeagueData, fault_pages, league_json, list_pages, load_league, move_chunks
+from .data import LeagueData, check_rules, fault_pages, league_json, list_pages, load_league, move_chunks
 from .pages import all_pages
 
 #: the static files copied from arena/publish/assets into the site's assets/: the games list
@@ -50,6 +50,7 @@ def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
     try:
         with Store(store_file, readonly=True) as store:
             data = load_league(store, rating, title, system)
+            check_rules(store, data.games)   # the site shows no game its rules contradict
     except StoreError as exc:
         raise PublishError(str(exc)) from None
     staging = out.parent / f".{out.name}.new-{secrets.token_hex(4)}"

@@ -20,6 +20,7 @@ from .common import (
     print_stderr_tail,
     sandbox_from,
     settings_from,
+    warn_damage,
     with_reads,
 )
 
@@ -32,6 +33,7 @@ def _records_from_store(path, args: argparse.Namespace):
     which game it is, and which versions of the bots played it."""
     from arena.league import Store
     with Store(path, readonly=True) as store:   # the bots' current versions, as the site
+        warn_damage("replay", store)
         rows = list(store.seated_records(current=True))
     games = [game for game, _versions in rows]
     if not games:

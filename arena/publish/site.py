@@ -12,7 +12,7 @@ import json
 import os
 import secrets
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import resources
 from itertools import chain
 from pathlib import Path
@@ -39,9 +39,12 @@ class PublishError(ArenaError, RuntimeError):
 
 def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
                  rating: RatingConfig | None = None, title: str | None = None,
-                 system: RatingSystem | None = None) -> Path:
+                 system: RatingSystem | None = None,
+                 warn: Callable[[Path, str], None] | None = None) -> Path:
     """Write the static site of a league store into out_dir, rated by system (by default the
-    one the rating settings name); returns the path of its index.html."""
+    one the rating settings name); returns the path of its index.html. A store damaged in
+    what the site shows is refused; damage elsewhere (the runs' own tables) is told to
+    warn (the store's path, what is damaged)."""
     store_file = Path(store_path)
     if not store_file.is_file():
         raise PublishError(f"{store_file}: no such store file (run the league first)")
@@ -49,6 +52,8 @@ def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
     check_output(out)
     try:
         with Store(store_file, readonly=True) as store:
+            if store.damage is not None and warn is not None:
+                warn(store.path, store.damage)
             data = load_league(store, rating, title, system)
             check_rules(store, data.games)   # the site shows no game its rules contradict
     except StoreError as exc:

@@ -8,6 +8,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from arena.errorline import error_line
 from arena.games import SIMULTANEOUS, Game, State
 from arena.record import GameRecord, Termination
 from arena.referee import BotPool, BotSpec, MatchSettings, dialect_of, play_game
@@ -18,24 +19,22 @@ from .executors.base import RunError, cause
 #: faults that say a bot cannot start at all (a timeout only counts for a dialect
 #: without a handshake, whose start-up is its first move)
 CANNOT_START = (Termination.STARTUP_FAILURE, Termination.CRASH, Termination.RESOURCE_LIMIT)
-STDERR_CHARS = 300  #: how much of a failing bot's stderr the one-line message quotes
+STDERR_CHARS = 300  #: how much of a failing bot's stderr line the one-line message quotes
 
 
 @dataclass(frozen=True)
 class StartProblem:
-    """A bot that could not start: its name, what went wrong and the end of its stderr."""
+    """A bot that could not start: its name, what went wrong and its stderr (the message
+    quotes the line of it that says why: arena.errorline)."""
 
     bot: str
     reason: str
     stderr: str
 
     def __str__(self) -> str:
-        tail = " | ".join(line.strip() for line in self.stderr.strip().splitlines()[-3:]
-                          if line.strip())
-        if len(tail) > STDERR_CHARS:
-            tail = "..." + tail[-STDERR_CHARS:]
-        return f"bot {self.bot!r} cannot start: {self.reason}" + (f"; its stderr: {tail}"
-                                                                   if tail else "")
+        said = error_line(self.stderr, STDERR_CHARS)
+        return f"bot {self.bot!r} cannot start: {self.reason}" + (f"; its stderr: {said}"
+                                                                   if said else "")
 
 
 class _Tracking:

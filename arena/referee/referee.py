@@ -106,7 +106,8 @@ def play_game(game: Game, bots: Sequence[BotSpec], seed: int, sandbox: Sandbox,
                     s.channel.new_game()
                     continue
             try:
-                proc = sandbox.start(list(s.spec.argv), readable=s.spec.readable, env=s.spec.env)
+                argv, runtime = s.dialect.runtime(s.spec.argv)   # e.g. CodinGame's JavaScript globals
+                proc = sandbox.start(list(argv), readable=[*s.spec.readable, *runtime], env=s.spec.env)
             except HostError:
                 raise        # the machine's, not the bot's: no game is charged for it
             except SandboxError as exc:

@@ -233,3 +233,31 @@ def test_a_ladder_of_three_seat_games_plays_blocks_of_three_bots_and_resumes(tmp
     for seatings in blocks.values():
         assert sorted(s[0] for s in seatings) == sorted(seatings[0])
     assert "mean rank" in again.stdout
+
+
+def test_territory_at_depth_2_keeps_to_its_time_in_a_four_player_league(tmp_path):
+    # tournaments/tron-ffa.yaml's territory-2 timed out on move 1 of every game: its depth 2
+    # over four cycles is about 20,000 positions, over a second of CPU on 8x8 too; it now
+    # deepens only while its time (a share of move_ms, as mcts's) lasts
+    import subprocess
+    import sys
+
+    from arena.league.store import Store
+
+    path = tmp_path / "ffa.yaml"
+    path.write_text("name: ffa\ngame: tron\nrules: {players: 4, width: 8, height: 8}\nbots:\n"
+                    "  - {name: deep, bot: tron-territory, options: {depth: 2}}\n"
+                    "  - {name: a, bot: tron-random}\n  - {name: b, bot: tron-random, options: {seed: 5}}\n"
+                    "  - {name: c, bot: tron-territory}\n"
+                    "games: 4\nworkers: 2\nstore: league.sqlite\nseed: 9\n"
+                    "time_control: {move_ms: 300, startup_ms: 10000}\n")
+    run = subprocess.run([sys.executable, "-m", "arena", "run", str(path)], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stderr
+    with Store(tmp_path / "league.sqlite", readonly=True) as store:
+        games = [game.record for game in store.records(current=True)]
+    assert len(games) == 4
+    faults = [out.reason for game in games for out in game.out] + [
+        game.reason for game in games if game.faulted is not None]
+    assert faults == [], faults
+

@@ -151,7 +151,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
     from arena.stats import check
     out_file = open(args.save, "a" if store is not None else "w") if args.save else None
     moves: list[list[str]] = []   # of the games that ended normally, for repeat_warning
-    at_once = loaded().games.get(job.game).info.simultaneous   # a game line names seats, not x and o
+    info = loaded().games.create(job.game, **job.rules).info   # the rules': its moves by turns, its seats' names
 
     def on_game(fixture, record) -> None:
         if record.termination is Termination.NORMAL:
@@ -162,7 +162,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
         if args.json:
             text = json.dumps(record.to_dict())
         else:
-            text = "\n".join([f"game {fixture.index + 1}: {record.summary(at_once)}",
+            text = "\n".join([f"game {fixture.index + 1}: {record.summary(info.by_turn, info.seat_names)}",
                               *stderr_tail(record, lines=5)])
         if progress is not None and sys.stdout.isatty():
             progress.print_above(text, sys.stdout)   # the status line stays the last line
@@ -199,7 +199,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
     else:
         print("\n".join(lines))
     from arena.openings import repeat_warning
-    warning = repeat_warning(moves, at_once)
+    warning = repeat_warning(moves, info.by_turn)
     if warning:
         print(f"arena match: WARNING: {warning}", file=sys.stderr)
     return 130 if outcome.interrupted else 0

@@ -528,7 +528,7 @@ def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str) -> dict[str
             guess = did_you_mean(value, [c for c in choices if isinstance(c, str)]) \
                 if isinstance(value, str) else ""
             reader.fail(("rules", key), f"must be one of {allowed}, got {_describe(value)}{guess}")
-    return {key: given.get(key, opt.default) for key, opt in options.items()}
+    return games.get(game).complete_options(given)
 
 
 def validate_entrant(raw: Any, config: LeagueConfig, known_bots: BotCheck | None = None, *,

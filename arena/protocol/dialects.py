@@ -200,15 +200,19 @@ class CodinGameDialect(Dialect):
 def _tron_battle_lines(turn: TurnInfo) -> list[str]:
     """A turn of CodinGame's Tron Battle: "N P" (players, your number), then per player
     "X0 Y0 X1 Y1", its first cell and its head (x the column, y the row), all -1 for a
-    player that is out. Unlike CodinGame, an out player's trail stays on the board."""
-    state: Any = turn.state      # a tron state: its board, heads and who is still in
-    board, stride = state.board, state.board.stride
-    lines = [f"{board.players} {turn.seat}"]
-    for seat in range(board.players):
+    player that is out. By tron's codingame rule set exactly CodinGame's turn (a player
+    moving later in the turn sees the moves made before it; on the first turn a player that
+    has not moved yet has its head on its first cell); by the 2010 rules, where the cycles
+    move at once, every player sees the heads as the last turn left them and an out
+    player's trail stays on the board."""
+    state: Any = turn.state      # a tron state: its board, first cells, heads and who is still in
+    stride = state.board.stride
+    lines = [f"{state.board.players} {turn.seat}"]
+    for seat in range(state.board.players):
         if state.out[seat] != -1:
             lines.append("-1 -1 -1 -1")
             continue
-        (y0, x0), (y1, x1) = divmod(board.starts[seat], stride), divmod(state.heads[seat], stride)
+        (y0, x0), (y1, x1) = divmod(state.starts[seat], stride), divmod(state.heads[seat], stride)
         lines.append(f"{x0 - 1} {y0 - 1} {x1 - 1} {y1 - 1}")
     return lines
 

@@ -3,6 +3,7 @@ on its own clock; a seat that faults is out while the others play on (more than 
 and no bot hears another's move of a turn before its own is in."""
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -213,3 +214,26 @@ def test_a_fault_and_a_crash_of_one_turn_tie_in_the_record_the_replay_and_its_bo
     names = [b.name for b in record.bots]
     assert all(f"{names[seat]} {rank + 1}{'st' if rank == 0 else 'rd'}" in result
                for seat, rank in enumerate(record.ranking) if rank in (0, 2))
+
+
+def test_two_seat_tron_names_its_seats_a_and_b_never_x_and_o(tmp_path):
+    # a league of two-seat tron as a user runs it: a bot that exits at once faults (its fault
+    # line names the seats by tron's letters), and a game that ends normally is stored as
+    # "A wins" or "B wins"
+    bots = tmp_path / "bots" / "gone"
+    bots.mkdir(parents=True)
+    (bots / "gone.py").write_text("import sys\nsys.exit(3)\n")
+    (tmp_path / "league.yaml").write_text(
+        "name: letters\ngame: tron\nrules: {width: 6, height: 6}\nbots:\n"
+        "  - {name: gone, command: python3 bots/gone/gone.py, dialect: codingame}\n"
+        "  - {name: r1, bot: tron-random}\n  - {name: r2, bot: tron-random}\n"
+        "games_per_pairing: 2\nworkers: 1\nstore: results/letters.sqlite\n")
+    out = subprocess.run([sys.executable, "-m", "arena", "run", str(tmp_path / "league.yaml"), "--keep-going"],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    faults = [line for line in (out.stdout + out.stderr).splitlines() if "fault:" in line]
+    assert faults and not any("(x)" in line or "(o)" in line for line in faults), faults
+    with sqlite3.connect(tmp_path / "results" / "letters.sqlite") as db:
+        reasons = {row[0] for row in db.execute("SELECT reason FROM games WHERE termination = 'normal'")}
+    db.close()
+    assert reasons and reasons <= {"A wins", "B wins", "draw"}, reasons

@@ -119,6 +119,8 @@ class LeagueData:
     #: the game's moves go by turns (tron: seats moving at once, or in rounds): replays step
     #: through turns (assets/turns.js)
     simultaneous: bool = False
+    #: what the game calls its seats, seat 0 first (tron's A, B, ...; x and o by default)
+    seat_names: tuple[str, ...] = ("x", "o")
     #: the most seats a game has (2 without games): of more, the site lists every seat of a
     #: game (assets/seats.js)
     seats: int = 2
@@ -202,7 +204,7 @@ def load_league(store: Store, rating: RatingConfig | None = None,
                       created=meta.get("created", ""), updated=store.last_change(),
                       settings=settings, board=board, bots=bots, games=games,
                       played={game.key: versions for game, versions in rows},
-                      simultaneous=_simultaneous(game, rules),
+                      simultaneous=_simultaneous(game, rules), seat_names=_seat_names(game, rules),
                       seats=max((len(g.record.bots) for g in games), default=2))
     for info in infos:
         data.versions.setdefault(info.bot, []).append(info)
@@ -219,6 +221,15 @@ def _simultaneous(game: str, rules: Mapping[str, Any]) -> bool:
         return game_registry().create(game, **rules).info.by_turn
     except (GameError, TypeError):
         return False
+
+
+def _seat_names(game: str, rules: Mapping[str, Any]) -> tuple[str, ...]:
+    """What the league's game calls its seats (GameInfo.seat_names); x and o for a game this
+    arena does not know."""
+    try:
+        return game_registry().create(game, **rules).info.seat_names
+    except (GameError, TypeError):
+        return ("x", "o")
 
 
 def _tally(data: LeagueData) -> None:

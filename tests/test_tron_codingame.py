@@ -159,3 +159,47 @@ def test_a_fault_puts_its_cycle_out_at_its_move_and_the_others_play_on(sandbox):
         state = play_turn(game, state, moves, [o.seat for o in record.out if o.turn == number])
     assert state.is_terminal() and list(state.ranking()) == record.ranking
     assert not any(ch in "bB" for row in state.rows() for ch in row)
+
+
+# --- the 2010 Google AI Challenge's protocol, and maps with walls ------------------------------
+
+MAP = ROOT / "tests" / "data" / "tron_maps" / "pillar.txt"
+AI_BOT = ROOT / "tests" / "fixture_bots" / "tron_aichallenge_bot.py"
+
+
+def test_a_2010_bot_reads_the_whole_map_as_itself_1_and_answers_1_to_4(sandbox):
+    # the map's walls, each bot seeing itself as '1'; seat 0 scripted east, south (2, 3):
+    # the record keeps them as r, d; seat 1 scripted west, north (4, 1): l, u
+    from arena.games.tron import read_map
+    game = REGISTRY.create("tron", map=read_map(MAP.read_text()))
+    assert game.options["width"] == 7 and game.options["height"] == 6
+    bots = [command_spec("east", "aichallenge2010", f"{sys.executable} {AI_BOT} 2,3"),
+            command_spec("west", "aichallenge2010", f"{sys.executable} {AI_BOT} 4,1")]
+    record = play_game(game, bots, 1, sandbox, SETTINGS)
+    assert record.termination is Termination.NORMAL, record.reason
+    assert [m.move for m in record.moves[:4]] == ["r", "l", "d", "u"]
+    rows = MAP.read_text().splitlines()[1:]
+    seen = [record.stderr_tails[seat].splitlines()[0] for seat in (0, 1)]
+    assert seen[0] == "|".join(rows)
+    assert seen[1] == "|".join(rows).translate(str.maketrans("12", "21"))
+    second = record.stderr_tails[0].splitlines()[1].split("|")
+    assert second[1] == "##1   #" and second[4] == "#   2##"     # the trails are walls
+    assert record.rule_options["map"] == read_map(MAP.read_text())
+
+
+def test_a_map_is_a_file_checked_as_every_user_file_and_a_bad_one_is_one_line(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("5 3\n#####\n#1 2\n#####\n")
+    out = subprocess.run([sys.executable, "-m", "arena", "match", "tron-random", "tron-random", "--game", "tron",
+                          "--rule", f"map={bad}", "--games", "2"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert f"{bad}:3: not a map file in the 2010 Google AI Challenge's format: a row of 4 cells, not 5" in out.stderr
+    (tmp_path / "league.yaml").write_text(f"name: m\ngame: tron\nrules: {{map: {tmp_path / 'none.txt'}}}\n"
+                                          "bots:\n  - {name: a, bot: tron-random}\n  - {name: b, bot: tron-random}\n")
+    out = subprocess.run([sys.executable, "-m", "arena", "run", str(tmp_path / "league.yaml")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "none.txt: cannot read the map file in the 2010 Google AI Challenge's format: No such file" in out.stderr
+    out = subprocess.run([sys.executable, "-m", "arena", "match", "tron-random", "tron-territory", "--game", "tron",
+                          "--rule", f"map={MAP}", "--games", "2"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr

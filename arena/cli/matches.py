@@ -87,7 +87,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             seed = random.randrange(2**31)
         openings = _openings(args, game, (a, b), seed)
         sandbox = sandbox_from(args)
-        identity = match_identity(game.name, rule_options(args.rule), seed, openings.identity(),
+        identity = match_identity(game.name, given_rules(game, args.rule), seed, openings.identity(),
                                   (a, b), settings, args.memory_mb, sprt)
         if store is not None:
             store.claim()
@@ -99,7 +99,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         fixtures = match_fixtures(a.name, b.name, cap, seed,
                                   None if openings.is_none else
                                   lambda k, pair_seed: openings.opening(game, k, pair_seed))
-        job = GameJob(game=game.name, rules=rule_options(args.rule), bots={a.name: a, b.name: b},
+        job = GameJob(game=game.name, rules=given_rules(game, args.rule), bots={a.name: a, b.name: b},
                       settings=settings, sandbox_mode=sandbox.mode,
                       limits=Limits(memory_mb=args.memory_mb))
         # a RunError or StoreError (the host, the disk: no bot's fault) is a usage error here,
@@ -141,6 +141,11 @@ def _bind(args: argparse.Namespace, store, identity: dict[str, str], bots) -> No
     notes = store.sync_versions(fingerprint_bots(store, configs, plugins, Path.cwd(), saved))
     for line in version_lines(notes, store):
         print(line, file=sys.stderr)
+
+
+def given_rules(game, items) -> dict:
+    """The --rule options given, as the game read them (a map named by its file: the map)."""
+    return {key: game.options.get(key, value) for key, value in rule_options(items).items()}
 
 
 def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed: int) -> int:

@@ -39,7 +39,12 @@ class InvalidStateError(GameError):
 
 
 class GameOptionError(GameError):
-    """An unknown rule option or a value it does not allow."""
+    """An unknown rule option or a value it does not allow; line: where in a file read for
+    an option (FromFile) the problem is, if it can say."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 #: Scores per player at the end of a game: win, draw, loss.
@@ -63,13 +68,29 @@ def ranking_from_scores(scores: Sequence[float]) -> tuple[int, ...]:
     return tuple(sum(other > mine for other in scores) for mine in scores)
 
 
+class FromFile:
+    """The choices of a rule option whose value the user gives as a file (tron's map): the
+    config and --rule read the file (arena.userfiles) and turn its text into the value with
+    read(text), which raises GameOptionError (with .line where it can say) when the text is
+    not such a file; a value so read is `in` the choices, as is the default, ""."""
+
+    def __init__(self, what: str, read: Any, valid: Any) -> None:
+        self.what, self.read, self.valid = what, read, valid
+
+    def __contains__(self, value: object) -> bool:
+        return value == "" or (isinstance(value, str) and self.valid(value))
+
+    def __iter__(self) -> Any:
+        yield f"a {self.what}"
+
+
 # NamedTuple, not dataclass: every bot process imports this, and dataclasses pulls in
 # inspect (about 15 ms of each bot's start-up)
 class RuleOption(NamedTuple):
     """One rule option a game accepts: its allowed values and default."""
 
     name: str
-    choices: Sequence[Any]     #: a tuple, or a range for whole numbers
+    choices: Sequence[Any] | FromFile   #: a tuple, a range for whole numbers, or a file's (FromFile)
     default: Any
     help: str
     #: False for an option a game gained later: left at its default it is not written where

@@ -29,9 +29,11 @@ from typing import NamedTuple
 
 from .base import (
     SIMULTANEOUS,
+    FromFile,
     Game,
     GameError,
     GameInfo,
+    GameOptionError,
     Grid,
     IllegalMoveError,
     InvalidMoveError,
@@ -333,6 +335,51 @@ _RULES_CODINGAME = (
     "later first: nothing ties.")
 
 
+def read_map(text: str) -> str:
+    """A map in the 2010 Google AI Challenge's format (its first line "WIDTH HEIGHT", then
+    HEIGHT rows of WIDTH characters: '#' a wall, ' ' free, '1' and '2' the two starts) as the
+    `map` option holds it: the rows joined by '/', free cells '.'. GameOptionError saying
+    what is wrong, and on which line, otherwise."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    size = lines[0].split()
+    if len(size) != 2 or not all(part.isascii() and part.isdigit() for part in size):
+        raise GameOptionError(f"the first line must be 'WIDTH HEIGHT', two whole numbers, not {lines[0][:40]!r}", 1)
+    width, height = int(size[0]), int(size[1])
+    if width not in SIZES or height not in SIZES:
+        raise GameOptionError(f"a map of {width}x{height}: width and height must each be "
+                              f"{SIZES.start}..{SIZES.stop - 1}", 1)
+    rows = lines[1:1 + height]
+    if len(rows) < height:
+        raise GameOptionError(f"the map has {len(rows)} rows after its first line, not the {height} it gives",
+                              len(lines))
+    for number, row in enumerate(rows, 2):
+        if len(row) != width:
+            raise GameOptionError(f"a row of {len(row)} cells, not {width}", number)
+        bad = set(row) - set("# 12")
+        if bad:
+            raise GameOptionError(f"{sorted(bad)[0]!r} is not a cell: '#' a wall, ' ' free, '1' and '2' the "
+                                  "starts", number)
+    if any(line.strip() for line in lines[1 + height:]):
+        raise GameOptionError(f"more than the {height} rows the first line gives", 2 + height)
+    joined = "".join(rows)
+    for start in "12":
+        if joined.count(start) != 1:
+            raise GameOptionError(f"the map has {joined.count(start)} cells '{start}', not one: "
+                                  f"'1' and '2' mark the two starts")
+    return "/".join(row.replace(" ", ".") for row in rows)
+
+
+def _valid_map(value: str) -> bool:
+    """Whether value is a map as the `map` option holds it (read_map's result)."""
+    rows = value.split("/")
+    joined = "".join(rows)
+    return (len(rows) in SIZES and len({len(row) for row in rows}) == 1 and len(rows[0]) in SIZES
+            and not set(joined) - set("#.12") and joined.count("1") == 1 and joined.count("2") == 1)
+
+
+MAPS = FromFile("map file in the 2010 Google AI Challenge's format", read_map, _valid_map)
+
+
 class Tron(Game):
     """Light cycles for 2 to 4 players, by the 2010 Google AI Challenge's rules (moving at
     once) or by CodinGame's Tron Battle's (moving in turn)."""
@@ -350,6 +397,8 @@ class Tron(Game):
             RuleOption("ruleset", RULESETS, AICHALLENGE2010,
                        "whose rules: the 2010 Google AI Challenge's, or CodinGame's Tron Battle's",
                        stated=False),
+            RuleOption("map", MAPS, "", "by the 2010 rules, the walls and two starts of a map file in "
+                       "the challenge's format (its size the grid's; players 2)", stated=False),
         ),
         simultaneous=True,
         seat_names=tuple(HEAD),
@@ -362,12 +411,23 @@ class Tron(Game):
         defaults = super().option_defaults(given)
         if given.get("ruleset") == CODINGAME:
             defaults["width"], defaults["height"] = CODINGAME_SIZE
+        layout = given.get("map")
+        if isinstance(layout, str) and layout:
+            rows = layout.split("/")
+            defaults["width"], defaults["height"] = len(rows[0]), len(rows)
         return defaults
 
     def __init__(self, **options: object) -> None:
         super().__init__(**options)
-        ruleset = self.options.get("ruleset", AICHALLENGE2010)
-        self.board = board_of(self.options["width"], self.options["height"], self.options["players"], ruleset)
+        ruleset, layout = self.options.get("ruleset", AICHALLENGE2010), self.options.get("map", "")
+        width, height, players = self.options["width"], self.options["height"], self.options["players"]
+        if layout:
+            rows = layout.split("/")
+            if ruleset != AICHALLENGE2010 or players != 2 or (width, height) != (len(rows[0]), len(rows)):
+                raise GameOptionError(f"game 'tron': a map is of the 2010 rules, for 2 players, its grid its "
+                                      f"own {len(rows[0])}x{len(rows)} (ruleset={ruleset}, players={players}, "
+                                      f"width={width}, height={height} given)")
+        self.board = board_of(width, height, players, ruleset, layout)
         if ruleset == CODINGAME:
             self.info = self.info._replace(
                 summary="Tron light cycles, 2-4 players moving in turn (CodinGame's Tron Battle): "

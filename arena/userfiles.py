@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from typing import Any
 
 from arena.errors import ArenaError
 
@@ -133,10 +134,27 @@ def shown(text: str, limit: int = 80) -> str:
     return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
+#: the largest file a rule option may name (a tron map of 64x64 is about 4 kB)
+RULE_FILE_BYTES = 1 * MiB
+
+
+def read_rule_file(path: str | os.PathLike[str], choices: Any) -> Any:
+    """The value of a rule option that names a file (its choices an arena.games.FromFile):
+    the file read as every user file is, its text turned into the value by choices.read;
+    UserFileError, one line naming the file (and line) and what is wrong, otherwise."""
+    from arena.games import GameOptionError
+    text = read_text(path, choices.what, RULE_FILE_BYTES)
+    try:
+        return choices.read(text)
+    except GameOptionError as exc:
+        raise UserFileError(path, f"not a {choices.what}: {exc}", exc.line) from None
+
+
 def _size(count: int) -> str:
     return f"{count // MiB} MiB" if count >= MiB and count % MiB == 0 else f"{count:,} bytes"
 
 
-__all__ = ["MiB", "NAME_MAX", "PATH_MAX", "UserFileError", "kind_of", "not_regular",
-           "open_regular", "path_problem", "shown", "read_bytes", "read_text"]
+__all__ = ["MiB", "NAME_MAX", "PATH_MAX", "RULE_FILE_BYTES", "UserFileError", "kind_of",
+           "not_regular", "open_regular", "path_problem", "read_bytes", "read_rule_file",
+           "read_text", "shown"]
 

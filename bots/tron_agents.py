@@ -53,10 +53,13 @@ def territory(state: TronState) -> dict[int, int]:
 
 
 class _TronAgent(Agent):
-    """What tron agents share: they move for a seat (the cycles move at once)."""
+    """What tron agents share: they move for a seat (by the 2010 rules the cycles move at
+    once; by CodinGame's the seat to move is the state's)."""
 
     def choose(self, state: State, time_left_ms: float | None) -> int:
-        raise ValueError(f"agent {self.name!r}: in tron the cycles move at once; ask choose_for(state, seat, ...)")
+        if state.to_move < 0:
+            raise ValueError(f"agent {self.name!r}: in tron the cycles move at once; ask choose_for(state, seat, ...)")
+        return self.choose_for(state, state.to_move, time_left_ms)
 
 
 class TronRandom(_TronAgent):
@@ -86,6 +89,8 @@ class TronTerritory(_TronAgent):
         """The worst value over the other cycles' replies when seat plays move, searched
         depth turns deep (this one included)."""
         movers = state.movers()
+        if state.to_move >= 0:     # by CodinGame's rules: the others move after, each in turn
+            return self._after(state.play(move), seat, depth - 1)
         others = [safe_moves(state, s) or state.moves_of(s) for s in movers if s != seat]
         worst = float("inf")
         for replies in itertools.product(*others):
@@ -96,6 +101,15 @@ class TronTerritory(_TronAgent):
             if value < worst:
                 worst = value
         return worst
+
+    def _after(self, state: TronState, seat: int, depth: int) -> float:
+        """By CodinGame's rules: seat's value once the others have moved, the worst of their
+        replies, each moving in turn until it is seat's move (or seat is out, or it is over)."""
+        if state.is_terminal() or state.out[seat] >= 0 or state.to_move == seat:
+            return self._value(state, seat, depth)
+        mover = state.to_move
+        return min(self._after(state.play(m), seat, depth)
+                   for m in safe_moves(state, mover) or state.moves_of(mover))
 
     def _value(self, state: TronState, seat: int, depth: int) -> float:
         """seat's value of state: decided when it is out or the game is over, else its

@@ -52,13 +52,19 @@ def parse_moves(game, text: str | None) -> list[int]:
 
 def make_game(name: str, rule_options: Sequence[str] = ()):
     """The game called name with --rule KEY=VALUE options, from the loaded plugins."""
-    options = {}
+    from arena.games import FromFile
+    from arena.userfiles import read_rule_file
+    games = loaded().games
+    declared = {opt.name: opt for opt in games.get(name).info.options}
+    options: dict[str, object] = {}
     for item in rule_options:
         key, sep, value = item.partition("=")
         if not sep:
             raise UserError(f"--rule {item!r}: expected KEY=VALUE")
-        options[key] = value
-    return loaded().games.create(name, **options)
+        choices = declared[key].choices if key in declared else None
+        # an option whose value is a file's (tron's map): the file named, read and checked
+        options[key] = read_rule_file(value, choices) if isinstance(choices, FromFile) and value else value
+    return games.create(name, **options)
 
 
 def two_seat_game(name: str, rule_options: Sequence[str] = ()):

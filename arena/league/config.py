@@ -22,14 +22,14 @@ from typing import Any
 from arena.bounds import BIG, bounded
 from arena.bounds import describe as _describe
 from arena.errors import did_you_mean
-from arena.games import GameRegistry
+from arena.games import FromFile, GameRegistry
 from arena.plugins import loaded_plugins
 from arena.protocol import Dialect
 from arena.referee.timecontrol import TimeControl, TimeoutPolicy
 from arena.registry import Registry
 from arena.sandbox import MODES as SANDBOX_MODES
 from arena.sandbox import Limits
-from arena.userfiles import NAME_MAX, not_regular
+from arena.userfiles import NAME_MAX, not_regular, read_rule_file
 
 from .botentries import BotCheck, BotConfig, BotProblem, OptionFiles, bot_entries, bot_entry
 from .configfile import ConfigError, KeyPath, Reader, format_path, read_path, read_yaml
@@ -283,7 +283,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         hint = did_you_mean(game, games.names())
         reader.fail(("game",), f"unknown game {game!r}{hint}; known games: "
                                f"{', '.join(games.names())}")
-    rules = _rules(reader, top.get("rules"), games, game)
+    rules = _rules(reader, top.get("rules"), games, game, base)
     seats = games.create(game, **rules).seats
     ffa_games = _ffa_games(reader, top, game, seats)
 
@@ -520,12 +520,16 @@ def _ladder(reader: Reader, top: Mapping[str, Any]) -> LadderConfig:
                         suspend_share=share, suspend_after=after)
 
 
-def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str) -> dict[str, Any]:
+def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str, base: Path) -> dict[str, Any]:
     options = {opt.name: opt for opt in games.get(game).info.options}
     if raw is not None and not options:
         reader.fail(("rules",), f"game {game!r} has no rule options; remove 'rules'")
     given = reader.mapping(raw, ("rules",), list(options), what=f"a mapping of {game!r} rule options")
-    for key, value in given.items():
+    for key, value in list(given.items()):
+        if isinstance(options[key].choices, FromFile) and isinstance(value, str) and value:
+            # a file (tron's map), from the config's directory, read and checked as every user file
+            given[key] = value = read_rule_file(read_path(reader, value, ("rules", key), base),
+                                                options[key].choices)
         choices = options[key].choices
         if value not in choices or isinstance(value, bool) != any(isinstance(c, bool)
                                                                   for c in choices):
@@ -533,7 +537,7 @@ def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str) -> dict[str
             guess = did_you_mean(value, [c for c in choices if isinstance(c, str)]) \
                 if isinstance(value, str) else ""
             reader.fail(("rules", key), f"must be one of {allowed}, got {_describe(value)}{guess}")
-    return {key: given.get(key, opt.default) for key, opt in options.items()}
+    return games.get(game).complete_options(given)
 
 
 def validate_entrant(raw: Any, config: LeagueConfig, known_bots: BotCheck | None = None, *,

@@ -48,6 +48,28 @@ def stderr_cause(record: GameRecord, seat: int | None = None) -> str:
     return lines[-1][:200] if lines else ""
 
 
+def summary_of(record: GameRecord) -> str:
+    """record.summary() as its game's rules word it: turns where its moves go by turns, its
+    seats by their names (tron's A and B, not x and o); as a game of turns with x and o
+    where this arena does not know the game."""
+    import json
+
+    from arena.games import GameError
+    from arena.plugins import game_registry
+    key = (record.game, json.dumps(record.rule_options, sort_keys=True))
+    if key not in _INFOS:
+        try:
+            info = game_registry().create(record.game, **record.rule_options).info
+            _INFOS[key] = (info.by_turn, info.seat_names)
+        except (GameError, TypeError):
+            _INFOS[key] = (None, ("x", "o"))
+    at_once, names = _INFOS[key]
+    return record.summary(at_once, names)
+
+
+_INFOS: dict[tuple[str, str], tuple[bool | None, tuple[str, ...]]] = {}
+
+
 def standings_every(pairings: int, todo: int, blocks: int = STANDINGS_BLOCKS) -> int:
     """Games between two standings blocks: whole rounds (a game of every pairing), enough of
     them that a run shows about `blocks` blocks."""
@@ -125,7 +147,7 @@ class Progress:
                 # the game's summary says why a fault that ended it happened; an out seat's why
                 why = "" if fault.seat == record.faulted else f"; {fault.reason}"
                 cause = stderr_cause(record, fault.seat)
-                self._line(f"fault: {record.summary()}{why}"
+                self._line(f"fault: {summary_of(record)}{why}"
                            + (f"; {name}'s stderr: {cause}" if cause else "")
                            + f" (further {fault.termination.label} faults of {name} are only counted)")
         now = self.clock()
@@ -136,7 +158,7 @@ class Progress:
             self._show_standings(self.standings())
         if self.tty:
             if last or now - self._drawn_at >= REDRAW_S:
-                self._redraw(f"{self.status()} | {record.summary()}")
+                self._redraw(f"{self.status()} | {summary_of(record)}")
                 self._drawn_at = now
         elif self.every is not None:
             if last or self.done - self._written_done >= self.every:

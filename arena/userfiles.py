@@ -143,6 +143,9 @@ def read_rule_file(path: str | os.PathLike[str], choices: Any) -> Any:
     the file read as every user file is, its text turned into the value by choices.read;
     UserFileError, one line naming the file (and line) and what is wrong, otherwise."""
     from arena.games import GameOptionError
+    wrong = path_problem(str(path))
+    if wrong is not None:
+        raise UserFileError(shown(str(path)), f"cannot read the {choices.what}: the path {wrong}")
     text = read_text(path, choices.what, RULE_FILE_BYTES)
     try:
         return choices.read(text)

@@ -121,7 +121,10 @@ def test_a_path_argument_is_checked_as_a_config_path_is(tmp_path):
              "argument --store"),
             (["match", "random", "random", "--game", "tictactoe", "--read", LONG], "argument --read"),
             (["match", "meta-minimax:weights=w\x01.json", "random", "--game", "meta"],
-             "meta-minimax:weights: names a file, but holds the control character")]
+             "meta-minimax:weights: names a file, but holds the control character"),
+            (["match", "tron-random", "tron-random", "--game", "tron", "--rule", "map=m\x01p"],
+             "'m\\x01p': cannot read the map file in the 2010 Google AI Challenge's format: "
+             "the path holds the control character '\\x01'")]
     for (args, where), done in zip(cases, arenas([args for args, _ in cases], tmp_path)):
         refused(done, f"arena {args[0]}: error: {where}")
     assert snapshot(tmp_path) == before

@@ -198,6 +198,14 @@ class GameRecord:
             return tuple(scores_from_ranking(self.ranking))
         return self.outcome.points() or (0.5, 0.5)
 
+    def faults(self) -> list[SeatOut]:
+        """Every seat's fault, in the order they came: the seats put out while the others
+        played on (out), then the fault that ended the game (faulted), if one did."""
+        ended = ([SeatOut(self.faulted, len(self.turns()), self.termination, self.reason)]
+                 if self.termination.is_fault and self.faulted is not None
+                 and all(gone.seat != self.faulted for gone in self.out) else [])
+        return [*self.out, *ended]
+
     def rank_of(self) -> list[int] | None:
         """The final ranking: as recorded, or for an older record of two seats read from its
         outcome (a fault loses); None for an aborted game."""

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from ctrl_c import sigint_default
 from test_league_run import (
     GATED_MOVE_MS,
     RANDOMS,
@@ -95,7 +96,8 @@ def start_run(config: Path, tmp_path: Path, *args: str) -> subprocess.Popen:
     stay open as long as any worker lives, and reading it would hang)."""
     with open(tmp_path / "stderr", "w") as err:
         return subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), *args],
-                                stdout=subprocess.DEVNULL, stderr=err, env=run_env(tmp_path))
+                                stdout=subprocess.DEVNULL, stderr=err, env=run_env(tmp_path),
+                                preexec_fn=sigint_default)   # some tests Ctrl-C it
 
 
 def finish(proc: subprocess.Popen, tmp_path: Path) -> str:

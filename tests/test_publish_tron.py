@@ -409,6 +409,30 @@ def test_the_games_list_of_a_four_player_league_in_chromium(driver, ffa):
     no_console_errors(driver)
 
 
+@needs_browser
+def test_the_standings_of_a_four_player_league_fit_a_1280_px_window(driver, ffa):
+    """Its 17 columns and caption within the window, no sideways scrolling, every bot's name
+    on one line (before: 1398 px in the tron-ffa league's window of 1280, Move ms and the
+    caption cut off)."""
+    here, _games, board = ffa
+    driver.get((here / "site" / "index.html").as_uri())
+    assert driver.execute_script("return window.innerWidth") == 1280
+    sizes = driver.execute_script("""
+        const table = document.getElementById('leaderboard'), page = document.documentElement;
+        const right = e => e.getBoundingClientRect().right;
+        const heads = Array.from(table.querySelectorAll('thead th'));
+        return {page: page.clientWidth, scrolled: page.scrollWidth, table: right(table),
+                caption: right(table.caption), last: [heads.at(-1).textContent, right(heads.at(-1))],
+                columns: heads.length,
+                names: Array.from(table.querySelectorAll('td.bot'), td => td.getClientRects().length
+                                  && td.querySelector('a').getClientRects().length)};""")
+    assert sizes["columns"] == 17 and sizes["last"][0] == "Move ms"
+    assert sizes["scrolled"] <= sizes["page"], sizes
+    assert max(sizes["table"], sizes["caption"], sizes["last"][1]) <= sizes["page"], sizes
+    assert sizes["names"] == [1] * len(board), sizes       # a name is never broken
+    driver.save_screenshot(str(SCREENSHOTS / "leaderboard-tron-ffa.png"))
+
+
 def ordinal(n: int) -> str:
     return f"{n}{'th' if n % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from arena.errorline import error_line
 from arena.errors import ArenaError, did_you_mean
 from arena.sandbox import MODES as SANDBOX_MODES
-from arena.userfiles import UserFileError, not_regular, open_regular
+from arena.userfiles import UserFileError, not_regular, open_regular, path_problem, shown
 
 if TYPE_CHECKING:
     from arena.referee import BotSpec
@@ -118,8 +118,7 @@ def bot_for(text: str, game) -> BotSpec:
 def _bot_with_options(name: str, text: str) -> BotSpec:
     """BotSpec of a registered bot with options written NAME:KEY=VALUE[,KEY=VALUE...];
     values are read as YAML scalars (3, true, a path), file options from the current directory."""
-    import yaml
-
+    from arena.league.configfile import MalformedYAML, parse_yaml
     from arena.referee.botspec import bot_spec
     options: dict[str, object] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
@@ -127,23 +126,23 @@ def _bot_with_options(name: str, text: str) -> BotSpec:
         if not eq or not key:
             raise UserError(f"{name}:{text}: expected {name}:KEY=VALUE[,KEY=VALUE...]")
         try:
-            options[key.strip()] = yaml.safe_load(value)
-        except yaml.YAMLError:
+            options[key.strip()] = parse_yaml(value, f"{name}:{key.strip()}")[0]
+        except MalformedYAML:
             options[key.strip()] = value
     decl = loaded().bots.get(name)
     for key, given in options.items():
         if key not in decl.options:
             raise UserError(f"bot {name!r} has no option {key!r} "
                             f"(options: {', '.join(decl.options) or 'none'})")
+        why = decl.options[key].problem(given)   # the check a league config makes
+        if why is not None:
+            raise UserError(f"{name}:{key}: {why}")
         path = decl.options[key].file_path(given, ".")
         if path is not None and not path.exists():
             raise UserError(f"{name}:{key}: no file {str(path)!r}")
         kind = None if path is None else not_regular(path)
         if kind is not None:
             raise UserError(f"{name}:{key}: {str(path)!r} is {kind}, not a regular file")
-        why = decl.options[key].problem(given)   # the check a league config makes
-        if why is not None:
-            raise UserError(f"{name}:{key}: {why}")
     return bot_spec(decl, options, name=f"{name}:{text}", base_dir=".")
 
 
@@ -238,6 +237,15 @@ def stderr_tail(record, lines: int = 10) -> list[str]:
             *("  " + line for line in last)]
 
 
+def path_argument(text: str) -> str:
+    """An argparse type for every path argument: the checks of a config's path values
+    (arena.userfiles.path_problem), refused as argparse refuses, one line and exit 2."""
+    wrong = path_problem(text)
+    if wrong is not None:
+        raise argparse.ArgumentTypeError(f"{wrong}; got {shown(text)}")
+    return text
+
+
 def add_referee_options(p: argparse.ArgumentParser) -> None:
     """The referee's options shared by match and play: rules, clocks, sandbox, files."""
     p.add_argument("--rule", action="append", default=[], help=RULE_HELP)
@@ -251,7 +259,7 @@ def add_referee_options(p: argparse.ArgumentParser) -> None:
                         "by a random legal move)")
     p.add_argument("--sandbox", default="auto", choices=SANDBOX_MODES)
     p.add_argument("--memory-mb", type=int, default=1024, help="memory limit per bot (MiB)")
-    p.add_argument("--read", action="append", default=[], metavar="PATH",
+    p.add_argument("--read", action="append", default=[], metavar="PATH", type=path_argument,
                    help="a file or directory the bots may read, read-only (repeatable); a bot "
                         "reads its program's directory and the files its command names anyway")
 

@@ -18,6 +18,7 @@ from .common import (
     bot_for,
     loaded,
     make_game,
+    path_argument,
     rule_options,
     sandbox_from,
     settings_from,
@@ -287,7 +288,7 @@ def _match_arguments(p: argparse.ArgumentParser) -> None:
                    help="stop when a sequential test decides: elo0=0,elo1=10[,alpha=0.05,"
                         "beta=0.05,model=logistic|normalized]; checked after every seat-swapped "
                         "pair (docs/statistics.md)")
-    p.add_argument("--store", metavar="FILE",
+    p.add_argument("--store", metavar="FILE", type=path_argument,
                    help="store every game in this SQLite file; the same command again resumes, "
                         "counting only the games of the bots' current versions")
     p.add_argument("--keep-going", action="store_true",
@@ -298,7 +299,7 @@ def _match_arguments(p: argparse.ArgumentParser) -> None:
                         "--sprt, --store or --concurrency, or when given")
     p.add_argument("--json", action="store_true",
                    help="one JSON game record per line, then a {\"summary\": ...} record")
-    p.add_argument("--save", metavar="FILE", help="also write the records (JSON lines) to FILE")
+    p.add_argument("--save", metavar="FILE", type=path_argument, help="also write the records (JSON lines) to FILE")
     p.add_argument("--openings", default="none", metavar="SPEC",
                    help="where each pair of games starts: none (the empty board), random:N "
                         "(N random plies from the pair's seed), book:NAME (shipped) or a book "
@@ -312,7 +313,7 @@ def _openings_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", nargs="?")
     p.add_argument("--plies", type=int, help="moves in each opening")
     p.add_argument("--count", type=int, help="openings to keep")
-    p.add_argument("--out", metavar="FILE", help="the book file to write")
+    p.add_argument("--out", metavar="FILE", type=path_argument, help="the book file to write")
     p.add_argument("--seed", type=int, default=0, help="fixes the book (default 0)")
     p.add_argument("--simulations", type=int, default=2000,
                    help="MCTS simulations that judge each opening (default 2000)")

@@ -18,6 +18,7 @@ from .common import (
     league_source,
     loaded,
     make_game,
+    path_argument,
     print_stderr_tail,
     sandbox_from,
     settings_from,
@@ -411,7 +412,7 @@ def _play_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _replay_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="SOURCE",
+    p.add_argument("file", metavar="SOURCE", type=path_argument,
                    help="a league store or its config, or JSON game records (arena match --save)")
     p.add_argument("--game", type=int, default=1,
                    help="which game: its number in league order, or in a JSON-lines file")

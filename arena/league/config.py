@@ -29,11 +29,11 @@ from arena.referee.timecontrol import TimeControl, TimeoutPolicy
 from arena.registry import Registry
 from arena.sandbox import MODES as SANDBOX_MODES
 from arena.sandbox import Limits
-from arena.userfiles import not_regular, read_rule_file
+from arena.userfiles import NAME_MAX, not_regular, read_rule_file
 
 from .botentries import BotCheck, BotConfig, BotProblem, OptionFiles, bot_entries, bot_entry
 from .configfile import ConfigError, KeyPath, Reader, format_path, read_path, read_yaml
-from .sight import check_sight
+from .sight import STORE_SIDE_FILES, check_sight
 
 #: how bots' files reach Ray nodes: the same paths everywhere, or shipped with the run
 RAY_FILES = ("shared", "runtime_env")
@@ -348,6 +348,11 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         ray = RayConfig()
 
     store = read_path(reader, top.get("store", f"results/{name}.sqlite"), ("store",), base)
+    room = NAME_MAX - max(len(side) for side in STORE_SIDE_FILES)
+    if len(os.fsencode(store.name)) > room:
+        reader.fail(("store",), f"names a file of {len(os.fsencode(store.name))} bytes; a store's "
+                                f"name holds at most {room}, leaving room for SQLite's "
+                                f"{', '.join(STORE_SIDE_FILES)} files beside it")
     kind = not_regular(store)   # sqlite would open /dev/null and write /dev/null-journal
     if kind is not None:
         reader.fail(("store",), f"must be a regular file or a path where none exists yet, but "

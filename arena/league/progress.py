@@ -40,11 +40,13 @@ def _clock(seconds: float) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
-def stderr_cause(record: GameRecord) -> str:
-    """The line of the faulted bot's stderr that says why (arena.errorline), or ''."""
-    if record.faulted is None or record.faulted >= len(record.stderr_tails):
+def stderr_cause(record: GameRecord, seat: int | None = None) -> str:
+    """The line of a seat's bot's stderr (by default the faulted one's) that says why
+    (arena.errorline), or ''."""
+    seat = record.faulted if seat is None else seat
+    if seat is None or seat >= len(record.stderr_tails):
         return ""
-    return error_line(record.stderr_tails[record.faulted])
+    return error_line(record.stderr_tails[seat])
 
 
 def summary_of(record: GameRecord) -> str:
@@ -137,15 +139,18 @@ class Progress:
 
     def update(self, record: GameRecord) -> None:
         self.done += 1
-        if record.faulted is not None:
+        for fault in record.faults():   # a seat put out in a free-for-all is a fault too
             self.faults += 1
-            name = record.bots[record.faulted].name
-            kind = (name, record.termination.value)
+            name = record.bots[fault.seat].name
+            kind = (name, fault.termination.value)
             if kind not in self._shown and len(self._shown) < MAX_FAULT_LINES:
                 self._shown.add(kind)
-                cause = stderr_cause(record)
-                self._line(f"fault: {summary_of(record)}" + (f"; {name}'s stderr: {cause}" if cause else "")
-                           + f" (further {record.termination.label} faults of {name} are only counted)")
+                # the game's summary says why a fault that ended it happened; an out seat's why
+                why = "" if fault.seat == record.faulted else f"; {fault.reason}"
+                cause = stderr_cause(record, fault.seat)
+                self._line(f"fault: {summary_of(record)}{why}"
+                           + (f"; {name}'s stderr: {cause}" if cause else "")
+                           + f" (further {fault.termination.label} faults of {name} are only counted)")
         now = self.clock()
         last = self.done == self.todo
         stored = self.already + self.done

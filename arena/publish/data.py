@@ -253,20 +253,17 @@ def _tally(data: LeagueData) -> None:
             assert x is not None and o is not None
             data.versus[x].setdefault(o, Versus()).as_x += 1
             data.versus[o].setdefault(x, Versus()).as_o += 1
-        faulted = [record.faulted] if record.termination.is_fault and record.faulted is not None else []
-        for seat in dict.fromkeys([*faulted, *(out.seat for out in record.out)]):
+        for fault in record.faults():
+            seat = fault.seat
             me = seats[seat]
             them = seats[1 - seat] if len(seats) == 2 else seats[0 if seat else 1]
             assert me is not None and them is not None
             data.versus[me][them].faults += 1
             tails = record.stderr_tails
-            termination = (record.termination if seat == record.faulted
-                           else next(o.termination for o in record.out if o.seat == seat))
             data.faults[me].append(Fault(
-                no=no, opponent=them, seat=seat, termination=termination.value,
-                reason=record.reason if seat == record.faulted
-                else next(o.reason for o in record.out if o.seat == seat),
-                stderr=tails[seat] if seat < len(tails) else "", moves=len(record.moves)))
+                no=no, opponent=them, seat=seat, termination=fault.termination.value,
+                reason=fault.reason, stderr=tails[seat] if seat < len(tails) else "",
+                moves=len(record.moves)))
     for me, opponents in data.versus.items():
         for them, vs in opponents.items():
             games = between(data.board.matches, names[me], names[them]).games

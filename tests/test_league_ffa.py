@@ -262,7 +262,7 @@ def test_territory_at_depth_2_keeps_to_its_time_in_a_four_player_league(tmp_path
     assert faults == [], faults
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(3))
 def test_nine_bots_at_four_seats_all_meet_in_nine_blocks_and_a_longer_schedule_begins_with_it(seed):
     # the schedule drawn block by block left a pair unmet while two pairs met three times
     # (9 bots, 4 seats, 9 blocks); drawn in rounds, every two bots meet, every bot plays 16

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.games.base import scores_from_ranking
+from arena.games.base import SIMULTANEOUS, Game, GameError, State, scores_from_ranking
 
 #: 2 added `opening`; a version 1 record reads as a game without one. 3 added the final
 #: `ranking`, the turn of each move of a game whose seats move at once (MoveRecord.turn) and
@@ -199,6 +199,14 @@ class GameRecord:
             return tuple(scores_from_ranking(self.ranking))
         return self.outcome.points() or (0.5, 0.5)
 
+    def faults(self) -> list[SeatOut]:
+        """Every seat's fault, in the order they came: the seats put out while the others
+        played on (out), then the fault that ended the game (faulted), if one did."""
+        ended = ([SeatOut(self.faulted, len(self.turns()), self.termination, self.reason)]
+                 if self.termination.is_fault and self.faulted is not None
+                 and all(gone.seat != self.faulted for gone in self.out) else [])
+        return [*self.out, *ended]
+
     def rank_of(self) -> list[int] | None:
         """The final ranking: as recorded, or for an older record of two seats read from its
         outcome (a fault loses); None for an aborted game."""
@@ -231,13 +239,14 @@ class GameRecord:
         """The bot's result, as Outcome.result counts it."""
         return self.outcome.result(self.seat_of(bot), faults_count_as_losses)
 
-    def summary(self, at_once: bool | None = None) -> str:
+    def summary(self, at_once: bool | None = None, seat_names: Sequence[str] = ("x", "o")) -> str:
         """The game in one line: "a (x) vs b (o): a wins, normal, 9 moves, seed 7", or for a
-        fault "a (x) vs b (o): a faulted (crash); b wins, exited ... (exit code 3), 4 moves, ...".
-        A game of more than two seats, or whose seats move at once, names every seat's bot
-        and its place instead (see _summary_by_seat). at_once: the game's seats move at once
-        (its GameInfo.simultaneous); None judges by the moves, which a game ended before its
-        first turn (a bot that did not start) has none of."""
+        fault "a (x) vs b (o): a faulted (crash); b wins, exited ... (exit code 3), 4 moves, ...",
+        the seats called by the game's names for them (GameInfo.seat_names). A game of more
+        than two seats, or whose moves go by turns, names every seat's bot and its place
+        instead (see _summary_by_seat). at_once: the game's moves go by turns (its
+        GameInfo.by_turn); None judges by the moves, which a game ended before its first turn
+        (a bot that did not start) has none of."""
         names = [b.name for b in self.bots]
         at_once = self.moves_at_once if at_once is None else at_once
         if len(names) > 2 or at_once:
@@ -248,7 +257,7 @@ class GameRecord:
             how = self.reason.removeprefix(f"{names[self.faulted]} (seat {self.faulted}): ")
         said = result if how == result else f"{result}, {how}"     # "aborted" once
         moves = f"{len(self.moves)} move{'s' * (len(self.moves) != 1)}"
-        return f"{names[0]} (x) vs {names[1]} (o): {said}, {moves}, seed {self.seed}"
+        return f"{names[0]} ({seat_names[0]}) vs {names[1]} ({seat_names[1]}): {said}, {moves}, seed {self.seed}"
 
     @property
     def moves_at_once(self) -> bool:
@@ -457,6 +466,33 @@ def _seat_out(data: Any, seats: int) -> SeatOut:
         raise RecordError("an entry of 'out' is not a seat, turn, termination and reason")
     return SeatOut(_seat(data["seat"], "a seat in 'out'", seats), data["turn"],
                    _termination(data["termination"], "a termination in 'out'"), data["reason"])
+
+
+def play_turn(game: Game, state: State, moves: Sequence[MoveRecord], gone: Sequence[int]) -> State | None:
+    """The state after one of a record's turns (GameRecord.turns()): its moves, and the seats
+    put out for a fault on it (gone, from GameRecord.out). Where the seats move at once, the
+    joint move, those put out going out with it (State.play_without); in rounds, each move
+    in turn, a seat put out going out where its move comes. None where the turn cannot be
+    played (the rules cannot go on without a seat put out; a seat moving at once that left
+    no move: its fault ended the game); GameError for a move the rules refuse."""
+    if state.to_move == SIMULTANEOUS:
+        by_seat = {m.seat: game.parse_move(m.move) for m in moves}
+        if not set(state.movers()) - set(gone) <= set(by_seat):
+            return None
+        joint = [by_seat.get(seat, 0) for seat in state.movers()]
+        return state.play_without(joint, gone) if gone else state.play_joint(joint)
+    left = set(gone)
+    after: State | None = state
+    for move in [*moves, None]:
+        while after is not None and after.movers() and after.to_move in left:
+            left.discard(after.to_move)
+            after = after.play_without([0], [after.to_move])
+        if after is None or move is None:
+            break
+        if move.seat != after.to_move:
+            raise GameError(f"a move of seat {move.seat} where seat {after.to_move} moves")
+        after = after.play(game.parse_move(move.move))
+    return after
 
 
 def _ordinal(n: int) -> str:

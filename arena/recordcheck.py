@@ -10,8 +10,8 @@ byte, a move that was never legal) is said in one line, not shown as played.
 
 from __future__ import annotations
 
-from arena.games.base import Game, GameError, State
-from arena.record import GameRecord, Termination
+from arena.games.base import SIMULTANEOUS, Game, GameError, State
+from arena.record import GameRecord, Termination, play_turn
 
 #: the faults whose move is kept in the record though the rules refuse it
 _REFUSED_MOVE = (Termination.ILLEGAL_MOVE, Termination.MALFORMED)
@@ -20,10 +20,10 @@ _REFUSED_MOVE = (Termination.ILLEGAL_MOVE, Termination.MALFORMED)
 def rules_problem(record: GameRecord, game: Game) -> str | None:
     """What the rules of game (the record's game, made with its rule options) say is wrong
     with record, in a few words; None for a record the rules agree with."""
-    state = game.initial_state()
+    state = game.start(record.seed)
     if len(record.bots) != state.seats:
         return f"it has {len(record.bots)} seats, {game.name} has {state.seats}"
-    if game.info.simultaneous:
+    if game.info.by_turn:
         found = _turns_problem(record, game, state)
     else:
         found = _moves_problem(record, game, state)
@@ -56,39 +56,29 @@ def _moves_problem(record: GameRecord, game: Game, state: State) -> str | State 
 
 
 def _turns_problem(record: GameRecord, game: Game, state: State) -> str | State | None:
-    """Replay a game whose seats move at once, turn by turn, as the referee played it (a
-    seat put out for a fault is left out of its turn's joint move)."""
+    """Replay a game whose moves go by turns (seats moving at once, or in rounds), turn by
+    turn as the referee played it (arena.record.play_turn: a seat put out for a fault goes
+    out where the record says)."""
     gone_on: dict[int, list[int]] = {}
     for seat_out in record.out:
         gone_on.setdefault(seat_out.turn, []).append(seat_out.seat)
     turns = record.turns()
     for number, moves in enumerate(turns):
-        movers = state.movers()
-        if not movers:
+        if not state.movers():
             return f"turn {number + 1} comes after the game was over"
         last = number == len(turns) - 1
+        if state.to_move == SIMULTANEOUS:
+            stray = sorted({m.seat for m in moves} - set(state.movers()))
+            if stray:
+                return f"turn {number + 1} has a move of seat {stray[0]}, which was not to move"
         try:
-            by_seat = {m.seat: game.parse_move(m.move) for m in moves}
-        except GameError as exc:
-            if last and record.termination in _REFUSED_MOVE:
-                return None
-            return f"turn {number + 1} cannot be read: {exc}"
-        stray = sorted(set(by_seat) - set(movers))
-        if stray:
-            return f"turn {number + 1} has a move of seat {stray[0]}, which was not to move"
-        gone = gone_on.get(number, [])
-        if not set(movers) - set(gone) <= set(by_seat):   # a seat left it unplayed: its fault
-            return None if last and record.termination.is_fault else \
-                f"turn {number + 1} lacks the move of a seat that was to move"
-        joint = [by_seat.get(seat, 0) for seat in movers]
-        try:
-            after = state.play_without(joint, gone) if gone else state.play_joint(joint)
+            after = play_turn(game, state, moves, gone_on.get(number, []))
         except GameError as exc:
             if last and record.termination in _REFUSED_MOVE:
                 return None
             return f"turn {number + 1} is not legal there: {exc}"
-        if after is None:   # the rules cannot go on without the seats put out: their fault
-            return None
+        if after is None:   # the rules cannot play it: the fault that ended the game
+            return None if last else f"turn {number + 1} ends the game, but more turns follow"
         state = after
     return state
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from ctrl_c import sigint_default
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -165,7 +166,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path):
     db = tmp_path / "stop.sqlite"
     proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=sigint_default)
     try:
         wait_for_games(db, 4)      # and the run cannot end before the gate opens
         proc.send_signal(signal.SIGUSR1)   # where it is: every thread's stack, and it plays on

@@ -19,6 +19,7 @@ from .common import (
     is_store,
     league_source,
     loaded,
+    path_argument,
     rating_system_from,
     warn_damage,
 )
@@ -187,7 +188,7 @@ def cmd_retire(args: argparse.Namespace) -> int:
 
 
 def _run_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("config", help="league config, e.g. tournaments/quickstart.yaml")
+    p.add_argument("config", type=path_argument, help="league config, e.g. tournaments/quickstart.yaml")
     p.add_argument("--workers", type=int, help="parallel games (default: the config's workers)")
     p.add_argument("--keep-going", action="store_true",
                    help="play even if a bot fails to start in the preflight (it loses its games)")
@@ -202,7 +203,7 @@ def _run_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _leaderboard_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("source", metavar="STORE_OR_CONFIG", help="a league store file or its config")
+    p.add_argument("source", metavar="STORE_OR_CONFIG", type=path_argument, help="a league store file or its config")
     p.add_argument("--format", choices=loaded().output_formats.names(), default="table")
     p.add_argument("--anchor", metavar="BOT", help="the bot whose Elo is 0 (default: mean Elo 0)")
     p.add_argument("--all-versions", action="store_true",
@@ -213,19 +214,19 @@ def _leaderboard_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _versions_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("store", metavar="STORE_OR_CONFIG")
+    p.add_argument("store", metavar="STORE_OR_CONFIG", type=path_argument)
     p.add_argument("bot", nargs="?", help="only this bot")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
 def _forget_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("store", metavar="STORE_OR_CONFIG")
+    p.add_argument("store", metavar="STORE_OR_CONFIG", type=path_argument)
     p.add_argument("bot", metavar="BOT[@VERSION]")
     p.add_argument("--yes", action="store_true", help="do not ask")
 
 
 def _retire_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("store", metavar="STORE_OR_CONFIG")
+    p.add_argument("store", metavar="STORE_OR_CONFIG", type=path_argument)
     p.add_argument("bot")
     p.add_argument("--undo", action="store_true", help="bring a retired bot back")
 

@@ -141,13 +141,10 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
         seats = tuple(bot.name for bot in record.bots)
         for move in record.moves[record.opening:]:   # the opening's moves took no time
             move_ms[seats[move.seat]].append(move.wall_ms)
-        if record.termination.is_fault and record.faulted is not None:
-            kinds = faults[seats[record.faulted]]
-            kinds[record.termination.value] = kinds.get(record.termination.value, 0) + 1
         tally.add(record)
-        for out in record.out:
-            kinds = faults[seats[out.seat]]
-            kinds[out.termination.value] = kinds.get(out.termination.value, 0) + 1
+        for fault in record.faults():
+            kinds = faults[seats[fault.seat]]
+            kinds[fault.termination.value] = kinds.get(fault.termination.value, 0) + 1
         game = rated_game(key, record, settings.faults_count_as_losses)
         if game is not None:
             rated.append(game)

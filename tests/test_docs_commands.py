@@ -106,8 +106,8 @@ NOT_RUN: dict[str, str] = {
                                                           "tests/test_plugin_connect_four.py",
     # docs/publish.md
     "xdg-open site/index.html": DESKTOP,
-    "arena run tournaments/tron-duel.yaml": "builds the C++ bot and plays 40 games of 30x20 "
-                                            "tron (minutes); tests/test_publish_tron.py runs "
+    "arena run tournaments/tron-duel.yaml": "builds the C++ bot and plays 24 games of 30x20 "
+                                            "tron (half a minute); tests/test_publish_tron.py runs "
                                             "a league of the C++ example",
     "xdg-open results/tron-duel-site/replay.html": DESKTOP,
     "python -m pytest -q tests/test_publish.py tests/test_publish_scale.py "

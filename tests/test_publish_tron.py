@@ -529,3 +529,46 @@ def test_the_games_list_of_a_four_player_league_pages_and_its_replay_steps_in_ch
     assert driver.execute_script("return Array.from(document.querySelectorAll('#movelist tbody tr.current'),"
                                  " tr => tr.dataset.turn)") == ["3"]
     no_console_errors(driver)
+
+
+@pytest.fixture(scope="module")
+def two_seat_faults(tmp_path_factory):
+    """A 2-player tron league where one bot exits at once in each of its 4 games (played with
+    --keep-going), published with two faults to a page: the fault list has two pages."""
+    from arena.publish import pages as site_pages
+    here = tmp_path_factory.mktemp("tron-faults")
+    (here / "gone").mkdir()
+    (here / "gone" / "gone.py").write_text("raise SystemExit(3)\n")
+    (here / "tron.yaml").write_text(
+        "name: tron-faults\ngame: tron\nrules: {width: 8, height: 6}\n"
+        "bots:\n  - {name: gone, command: python3 gone/gone.py, dialect: codingame}\n"
+        "  - {name: random, bot: tron-random}\n"
+        "games_per_pairing: 4\nworkers: 2\nseed: 3\nstore: tron.sqlite\n")
+    out = arena("run", "tron.yaml", "--keep-going", cwd=here)
+    assert out.returncode == 0, out.stderr
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(site_data, "PAGE_FAULTS", 2)
+        patch.setattr(site_pages, "PAGE_FAULTS", 2)
+        publish_site(here / "tron.sqlite", here / "site")
+    return here / "site"
+
+
+@needs_browser
+def test_a_tron_bots_fault_pages_name_its_seats_by_the_games_names(driver, two_seat_faults):
+    """Every page of a two-seat tron bot's faults, the first written by the publisher and
+    the next drawn by bot.js, says the seat as tron names it (A, B), never x or o."""
+    driver.get((two_seat_faults / "bots" / "gone.html").as_uri())
+    wait(driver, lambda d: d.find_elements("css selector", "#faults .fault-head"), "no faults shown")
+
+    def seats() -> list[str]:
+        heads = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#faults .fault-head'), h => h.textContent)")
+        return [re.search(r" as (\S+),", head)[1] for head in heads]
+
+    first = seats()
+    driver.find_element("css selector", "#fault-pager [data-go=next]").click()
+    wait(driver, lambda d: d.find_element("css selector", "#fault-pager .where").text == "page 2 of 2",
+         "no page 2")
+    second = seats()
+    assert len(first) == len(second) == 2 and sorted(first + second) == ["A", "A", "B", "B"]
+    no_console_errors(driver)

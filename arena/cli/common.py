@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from arena.errorline import error_line
 from arena.errors import ArenaError, did_you_mean
 from arena.sandbox import MODES as SANDBOX_MODES
 from arena.userfiles import UserFileError, not_regular, open_regular, path_problem, shown
@@ -214,7 +215,8 @@ def league_source(source: str):
 
 
 def print_stderr_tail(record, lines: int = 10) -> None:
-    """The last lines a faulted bot wrote to stderr: usually why it failed."""
+    """The last lines a faulted bot wrote to stderr: usually why it failed (the error line
+    of its trace first, when they do not hold it)."""
     for line in stderr_tail(record, lines):
         print(line)
 
@@ -226,8 +228,13 @@ def stderr_tail(record, lines: int = 10) -> list[str]:
     tail = record.stderr_tails[record.faulted].strip()
     if not tail:
         return []
-    return [f"stderr of {record.bots[record.faulted].name} (last lines):",
-            *("  " + line for line in tail.splitlines()[-lines:])]
+    last = tail.splitlines()[-lines:]
+    said = error_line(tail)      # the line that says why, when the last lines do not hold it
+    held = any(line.strip() and (said.startswith(line.strip()) or line.strip().startswith(said))
+               for line in last)
+    shown = [] if not said or held else ["  " + said, "  ..."]
+    return [f"stderr of {record.bots[record.faulted].name} (last lines):", *shown,
+            *("  " + line for line in last)]
 
 
 def path_argument(text: str) -> str:

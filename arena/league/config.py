@@ -193,7 +193,7 @@ def _jsonable(value: Any) -> Any:
 
 TOP_KEYS = ("name", "game", "rules", "bots", "games_per_pairing", "games", "time_control", "timeout_policy",
             "sandbox", "rating", "workers", "pin_workers", "executor", "ray", "store", "seed", "publish",
-            "openings", "schedule", "candidates", "ladder", "server")
+            "openings", "schedule", "candidates", "ladder", "server", "requires")
 LADDER_KEYS = ("matchmaker", "games", "hours", "until", "min_games", "suspend")
 UNTIL_KEYS = ("separated", "top")
 SUSPEND_KEYS = ("share", "after")
@@ -261,6 +261,28 @@ def _rating(reader: Reader, raw: Any) -> RatingConfig:
     return rating
 
 
+class AbsentRequirement(ConfigError):
+    """A path the config's `requires` names is absent: the league's bots are not here (a
+    clone of other people's bots, say, that its comment says how to get)."""
+
+
+def _requires(reader: Reader, raw: Any, base: Path, source: Path | None) -> None:
+    """Check `requires`, a path or a list of paths (from the config's directory) the league
+    needs and bot-arena does not ship; AbsentRequirement (one line) for the first absent."""
+    if raw is None:
+        return
+    listed = raw if isinstance(raw, list) else [raw]
+    for index, item in enumerate(listed):
+        key = ("requires", index) if isinstance(raw, list) else ("requires",)
+        path = read_path(reader, item, key, base)
+        if not path.exists():
+            told = f"the comment at the top of {source.name}" if source is not None else "the config"
+            at = key if key in reader.lines else ("requires",)
+            raise AbsentRequirement(reader.source, reader.lines.get(at), key,
+                                    f"{str(path)!r} is absent: this league plays bots bot-arena does not "
+                                    f"ship; get them as {told} says, then run it again")
+
+
 def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, known: _Known,
            source: Path | None, publish_check: PathCheck | None = None,
            option_files: OptionFiles | None = None) -> LeagueConfig:
@@ -268,6 +290,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
     if data is None:
         reader.fail((), f"the config is empty; expected a mapping with keys {', '.join(TOP_KEYS)}")
     top = reader.mapping(data, (), TOP_KEYS, required=("name", "game", "bots"))
+    _requires(reader, top.get("requires"), base, source)
 
     if top.get("server") is not None and not isinstance(top["server"], Mapping):
         # arena serve reads the section (arena/server); a league only checks its shape

@@ -4,7 +4,8 @@ On a terminal the line shows games done, rate, ETA and faults, and is redrawn in
 into a pipe or file a line with the same numbers is written every tenth of the games or
 every PIPE_EVERY_S seconds, whichever comes first (or, given `every`, every that many
 games: what `arena match --status-every` asks for). A fault is always written on a line of
-its own with the reason and the last line of the bot's stderr (usually why it failed), the
+its own with the reason and the line of the bot's stderr that says why (the error line of
+a runtime's trace, else its last line), the
 first of each kind for each bot only, so a broken bot cannot flood the output either.
 
 With standings, every `standings_every` stored games (and after the last game) the top of
@@ -21,6 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from arena.errorline import error_line
 from arena.record import GameRecord
 
 PIPE_EVERY_S = 30.0      #: at least one line this often when not on a terminal
@@ -39,13 +41,12 @@ def _clock(seconds: float) -> str:
 
 
 def stderr_cause(record: GameRecord, seat: int | None = None) -> str:
-    """The last non-blank line a seat's bot wrote to stderr (by default the faulted one's), or ''."""
+    """The line of a seat's bot's stderr (by default the faulted one's) that says why
+    (arena.errorline), or ''."""
     seat = record.faulted if seat is None else seat
     if seat is None or seat >= len(record.stderr_tails):
         return ""
-    lines = [line.strip() for line in record.stderr_tails[seat].splitlines()]
-    lines = [line for line in lines if line]
-    return lines[-1][:200] if lines else ""
+    return error_line(record.stderr_tails[seat])
 
 
 def summary_of(record: GameRecord) -> str:

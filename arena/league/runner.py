@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.errors import did_you_mean
+from arena.games import GameRegistry
 from arena.openings import repeat_warning
 from arena.plugins import PluginError, Plugins, loaded_plugins
 from arena.record import Termination
@@ -32,7 +33,7 @@ from .executors.local import WORKERS_PER_CPU
 from .leaderboard import build_leaderboard, render_top
 from .preflight import start_all
 from .progress import Progress, standings_every
-from .schedule import Fixture, league_openings, schedule
+from .schedule import Fixture, ffa_balance, league_openings, schedule
 from .sources import FixtureList, FixtureSource
 from .store import Store, StoreError, VersionNote, check_store_path
 from .versions import Manifest, RunCache, fingerprint, manifest_of, store_files
@@ -202,7 +203,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         retired = store.retired() & set(config.bot_names)
         for name in sorted(retired):
             print(f"{name}: retired, plays no new games (arena retire --undo brings it back)", file=out)
-        fixtures = [f for f in schedule(config, plugins.games)
+        fixtures = [f for f in _drawn_schedule(store, config, plugins.games, out)
                     if not retired.intersection(f.seats)]
         todo = store.missing(fixtures)
         progress = _watch(progress, store, config, fixtures, len(todo), standings)
@@ -297,6 +298,30 @@ def _take_store(store: Store, config: LeagueConfig, plugins: Plugins, new_season
         print(f"season {store.season} begins: the {store.count()} games of earlier seasons "
               f"stay in {config.store} as history", file=out)
     return known, cache
+
+
+def _drawn_schedule(store: Store, config: LeagueConfig, games: GameRegistry, out: TextIO) -> list[Fixture]:
+    """The league's schedule. A free-for-all league's is the one its stored games follow:
+    a store whose games an earlier arena scheduled (FFA_METHODS' "greedy") keeps that
+    schedule, said in one line, so they stay the league's games and it resumes where it
+    stopped; and a schedule that is not balanced is said so in one line (ffa_balance)."""
+    fixtures = schedule(config, games)
+    if config.games is None:
+        return fixtures
+    stored = store.done_keys()
+    if stored - {f.key for f in fixtures}:     # games of keys this schedule has not
+        earlier = schedule(config, games, ffa_method="greedy")
+        if len(stored & {f.key for f in earlier}) > len(stored & {f.key for f in fixtures}):
+            kept = len(stored & {f.key for f in earlier})
+            print(f"{config.name}: its {kept} stored free-for-all games follow the schedule an earlier "
+                  "arena drew (each block's group the best one alone, which can leave two bots unmet); "
+                  "it is kept, so they stay the league's; a new store or --new-season draws balanced "
+                  "rounds", file=out)
+            fixtures = earlier
+    note = ffa_balance(fixtures, config.bot_names)
+    if note:
+        print(f"{config.name}: {note}", file=out)
+    return fixtures
 
 
 def _watch(progress: Progress | None, store: Store, config: LeagueConfig, fixtures: list[Fixture],

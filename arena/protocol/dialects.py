@@ -10,8 +10,11 @@ referee does all the I/O.
 from __future__ import annotations
 
 import abc
+import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
@@ -87,6 +90,12 @@ class Dialect(abc.ABC):
         """Lines that ask the bot to exit."""
         return []
 
+    def runtime(self, argv: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The command a bot of this dialect is started by, from its own, and the files that
+        adds for it to read: a dialect may give its bots the runtime their platform gives
+        them. The default: the command as it is, nothing more."""
+        return tuple(argv), ()
+
 
 class ArenaDialect(Dialect):
     """bot-arena's own line protocol, version 1 (docs/protocol.md)."""
@@ -158,6 +167,11 @@ def row_col_to_cell(game: Game, row: int, col: int) -> int | None:
 
 _INT_PAIR = re.compile(r"\s*(-?\d+)\s+(-?\d+)(?:\s.*)?$")
 
+#: node's name as a command's program: node, nodejs, node20
+NODE = re.compile(r"node(js)?[0-9.]*")
+#: CodinGame's JavaScript globals (readline, print, printErr) for node, loaded before the bot
+CODINGAME_NODE_RUNTIME = str(Path(__file__).resolve().with_name("codingame_node.js"))
+
 
 class CodinGameDialect(Dialect):
     """CodinGame's "Tic-Tac-Toe" / "Ultimate Tic-Tac-Toe" puzzle protocol.
@@ -195,6 +209,13 @@ class CodinGameDialect(Dialect):
             top = _grid_width(game) - 1
             raise InvalidMoveError.expected(line, f"'row col', each 0..{top}")
         return cell
+
+    def runtime(self, argv: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """A bot run by node gets CodinGame's JavaScript runtime: node loads
+        codingame_node.js (its globals readline, print and printErr) before the bot."""
+        if argv and NODE.fullmatch(os.path.basename(argv[0])):
+            return (argv[0], "--require", CODINGAME_NODE_RUNTIME, *argv[1:]), (CODINGAME_NODE_RUNTIME,)
+        return tuple(argv), ()
 
 
 def _tron_battle_lines(turn: TurnInfo) -> list[str]:

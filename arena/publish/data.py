@@ -287,7 +287,7 @@ def league_json(data: LeagueData) -> dict[str, Any]:
         "bots": [{"id": b.id, "name": b.name, "slug": b.slug, "rank": b.row.rank,
                   "games": games_of(data, b.id), "pages": data.pages(games_of(data, b.id), PAGE_GAMES)}
                  for b in data.bots],
-    }
+    } | ({} if data.seat_names == ("x", "o") else {"seatNames": list(data.seat_names)})
 
 
 def games_of(data: LeagueData, bot: int) -> int:

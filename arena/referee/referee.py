@@ -145,7 +145,8 @@ class _Referee:
                 channel.new_game()
                 return channel
         try:
-            proc = sandbox.start(list(s.spec.argv), readable=s.spec.readable, env=s.spec.env)
+            argv, runtime = s.dialect.runtime(s.spec.argv)   # e.g. CodinGame's JavaScript globals
+            proc = sandbox.start(list(argv), readable=[*s.spec.readable, *runtime], env=s.spec.env)
         except HostError:
             raise        # the machine's, not the bot's: no game is charged for it
         except SandboxError as exc:

@@ -53,10 +53,12 @@ class Move:
     charged."""
 
     # one is made for every move: slots make it and its attributes cheaper
-    __slots__ = ("seat", "control", "lines", "doing", "replies", "allowed_ms", "startup_ms", "slack_ms",
-                 "budget_ms", "strikes", "strikes_left", "meter", "wait", "taken", "replied", "wall_ms", "entry")
+    __slots__ = ("seat", "control", "lines", "doing", "replies", "allowed_ms", "startup_ms", "slack_ms", "budget_ms",
+                 "policy", "strikes", "strikes_left", "meter", "wait", "taken", "replied", "wall_ms", "entry")
     meter: MoveMeter
     wait: Wait
+    strikes: int        #: strikes a seat may take (0: a timeout forfeits), read by send()
+    strikes_left: bool
     taken: str
     replied: float      #: when the reply was read (judge)
     wall_ms: float      #: from the request to the reply, or to the fault (judge, struck)
@@ -74,9 +76,7 @@ class Move:
         seat.first_turn = False
         self.slack_ms = control.overhead_ms + self.startup_ms     # never charged
         self.budget_ms = self.allowed_ms + self.slack_ms
-        policy = settings.timeout_policy
-        self.strikes = policy.strikes if policy.mode == "strikes" else 0
-        self.strikes_left = seat.strikes < self.strikes
+        self.policy = settings.timeout_policy
 
     def send(self) -> Wait:
         """Start the clock and write the request; the wait for the reply. The clock starts
@@ -88,6 +88,9 @@ class Move:
         meter.start()
         ch.request(self.lines, replies=self.replies)
         meter.sent()     # this move's first reading, if start() only marked, while the bot wakes up
+        policy = self.policy       # what the request does not wait for, after it
+        self.strikes = policy.strikes if policy.mode == "strikes" else 0
+        self.strikes_left = self.seat.strikes < self.strikes
         moment = "to " + self.doing
         # by position: made for every move, and keywords cost more
         self.wait = Wait(ch, meter.started + self.budget_ms / 1000,

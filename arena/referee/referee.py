@@ -221,9 +221,9 @@ class _Referee:
             self.record.moves.append(entry)
             return move
         ply = len(self.record.moves)
-        # the bot is told its own time (move and bank), not the start-up allowance
-        turn = TurnInfo(state=state, last_move=last_move, legal=state.legal_moves(),
-                        move_ms=self.settings.time.move_ms, bank_ms=s.clock.bank_ms, ply=ply, seat=s.seat)
+        # the bot is told its own time (move and bank), not the start-up allowance; by
+        # position: made between a reply and the next request, and keywords cost more
+        turn = TurnInfo(state, last_move, state.legal_moves(), self.settings.time.move_ms, s.clock.bank_ms, ply, s.seat)
         asked = Move(s, self.settings, s.dialect.turn_lines(self.game, turn), f"move {ply + 1}")
         wait = asked.send()
         self._settle()   # the readings the last reply left for later

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.games.base import SIMULTANEOUS, Game, GameError, State, scores_from_ranking
 
 #: 2 added `opening`; a version 1 record reads as a game without one. 3 added the final
@@ -314,19 +315,157 @@ class GameRecord:
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+    def from_dict(cls, data: Any) -> GameRecord:
+        """The record that data (a record's JSON, parsed) holds; RecordError, saying what is
+        wrong in one line, for anything that is no record: a key missing or unknown, a
+        value of the wrong type, a seat number that is no seat of its bots (the winner, a
+        faulted seat, a move's seat), a ranking of another length."""
+        if not isinstance(data, dict):
+            raise RecordError(f"a record is a JSON object, not {_json_kind(data)}")
+        unknown = sorted(set(data) - _RECORD_KEYS, key=str)
+        if unknown:
+            raise RecordError(f"unknown key {unknown[0]!r}")
+        for key in ("game", "rule_options", "seed", "bots", "termination"):
+            if key not in data:
+                raise RecordError(f"no {key!r}")
         data = dict(data)
-        data["bots"] = [BotEntry(**b) for b in data["bots"]]
-        data["moves"] = [MoveRecord(**m) for m in data.get("moves", [])]
-        data["termination"] = Termination(data["termination"])
-        data["out"] = [SeatOut(o["seat"], o["turn"], Termination(o["termination"]), o["reason"])
-                       for o in data.get("out", [])]
         data.pop("scores", None)   # written for readers of the format; derived from the outcome
+        _typed(data, "game", str)
+        _typed(data, "rule_options", dict)
+        _typed(data, "seed", int)
+        for key, kind in _OPTIONAL_TYPES.items():
+            if key in data:
+                _typed(data, key, kind)
+        bots = _typed(data, "bots", list)
+        if not bots:
+            raise RecordError("'bots' is empty")
+        data["bots"] = [_bot_entry(b, i) for i, b in enumerate(bots)]
+        seats = len(bots)
+        data["moves"] = _move_records(data.get("moves", []), seats)
+        data["termination"] = _termination(data["termination"], "'termination'")
+        for key in ("winner", "faulted"):
+            if data.get(key) is not None:
+                _seat(data[key], f"{key!r}", seats)
+        ranking = data.get("ranking")
+        if ranking is not None:
+            if len(ranking) != seats:
+                raise RecordError(f"'ranking' has {len(ranking)} places for {seats} seats")
+            for place in ranking:
+                _seat(place, "a place in 'ranking'", seats)
+        opening = data.get("opening", 0)
+        if not 0 <= opening <= len(data["moves"]):
+            raise RecordError(f"'opening' is {opening} moves of {len(data['moves'])}")
+        tails = data.get("stderr_tails", [])
+        if len(tails) > seats or not all(isinstance(tail, str) for tail in tails):
+            raise RecordError(f"'stderr_tails' is not a text for each of its {seats} seats")
+        data["out"] = [_seat_out(o, seats) for o in data.get("out", [])]
         return cls(**data)
 
     @classmethod
     def from_json(cls, text: str) -> GameRecord:
-        return cls.from_dict(json.loads(text))
+        """The record of its JSON text; RecordError for text that is no record."""
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise RecordError(f"not JSON ({exc})") from None
+        return cls.from_dict(data)
+
+
+class RecordError(ArenaError, ValueError):
+    """Data that is no game record (GameRecord.from_dict); str() says what is wrong."""
+
+
+_RECORD_KEYS = {"game", "rule_options", "seed", "bots", "moves", "winner", "termination", "faulted",
+                "reason", "scores", "stderr_tails", "started_at", "duration_ms", "startup_ms",
+                "play_ms", "opening", "ranking", "out", "version"}
+#: the record's keys a reader may find absent (an older version's), and their types
+_OPTIONAL_TYPES: dict[str, type | tuple[type, ...]] = {
+    "moves": list, "winner": (int, type(None)), "faulted": (int, type(None)), "reason": str,
+    "stderr_tails": list, "started_at": str, "duration_ms": (int, float), "startup_ms": (int, float),
+    "play_ms": (int, float), "opening": int, "ranking": (list, type(None)), "out": list, "version": int}
+_MOVE_KEYS = {"seat", "move", "wall_ms", "cpu_ms", "substituted", "wait_ms", "turn"}
+_NUMBERS = {int, float}
+_MAYBE_NUMBERS = {int, float, type(None)}
+_MAYBE_TEXT = {str, type(None)}
+_MAYBE_INT = {int, type(None)}
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, as its text reads: null, true or false, a number, ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    kinds: dict[type, str] = {str: "text", list: "a list", dict: "an object"}
+    return kinds.get(type(value), type(value).__name__)
+
+
+def _typed(data: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    """data[key], which must be of kind (true and false are no numbers); RecordError else."""
+    value = data[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise RecordError(f"{key!r} is {_json_kind(value)}")
+    return value
+
+
+def _seat(value: Any, what: str, seats: int) -> int:
+    """A seat number (or a place) of a game of that many seats; RecordError else."""
+    if type(value) is not int or not 0 <= value < seats:
+        shown = value if type(value) is int else _json_kind(value)
+        raise RecordError(f"{what} is {shown}, not a seat of its {seats} (0 to {seats - 1})")
+    return value
+
+
+def _termination(value: Any, what: str) -> Termination:
+    try:
+        return Termination(value)
+    except ValueError:
+        shown = repr(value) if isinstance(value, str) else _json_kind(value)
+        raise RecordError(f"{what} is {shown}, not one of "
+                          f"{', '.join(t.value for t in Termination)}") from None
+
+
+def _bot_entry(data: Any, seat: int) -> BotEntry:
+    if not isinstance(data, dict) or set(data) - {"name", "spec", "options"} \
+            or not isinstance(data.get("name"), str) or not isinstance(data.get("spec", ""), str) \
+            or not isinstance(data.get("options", {}), dict):
+        raise RecordError(f"bots[{seat}] is not a bot's name, spec and options")
+    return BotEntry(**data)
+
+
+def _move_records(moves: list[Any], seats: int) -> list[MoveRecord]:
+    """The moves of a record, checked as from_dict says: checked together (a game holds
+    hundreds of moves, a store millions), and the first bad one found again to name it."""
+    try:
+        made = [MoveRecord(**m) for m in moves]
+    except TypeError:   # not an object, or a key missing or unknown
+        made = []
+    if len(made) == len(moves) and {type(m.seat) for m in made} <= {int} \
+            and {m.seat for m in made} <= set(range(seats)) and {type(m.move) for m in made} <= {str} \
+            and {type(m.wall_ms) for m in made} <= _NUMBERS \
+            and {type(m.cpu_ms) for m in made} | {type(m.wait_ms) for m in made} <= _MAYBE_NUMBERS \
+            and {type(m.substituted) for m in made} <= _MAYBE_TEXT \
+            and {type(m.turn) for m in made} <= _MAYBE_INT:
+        return made
+    for ply, data in enumerate(moves, 1):
+        if not isinstance(data, dict) or set(data) - _MOVE_KEYS or not {"seat", "move", "wall_ms"} <= set(data) \
+                or type(data["move"]) is not str or type(data["wall_ms"]) not in _NUMBERS \
+                or type(data.get("cpu_ms")) not in _MAYBE_NUMBERS or type(data.get("wait_ms")) not in _MAYBE_NUMBERS \
+                or type(data.get("substituted")) not in _MAYBE_TEXT or type(data.get("turn")) not in _MAYBE_INT:
+            raise RecordError(f"move {ply} is not a seat, move, times and notes")
+        _seat(data["seat"], f"the seat of move {ply}", seats)
+    raise RecordError("a move is not a seat, move, times and notes")   # the loop names it
+
+
+def _seat_out(data: Any, seats: int) -> SeatOut:
+    if not isinstance(data, dict) or set(data) != {"seat", "turn", "termination", "reason"} \
+            or type(data["turn"]) is not int or not isinstance(data["reason"], str):
+        raise RecordError("an entry of 'out' is not a seat, turn, termination and reason")
+    return SeatOut(_seat(data["seat"], "a seat in 'out'", seats), data["turn"],
+                   _termination(data["termination"], "a termination in 'out'"), data["reason"])
 
 
 def play_turn(game: Game, state: State, moves: Sequence[MoveRecord], gone: Sequence[int]) -> State | None:

@@ -337,7 +337,7 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path):
         wait_for_games(db, 1)      # and it cannot end before the gate opens
         second = arena("run", str(config))
         assert second.returncode == 2, second.stderr
-        assert "another `arena run` is playing into this store" in second.stderr
+        assert f"another `arena run` is playing into this store (pid {first.pid}: " in second.stderr
         assert len(second.stderr.strip().splitlines()) == 1, second.stderr
         first.send_signal(signal.SIGINT)
         finish(first, tmp_path)

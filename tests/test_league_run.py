@@ -1,6 +1,7 @@
 """Leagues as a user runs them: the arena command on real configs, real sandboxed
 bots, a real SQLite file; killed with SIGKILL and resumed, extended, interrupted."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -42,8 +43,10 @@ def stored(db: Path):
 
 
 def count(db: Path) -> int:
+    """The games stored in db now (its connection closed again: an open one keeps the
+    store's -wal in use by this process)."""
     try:
-        with sqlite3.connect(db) as conn:
+        with contextlib.closing(sqlite3.connect(db)) as conn:
             return conn.execute("SELECT count(*) FROM games").fetchone()[0]
     except sqlite3.OperationalError:   # the table is not made yet
         return 0

@@ -214,6 +214,13 @@ def league_source(source: str):
     return config.store, config.rating, config.bot_names, config.name
 
 
+def warn_damage(command: str, store) -> None:
+    """Say on stderr that a store read is damaged outside what the command read."""
+    if store.damage is not None:
+        from arena.league.storefile import damage_warning
+        print(f"arena {command}: warning: {damage_warning(store.path, store.damage)}", file=sys.stderr)
+
+
 def print_stderr_tail(record, lines: int = 10) -> None:
     """The last lines a faulted bot wrote to stderr: usually why it failed (the error line
     of its trace first, when they do not hold it)."""

@@ -79,7 +79,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.status_every is not None and args.status_every < 1:
         raise UserError(f"--status-every must be 1 or more, not {args.status_every}")
     settings = settings_from(args)
-    store = Store(args.store) if args.store else None
+    store = Store(args.store, claim=True) if args.store else None   # claimed before any write
     try:
         seed = args.seed
         if seed is None and store is not None and "seed" in store.meta():
@@ -91,7 +91,6 @@ def cmd_match(args: argparse.Namespace) -> int:
         identity = match_identity(game.name, given_rules(game, args.rule), seed, openings.identity(),
                                   (a, b), settings, args.memory_mb, sprt)
         if store is not None:
-            store.claim()
             store.check_match(identity)   # another match's store: refused before a bot starts
         if not _bots_start(args, game, (a, b), sandbox, settings, seed):
             return EXIT_FAILED           # nothing played, nothing stored

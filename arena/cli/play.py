@@ -22,6 +22,7 @@ from .common import (
     print_stderr_tail,
     sandbox_from,
     settings_from,
+    warn_damage,
     with_reads,
 )
 
@@ -34,6 +35,7 @@ def _records_from_store(path, args: argparse.Namespace):
     which game it is, and which versions of the bots played it."""
     from arena.league import Store
     with Store(path, readonly=True) as store:   # the bots' current versions, as the site
+        warn_damage("replay", store)
         rows = list(store.seated_records(current=True))
     games = [game for game, _versions in rows]
     if not games:
@@ -91,12 +93,22 @@ def _pause(step: bool, unit: str = "move") -> bool:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from arena.league.storefile import StoreDamagedError
+    from arena.recordcheck import rules_problem
     store_path = league_source(args.file)[0]
-    if is_store(store_path):
+    from_store = is_store(store_path)
+    if from_store:
         record, which, played = _records_from_store(store_path, args)
     else:
         (record, which), played = _record_from_lines(store_path, args), ""
     game = loaded().games.create(record.game, **record.rule_options)
+    problem = rules_problem(record, game)
+    if problem is not None:   # a record that lies is not shown as played
+        said = f"{which}: its record does not follow the rules of {game.name}: {problem}"
+        if from_store:
+            raise StoreDamagedError(f"{store_path}: the store is damaged ({said}): restore it "
+                                    "from a backup or use another file")
+        raise UserError(f"{store_path}: {said}")
     state = game.start(record.seed)
     names, marks = [b.name for b in record.bots], game.info.seat_names
     if game.info.by_turn:

@@ -33,7 +33,7 @@ from arena.userfiles import NAME_MAX, not_regular, read_rule_file
 
 from .botentries import BotCheck, BotConfig, BotProblem, OptionFiles, bot_entries, bot_entry
 from .configfile import ConfigError, KeyPath, Reader, format_path, read_path, read_yaml
-from .sight import STORE_SIDE_FILES, check_sight
+from .sight import STORE_SIDE_FILES, check_sight, check_site
 
 #: how bots' files reach Ray nodes: the same paths everywhere, or shipped with the run
 RAY_FILES = ("shared", "runtime_env")
@@ -369,6 +369,8 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
 
     bots = bot_entries(reader, top["bots"], base, game, known_bots, known.dialects, store, publish,
                  option_files)
+    if publish is not None and publish_check is not None:   # a run's: it publishes
+        check_site(reader, publish, store, bots, base, option_files)
     played = games.create(game, **rules)
     for i, bot in enumerate(bots):
         why = None if bot.command is None else known.dialects.require(bot.dialect).supports(played)

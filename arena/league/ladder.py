@@ -445,7 +445,7 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     executor = registered_executor(plugins, config.executor)
     check_store_path(config.store)
     executor.check(config)
-    with Store(config.store) as store:
+    with Store(config.store, claim=True) as store:
         known, cache = _take_store(store, config, plugins, new_season, out)
         started = time.monotonic()
         manifests = bot_manifests(config, plugins, store, cache)

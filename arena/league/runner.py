@@ -193,7 +193,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     executor = registered_executor(plugins, config.executor)
     check_store_path(config.store)   # before a build writes anything or a game is played
     executor.check(config)
-    with Store(config.store) as store:
+    with Store(config.store, claim=True) as store:   # a second run is refused: nothing written
         known, cache = _take_store(store, config, plugins, new_season, out)
         started = time.monotonic()   # the games' time: the builds' is not counted
         # the versions games are looked up and stored for; recorded once the bots have
@@ -282,10 +282,11 @@ def play_source(playing: Playing, store: Store, manifests: Mapping[str, Manifest
 
 def _take_store(store: Store, config: LeagueConfig, plugins: Plugins, new_season: bool,
                 out: TextIO) -> tuple[bool, RunCache]:
-    """Claim the store for this run, build the bots that need it and bind the store to the
-    league (saying when a season begins): whether it knew bots already, and the run's file
-    hashes."""
-    store.claim()
+    """Build the bots that need it and bind the claimed store to the league (saying when a
+    season begins): whether it knew bots already, and the run's file hashes. A store of
+    another league is refused first, before a build runs or anything is written."""
+    openings = league_openings(config, plugins.games).identity()
+    store.check_bind(config, openings, new_season=new_season)
     # built once the store is ours (it keeps what each build was made from and wrote),
     # before a new season begins: a failed build leaves the league as it was
     cache = RunCache(store.hash_cache())
@@ -293,7 +294,7 @@ def _take_store(store: Store, config: LeagueConfig, plugins: Plugins, new_season
                                         cache, out, store_files(store.path)))
     known = bool(store.current_versions())
     season = store.season
-    store.bind(config, league_openings(config, plugins.games).identity(), new_season=new_season)
+    store.bind(config, openings, new_season=new_season)
     if store.season != season:
         print(f"season {store.season} begins: the {store.count()} games of earlier seasons "
               f"stay in {config.store} as history", file=out)

@@ -3,8 +3,9 @@
 Games are numbered 1..N in the order ratings read them (a league's fixture order, a
 ladder's play order: Store.records), so a
 game's number, its list page and its moves file follow from its position alone.
-Every game is replayed through its rules here, once, so the browser only draws:
-it never needs to know a game's rules.
+Every game is replayed through its rules here, so the browser only draws: it never
+needs to know a game's rules; a published site checks every game against them first
+(check_rules), so a record that lies is refused rather than shown.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from arena.league.leaderboard import with_versions
 from arena.league.pairs import between
 from arena.league.rating_systems import RatingSystem
 from arena.league.schedule import parse_fixture_key
-from arena.league.store import VersionInfo
+from arena.league.store import StoreDamagedError, VersionInfo
 from arena.plugins import game_registry
 from arena.record import GameRecord, Termination, play_turn
+from arena.recordcheck import rules_problem
 
 CHUNK_GAMES = 100   #: games per moves file (data/moves/NNNN.js), loaded by the replay page
 PAGE_GAMES = 100    #: games per page of the games list (data/games/...)
@@ -211,6 +213,21 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     data.suspended = store.suspended()
     _tally(data)
     return data
+
+
+def check_rules(store: Store, games: Sequence[StoredGame]) -> None:
+    """StoreDamagedError naming the first game whose record its game's rules contradict
+    (arena.recordcheck): a site never shows a game that was not played. A game this arena
+    does not know is taken as it is."""
+    replayer = Replayer()
+    for stored in games:
+        game = replayer.game(stored.record)
+        problem = None if game is None else rules_problem(stored.record, game)
+        if problem is not None:
+            raise StoreDamagedError(
+                f"{store.path}: the store is damaged (game {stored.key!r}: its record does not "
+                f"follow the rules of {stored.record.game}: {problem}): restore it from a "
+                "backup or use another file")
 
 
 def _simultaneous(game: str, rules: Mapping[str, Any]) -> bool:

@@ -15,12 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.games.external import RefereeSpec
 from arena.league.config import BotConfig
 from arena.league.drive import drive
 from arena.league.executors.base import GameJob
 from arena.league.executors.local import play_fixtures
+from arena.league.identity import referee_identity, settings_dict
 from arena.league.pairs import Tally
 from arena.league.progress import Progress
+from arena.league.referees import watch_referee
 from arena.league.schedule import Fixture, fixture_key
 from arena.league.sight import own_code
 from arena.league.store import Store, VersionNote
@@ -163,7 +166,7 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
         return state is not None and state.decision is not Decision.CONTINUE
 
     # at a stop, drive closes the games: the workers are killed, games in flight discarded
-    driven = drive(play(job, todo, workers), store, on_record=counted)
+    driven = drive(watch_referee(play(job, todo, workers), getattr(job, "made", None)), store, on_record=counted)
     decided = state is not None and state.decision is not Decision.CONTINUE
     # a decided test reports the pairs it read, as an uninterrupted run would: not the
     # games that happened to finish beyond them (they stay stored)
@@ -317,13 +320,14 @@ def version_lines(notes: Iterable[VersionNote], store: Store) -> list[str]:
 
 def match_identity(game: str, rules: dict[str, Any], seed: int, openings: str,
                    bots: Iterable[BotSpec], settings: MatchSettings, memory_mb: int,
-                   sprt: SprtSpec | None) -> dict[str, str]:
-    """The store keys a resumed match must agree on (the cap and concurrency may change)."""
+                   sprt: SprtSpec | None, referee: RefereeSpec | None = None) -> dict[str, str]:
+    """The store keys a resumed match must agree on (the cap and concurrency may change); a
+    game played by a referee process: its referee and fingerprint too."""
     def text(value: Any) -> str:
         return json.dumps(value, sort_keys=True)
     return {"game": game, "rules": text(rules), "seed": str(seed), "openings": openings,
             "match.bots": text([bot_identity(b) for b in bots]),
-            "match.settings": text({"time": dataclasses.asdict(settings.time),
+            "match.settings": text({"time": settings_dict(settings.time),
                                     "timeouts": dataclasses.asdict(settings.timeout_policy),
                                     "memory_mb": memory_mb}),
-            "match.sprt": spec_text(sprt) if sprt is not None else "none"}
+            "match.sprt": spec_text(sprt) if sprt is not None else "none", **referee_identity(referee)}

@@ -248,18 +248,25 @@ def distinct_games(move_lists: Sequence[Sequence[str]]) -> int:
     return len({tuple(moves) for moves in move_lists})
 
 
-def repeat_warning(move_lists: Sequence[Sequence[str]], at_once: bool = False) -> str | None:
+def repeat_warning(move_lists: Sequence[Sequence[str]], at_once: bool = False,
+                   referee: bool = False) -> str | None:
     """A warning when fewer distinct games than games were played, else None. move_lists:
     the games that ended normally; a game a fault ended (a crash, a timeout, a bot that did
     not start) repeats for the bot's reason, which no opening cures, so callers leave it out.
-    at_once: the game's seats move at once, which has no openings: the bots' own seeds vary it."""
+    at_once: the game's seats move at once, which has no openings: the bots' own seeds vary it.
+    referee: a game played by a referee process, which has none either: its seed varies it."""
     distinct = distinct_games(move_lists)
     if distinct >= len(move_lists):
         return None
+    head = (f"only {distinct} distinct games (by move list) in {len(move_lists)} games that ended "
+            "normally: repeated games are not independent samples; ")
+    if referee:
+        return head + ("a game played by a referee process has no openings: vary its games with the "
+                       "referee's seed (seed: true, for a referee that takes one) or the bots' own "
+                       "(docs/referees.md)")
     vary = ("vary the bots' play with the seed each is handed (its seats move at once: no openings)"
             if at_once else "vary the start with openings (random:N or a book")
-    return (f"only {distinct} distinct games (by move list) in {len(move_lists)} games that ended "
-            f"normally: repeated games are not independent samples; {vary}, docs/openings.md)")
+    return head + f"{vary}, docs/openings.md)"
 
 
 # --- making balanced books ------------------------------------------------------------------

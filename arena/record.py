@@ -22,6 +22,10 @@ from arena.games.base import SIMULTANEOUS, Game, GameError, State, scores_from_r
 #: the seats that went out for a fault while the others played on (`out`); records of
 #: versions 1 and 2 read without them (a game of two seats ranks from its outcome)
 RECORD_VERSION = 3
+#: 4 added a game played by a referee process (arena.referee.relay): its `referee` (what it
+#: was, its ###Error lines and its stderr tail) and each move's `input` (the lines the seat was
+#: given); a built-in game's record stays version 3
+REFEREE_RECORD_VERSION = 4
 
 
 class Termination(str, enum.Enum):
@@ -36,11 +40,19 @@ class Termination(str, enum.Enum):
     STARTUP_FAILURE = "startup_failure"  #: the bot did not start or finish its handshake
     RESOURCE_LIMIT = "resource_limit"  #: killed for memory, CPU seconds, processes or files
     ABORTED = "aborted"                #: the referee itself stopped the game (e.g. Ctrl-C)
+    #: a referee process failed (crashed, hung, broke its protocol): the game is void, stored
+    #: but counted for no one (docs/referees.md)
+    REFEREE_FAULT = "referee_fault"
 
     @property
     def is_fault(self) -> bool:
         """True when a bot, not the rules, ended the game."""
-        return self not in (Termination.NORMAL, Termination.ABORTED)
+        return self not in (Termination.NORMAL, Termination.ABORTED, Termination.REFEREE_FAULT)
+
+    @property
+    def is_void(self) -> bool:
+        """True for a game that counts for no one: aborted, or void by its referee's fault."""
+        return self in (Termination.ABORTED, Termination.REFEREE_FAULT)
 
     @property
     def label(self) -> str:
@@ -52,7 +64,7 @@ _LABELS = {
     "normal": "normal", "timeout": "timeout", "crash": "crash", "illegal_move": "illegal move",
     "malformed": "malformed output", "output_cap": "output over its cap",
     "startup_failure": "start-up failure", "resource_limit": "resource limit",
-    "aborted": "aborted",
+    "aborted": "aborted", "referee_fault": "referee fault",
 }
 
 
@@ -80,8 +92,9 @@ class Outcome:
     def result(self, seat: int, faults_count_as_losses: bool = True) -> Result | None:
         """The seat's result as the standings count it, or None for a game left out: an
         aborted game, or a bot's fault when faults do not count as losses. A fault is a
-        loss for the seat that faulted, whatever else the record says."""
-        if self.termination is Termination.ABORTED:
+        loss for the seat that faulted, whatever else the record says. A game void by its
+        referee's fault is left out as an aborted one is."""
+        if self.termination.is_void:
             return None
         if self.termination.is_fault and self.faulted is not None:
             if not faults_count_as_losses:
@@ -106,6 +119,8 @@ class Outcome:
                     f"{names[1 - self.faulted]} wins")
         if self.termination is Termination.ABORTED:
             return "aborted"
+        if self.termination is Termination.REFEREE_FAULT:
+            return "void (referee fault)"
         if self.winner is None:
             return "draw"
         return f"{names[self.winner]} wins"
@@ -126,14 +141,20 @@ class MoveRecord:
     #: in a game whose seats move at once, the turn (0 first) whose joint move this is
     #: one seat's part of; None in a game of turns, where each move is a turn
     turn: int | None = None
+    #: in a game played by a referee process, the lines the seat was given before it
+    #: answered (its `move`, the reply's lines joined by newlines); None elsewhere, and past
+    #: the record's cap on a transcript (GameRecord.referee's "cut")
+    input: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready data; `turn` only where there is one (records of games of turns
-        stay as version 2 wrote them)."""
-        data = {"seat": self.seat, "move": self.move, "wall_ms": self.wall_ms, "cpu_ms": self.cpu_ms,
-                "substituted": self.substituted, "wait_ms": self.wait_ms}
+        """Plain JSON-ready data; `turn` and `input` only where there is one (records of games
+        of turns stay as version 2 wrote them)."""
+        data: dict[str, Any] = {"seat": self.seat, "move": self.move, "wall_ms": self.wall_ms,
+                                "cpu_ms": self.cpu_ms, "substituted": self.substituted, "wait_ms": self.wait_ms}
         if self.turn is not None:
             data["turn"] = self.turn
+        if self.input is not None:
+            data["input"] = self.input
         return data
 
 
@@ -182,6 +203,11 @@ class GameRecord:
     ranking: list[int] | None = None
     #: seats that went out for a fault while the game went on, in the order they went out
     out: list[SeatOut] = field(default_factory=list)
+    #: a game played by a referee process: its name, protocol, fingerprint, players, the seed
+    #: it was told (None: it takes none), its ###Error lines ({"move": moves before it, "seat",
+    #: "message"}), its stderr tail, and "cut" (the move whose input the cap left out first)
+    #: where the transcript was capped; None for a built-in game
+    referee: dict[str, Any] | None = None
     version: int = RECORD_VERSION
 
     @property
@@ -255,6 +281,8 @@ class GameRecord:
         how = self.termination.value
         if self.faulted is not None:   # the reason without the "NAME (seat N): " the result says
             how = self.reason.removeprefix(f"{names[self.faulted]} (seat {self.faulted}): ")
+        elif self.termination is Termination.REFEREE_FAULT:
+            how = self.reason
         said = result if how == result else f"{result}, {how}"     # "aborted" once
         moves = f"{len(self.moves)} move{'s' * (len(self.moves) != 1)}"
         return f"{names[0]} ({seat_names[0]}) vs {names[1]} ({seat_names[1]}): {said}, {moves}, seed {self.seed}"
@@ -270,7 +298,8 @@ class GameRecord:
         seed 7"; a fault that ended the game is said with its reason, as two seats' is."""
         ranking = self.rank_of()
         if ranking is None:
-            said = "aborted"
+            said = self.outcome.text(names) + (f", {self.reason}" if self.termination is Termination.REFEREE_FAULT
+                                               else "")
         else:
             order = sorted(range(len(names)), key=lambda seat: ranking[seat])
             said = ", ".join(f"{names[seat]} {_ordinal(ranking[seat] + 1)}" for seat in order)
@@ -305,6 +334,8 @@ class GameRecord:
         if self.out:
             data["out"] = [{"seat": o.seat, "turn": o.turn, "termination": o.termination.value,
                             "reason": o.reason} for o in self.out]
+        if self.referee is not None:
+            data["referee"] = self.referee
         return data
 
     def opening_moves(self) -> list[str]:
@@ -359,6 +390,8 @@ class GameRecord:
         if len(tails) > seats or not all(isinstance(tail, str) for tail in tails):
             raise RecordError(f"'stderr_tails' is not a text for each of its {seats} seats")
         data["out"] = [_seat_out(o, seats) for o in data.get("out", [])]
+        if data.get("referee") is not None:
+            _referee_entry(data["referee"], seats)
         return cls(**data)
 
     @classmethod
@@ -377,13 +410,14 @@ class RecordError(ArenaError, ValueError):
 
 _RECORD_KEYS = {"game", "rule_options", "seed", "bots", "moves", "winner", "termination", "faulted",
                 "reason", "scores", "stderr_tails", "started_at", "duration_ms", "startup_ms",
-                "play_ms", "opening", "ranking", "out", "version"}
+                "play_ms", "opening", "ranking", "out", "referee", "version"}
 #: the record's keys a reader may find absent (an older version's), and their types
 _OPTIONAL_TYPES: dict[str, type | tuple[type, ...]] = {
     "moves": list, "winner": (int, type(None)), "faulted": (int, type(None)), "reason": str,
     "stderr_tails": list, "started_at": str, "duration_ms": (int, float), "startup_ms": (int, float),
-    "play_ms": (int, float), "opening": int, "ranking": (list, type(None)), "out": list, "version": int}
-_MOVE_KEYS = {"seat", "move", "wall_ms", "cpu_ms", "substituted", "wait_ms", "turn"}
+    "play_ms": (int, float), "opening": int, "ranking": (list, type(None)), "out": list,
+    "referee": (dict, type(None)), "version": int}
+_MOVE_KEYS = {"seat", "move", "wall_ms", "cpu_ms", "substituted", "wait_ms", "turn", "input"}
 _NUMBERS = {int, float}
 _MAYBE_NUMBERS = {int, float, type(None)}
 _MAYBE_TEXT = {str, type(None)}
@@ -448,16 +482,40 @@ def _move_records(moves: list[Any], seats: int) -> list[MoveRecord]:
             and {type(m.wall_ms) for m in made} <= _NUMBERS \
             and {type(m.cpu_ms) for m in made} | {type(m.wait_ms) for m in made} <= _MAYBE_NUMBERS \
             and {type(m.substituted) for m in made} <= _MAYBE_TEXT \
-            and {type(m.turn) for m in made} <= _MAYBE_INT:
+            and {type(m.turn) for m in made} <= _MAYBE_INT \
+            and all(m.input is None or _texts(m.input) for m in made):
         return made
     for ply, data in enumerate(moves, 1):
         if not isinstance(data, dict) or set(data) - _MOVE_KEYS or not {"seat", "move", "wall_ms"} <= set(data) \
                 or type(data["move"]) is not str or type(data["wall_ms"]) not in _NUMBERS \
                 or type(data.get("cpu_ms")) not in _MAYBE_NUMBERS or type(data.get("wait_ms")) not in _MAYBE_NUMBERS \
-                or type(data.get("substituted")) not in _MAYBE_TEXT or type(data.get("turn")) not in _MAYBE_INT:
+                or type(data.get("substituted")) not in _MAYBE_TEXT or type(data.get("turn")) not in _MAYBE_INT \
+                or not (data.get("input") is None or _texts(data["input"])):
             raise RecordError(f"move {ply} is not a seat, move, times and notes")
         _seat(data["seat"], f"the seat of move {ply}", seats)
     raise RecordError("a move is not a seat, move, times and notes")   # the loop names it
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+_REFEREE_KEYS = {"name", "protocol", "fingerprint", "players", "seed", "errors", "stderr", "cut"}
+
+
+def _referee_entry(data: Any, seats: int) -> None:
+    """RecordError unless data is a record's `referee` entry (GameRecord.referee)."""
+    if not isinstance(data, dict) or set(data) - _REFEREE_KEYS or not isinstance(data.get("name"), str) \
+            or not isinstance(data.get("errors", []), list) or not isinstance(data.get("stderr", ""), str) \
+            or data.get("players", seats) != seats \
+            or type(data.get("seed")) not in _MAYBE_INT or type(data.get("cut")) not in _MAYBE_INT:
+        raise RecordError("'referee' is not a referee's name, protocol, fingerprint, players, seed, "
+                          "errors and stderr")
+    for error in data.get("errors", []):
+        if not isinstance(error, dict) or set(error) != {"move", "seat", "message"} \
+                or type(error["move"]) is not int or not isinstance(error["message"], str) \
+                or not (error["seat"] is None or type(error["seat"]) is int and 0 <= error["seat"] < seats):
+            raise RecordError("an entry of the referee's 'errors' is not a move, seat and message")
 
 
 def _seat_out(data: Any, seats: int) -> SeatOut:

@@ -11,6 +11,7 @@ byte, a move that was never legal) is said in one line, not shown as played.
 from __future__ import annotations
 
 from arena.games.base import SIMULTANEOUS, Game, GameError, State
+from arena.games.external import ExternalGame
 from arena.record import GameRecord, Termination, play_turn
 
 #: the faults whose move is kept in the record though the rules refuse it
@@ -19,7 +20,10 @@ _REFUSED_MOVE = (Termination.ILLEGAL_MOVE, Termination.MALFORMED)
 
 def rules_problem(record: GameRecord, game: Game) -> str | None:
     """What the rules of game (the record's game, made with its rule options) say is wrong
-    with record, in a few words; None for a record the rules agree with."""
+    with record, in a few words; None for a record the rules agree with. A game played by a
+    referee process has no rules here: its record is checked as transcript_problem says."""
+    if isinstance(game, ExternalGame) or record.referee is not None:
+        return transcript_problem(record)
     state = game.start(record.seed)
     if len(record.bots) != state.seats:
         return f"it has {len(record.bots)} seats, {game.name} has {state.seats}"
@@ -101,4 +105,28 @@ def _end_problem(record: GameRecord, state: State | None) -> str | None:
     if len(record.bots) == 2 and record.termination.is_fault and record.faulted is not None \
             and record.winner != 1 - record.faulted:
         return f"seat {record.faulted} faulted, but its winner is {record.winner}"
+    return None
+
+
+def transcript_problem(record: GameRecord) -> str | None:
+    """What is wrong with the record of a game played by a referee process, whose rules
+    this arena does not hold: its ending must be one the relay writes (a ranking of every
+    seat when it ended normally, the faulted seat last after a bot's fault, no result for a
+    void game)."""
+    seats = len(record.bots)
+    if record.referee is None:
+        return "it was played by a referee process but keeps no referee"
+    ranking = record.ranking
+    if record.termination.is_void:
+        if ranking is not None or record.winner is not None:
+            return "it is void, but it has a result"
+        return None
+    if ranking is None:
+        return "it has no ranking"
+    if record.termination.is_fault and record.faulted is not None:
+        if ranking[record.faulted] != seats - 1 or any(place != 0 for seat, place in enumerate(ranking)
+                                                       if seat != record.faulted):
+            return f"seat {record.faulted} faulted, but its ranking is {ranking}"
+    if seats == 2 and record.winner != (None if ranking[0] == ranking[1] else ranking.index(0)):
+        return f"its winner is {record.winner}, but its ranking is {ranking}"
     return None

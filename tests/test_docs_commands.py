@@ -121,6 +121,10 @@ NOT_RUN: dict[str, str] = {
     "arena submit URL --token T --name BOT --wheel FILE.whl [--wait]":
         "a synopsis, its words placeholders",
     ".venv/bin/python benchmarks/server.py": "a benchmark of about 8 minutes",
+    # docs/referees.md
+    "arena run tournaments/referee-java.yaml": "builds the Java referee with javac and plays 12 "
+                                               "games, a JVM each; tests/test_league_referees.py "
+                                               "runs it with 6",
     # run as written, and its figure checked, by another test
     "arena perft ultimate 6": "tests/test_cli_games.py::test_perft_prints_the_count_last runs "
                               "it and checks the page's 4020960",
@@ -163,14 +167,18 @@ EXPECT: dict[str, str] = {
 
 #: the files commands share, each making one chain of commands run in turn (the others run
 #: two at a time): those that write a file come first, what the workspace prepares before them
-CHAINS = (r"my-league|quickstart|--out site", r"games\.jsonl", r"meta\.json", r"tron\.jsonl")
+CHAINS = (r"my-league|quickstart|--out site", r"games\.jsonl", r"meta\.json", r"tron\.jsonl",
+          r"referee-tictactoe\.yaml", r"ttt\.yaml")
 PREPARE = {
     # the quickstart's store (the README's first command) of the two bots a README line names
     "quickstart": "arena run tournaments/quickstart-two.yaml",
     r"games\.jsonl": "arena match uttt-random random --game ultimate --games 2 --save games.jsonl",
 }
 FIRST = ("arena train meta --games 20 --seed 1 --out meta.json",
-         "arena match tron-random tron-territory --game tron --games 2 --save tron.jsonl")
+         "arena match tron-random tron-territory --game tron --games 2 --save tron.jsonl",
+         "arena run tournaments/referee-tictactoe.yaml",
+         "printf 'name: tictactoe-ref\\nreferee: python3 examples/referee-tictactoe/referee/referee.py"
+         "\\nplayers: 2\\n' > ttt.yaml")
 
 #: the first word of a line that is a command (a block of them needs its `sh` tag)
 COMMAND_WORDS = ("arena", "python", "python3", "pip", "ray", "nice", "printf")

@@ -89,10 +89,16 @@ def _registered_bot(name: str):
     return registered_bot_spec(name, loaded())
 
 
-def bot_for(text: str, game) -> BotSpec:
+def bot_for(text: str, game, referee=None) -> BotSpec:
     """The BotSpec a user named for a game: a registered bot that plays it (with a guess for
-    a mistyped name), or DIALECT:COMMAND. Refused up front, as a league config is."""
-    from arena.referee.botspec import BotSpecError, resolve_bot
+    a mistyped name), or DIALECT:COMMAND. Refused up front, as a league config is. For a
+    game played by a referee process (referee: its RefereeSpec, game None) a command, as
+    it is or after a DIALECT: its bots read their referee's lines unchanged."""
+    from arena.referee.botspec import BotSpecError, command_spec, dialect_names, resolve_bot
+    if referee is not None:
+        dialect, sep, command = text.partition(":")
+        command = command if sep and dialect in dialect_names() else text
+        return command_spec(command.strip() or text, "arena", command)
     name, sep, option_text = text.partition(":")
     if sep and loaded().bots.get(name) is not None:
         spec = _bot_with_options(name, option_text)
@@ -161,7 +167,7 @@ def settings_from(args: argparse.Namespace):
     try:
         time_control = TimeControl(move_ms=args.move_ms, startup_ms=args.startup_ms,
                                    bank_ms=args.bank_ms, increment_ms=args.increment_ms,
-                                   overhead_ms=args.overhead_ms)
+                                   overhead_ms=args.overhead_ms, first_move_ms=args.first_move_ms)
         mode, _, count = args.timeouts.partition(":")
         policy = TimeoutPolicy(mode=mode, strikes=int(count) if count else 3)
     except ValueError as exc:
@@ -258,6 +264,9 @@ def add_referee_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rule", action="append", default=[], help=RULE_HELP)
     p.add_argument("--move-ms", type=int, default=1000, help="time per move (ms)")
     p.add_argument("--startup-ms", type=int, default=5000, help="time to start and handshake (ms)")
+    p.add_argument("--first-move-ms", type=int, help="time for a bot's first move, its start-up "
+                   "included where its dialect has no handshake (default: --move-ms, and "
+                   "--startup-ms more without a handshake)")
     p.add_argument("--bank-ms", type=int, default=0, help="time bank usable on any move (ms)")
     p.add_argument("--increment-ms", type=int, default=0, help="added to the bank after each move")
     p.add_argument("--overhead-ms", type=int, default=50, help="transport allowance per move (ms)")

@@ -51,13 +51,17 @@ def _named(a, b, names: Sequence[str]):
 
 
 def cmd_match(args: argparse.Namespace) -> int:
+    from arena.games.external import ExternalGame
     from arena.league import Store
     from arena.league.runner import GameJob
     from arena.match import DEFAULT_SPRT_CAP, MatchTally, match_fixtures, match_identity
     from arena.sandbox import Limits
     from arena.stats import SprtSpec
-    game = two_seat_game(args.game, args.rule)
-    a, b = with_reads(bot_for(args.a, game), args), with_reads(bot_for(args.b, game), args)
+    spec = _referee_file(args)
+    game = two_seat_game(args.game, args.rule) if spec is None else None
+    if isinstance(game, ExternalGame):    # a plugin's game played by a referee process
+        spec, game = game.spec, None
+    a, b = (with_reads(bot_for(args.a, game, spec), args), with_reads(bot_for(args.b, game, spec), args))
     a, b = _named(a, b, args.name)
     sprt = None
     if args.sprt is not None:
@@ -81,6 +85,10 @@ def cmd_match(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     store = Store(args.store, claim=True) if args.store else None   # claimed before any write
     try:
+        if spec is not None:   # a game played by a referee process, built (docs/referees.md)
+            from arena.league.referees import match_referee
+            game = ExternalGame(match_referee(spec, store, sys.stderr))
+        assert game is not None
         seed = args.seed
         if seed is None and store is not None and "seed" in store.meta():
             seed = int(store.meta()["seed"])    # resuming: the stored match's seed
@@ -89,7 +97,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         openings = _openings(args, game, (a, b), seed)
         sandbox = sandbox_from(args)
         identity = match_identity(game.name, given_rules(game, args.rule), seed, openings.identity(),
-                                  (a, b), settings, args.memory_mb, sprt)
+                                  (a, b), settings, args.memory_mb, sprt, getattr(game, "spec", None))
         if store is not None:
             store.check_match(identity)   # another match's store: refused before a bot starts
         if not _bots_start(args, game, (a, b), sandbox, settings, seed):
@@ -101,13 +109,31 @@ def cmd_match(args: argparse.Namespace) -> int:
                                   lambda k, pair_seed: openings.opening(game, k, pair_seed))
         job = GameJob(game=game.name, rules=given_rules(game, args.rule), bots={a.name: a, b.name: b},
                       settings=settings, sandbox_mode=sandbox.mode,
-                      limits=Limits(memory_mb=args.memory_mb))
+                      limits=Limits(memory_mb=args.memory_mb), made=game if spec is not None else None)
         # a RunError or StoreError (the host, the disk: no bot's fault) is a usage error here,
         # as it always was for a match; `arena run` reports a failed run with EXIT_FAILED
         return _run_match(args, job, fixtures, MatchTally(a.name, b.name), sprt, store, seed)
     finally:
         if store is not None:
             store.close()
+
+
+def _referee_file(args: argparse.Namespace):
+    """The game a --game FILE declares (a game played by a referee process, docs/referees.md),
+    or None for a registered game's name; a game of more than two seats is refused."""
+    from pathlib import Path
+    if args.game in loaded().games.names() or not Path(args.game).is_file():
+        return None
+    from arena.league.refereegame import game_file
+    if args.rule:
+        raise UserError(f"--rule: {args.game} is a game played by a referee process, whose rules are its own")
+    spec = game_file(Path(args.game))
+    if spec.players != 2:
+        raise UserError(f"game {spec.name!r} ({args.game}) has {spec.players} players: arena match plays "
+                        "two bots (play more in a league)")
+    if not args.openings == "none":
+        raise UserError(f"--openings: {spec.name} starts where its referee starts it (use none)")
+    return spec
 
 
 def _bots_start(args: argparse.Namespace, game, bots, sandbox, settings, seed: int) -> bool:
@@ -156,7 +182,8 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
     from arena.stats import check
     out_file = open(args.save, "a" if store is not None else "w") if args.save else None
     moves: list[list[str]] = []   # of the games that ended normally, for repeat_warning
-    info = loaded().games.create(job.game, **job.rules).info   # the rules': its moves by turns, its seats' names
+    # the rules': its moves by turns, its seats' names
+    info = (job.made or loaded().games.create(job.game, **job.rules)).info
 
     def on_game(fixture, record) -> None:
         if record.termination is Termination.NORMAL:
@@ -204,7 +231,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
     else:
         print("\n".join(lines))
     from arena.openings import repeat_warning
-    warning = repeat_warning(moves, info.by_turn)
+    warning = repeat_warning(moves, info.by_turn, referee=job.made is not None)
     if warning:
         print(f"arena match: WARNING: {warning}", file=sys.stderr)
     return 130 if outcome.interrupted else 0

@@ -101,6 +101,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         record, which, played = _records_from_store(store_path, args)
     else:
         (record, which), played = _record_from_lines(store_path, args), ""
+    if record.referee is not None:     # played by a referee process: its transcript
+        return _replay_transcript(args, record, which, played, store_path if from_store else None)
     game = loaded().games.create(record.game, **record.rule_options)
     problem = rules_problem(record, game)
     if problem is not None:   # a record that lies is not shown as played
@@ -161,6 +163,37 @@ def _replay_turns(args: argparse.Namespace, game, record, which: str) -> int:
         state = after
         print(state.render())
     print(f"\nresult: {record.summary(game.info.by_turn, game.info.seat_names)}")
+    print_stderr_tail(record)
+    return 0
+
+
+def _replay_transcript(args: argparse.Namespace, record, which: str, played: str, store_path) -> int:
+    """arena replay of a game played by a referee process (docs/referees.md): step by step,
+    the lines each seat was given and answered, with times, and the referee's ###Error lines
+    where they came; then the result and the referee's stderr tail."""
+    from arena.league.storefile import StoreDamagedError
+    from arena.recordcheck import transcript_problem
+    from arena.transcript import ending_lines, error_lines, errors_before, header, step_lines, steps
+    problem = transcript_problem(record)
+    if problem is not None:
+        said = f"{which}: its record is no game a referee process played: {problem}"
+        if store_path is not None:
+            raise StoreDamagedError(f"{store_path}: the store is damaged ({said}): restore it "
+                                    "from a backup or use another file")
+        raise UserError(said)
+    print(header(record, which + played))
+    for line in error_lines(errors_before(record)):
+        print(line)
+    for step in steps(record):
+        if not _pause(args.step, "step"):
+            return 0
+        print()
+        for line in step_lines(step):
+            print(line)
+    seats = tuple(f"seat {seat}" for seat in range(len(record.bots)))
+    print(f"\nresult: {record.summary(False, seats)}")
+    for line in ending_lines(record):
+        print(line)
     print_stderr_tail(record)
     return 0
 

@@ -22,7 +22,8 @@ from typing import Any
 from arena.bounds import BIG, bounded
 from arena.bounds import describe as _describe
 from arena.errors import did_you_mean
-from arena.games import FromFile, GameRegistry
+from arena.games import FromFile, Game, GameRegistry
+from arena.games.external import ExternalGame, RefereeSpec
 from arena.plugins import loaded_plugins
 from arena.protocol import Dialect
 from arena.referee.timecontrol import TimeControl, TimeoutPolicy
@@ -33,6 +34,7 @@ from arena.userfiles import NAME_MAX, not_regular, read_rule_file
 
 from .botentries import BotCheck, BotConfig, BotProblem, OptionFiles, bot_entries, bot_entry
 from .configfile import ConfigError, KeyPath, Reader, format_path, read_path, read_yaml
+from .refereegame import check_referee_sight, read_game, refuse_for_referee
 from .sight import STORE_SIDE_FILES, check_sight, check_site
 
 #: how bots' files reach Ray nodes: the same paths everywhere, or shipped with the run
@@ -160,20 +162,33 @@ class LeagueConfig:
     base_dir: Path = Path(".")
     #: the file this came from, None when built from a dict
     source: Path | None = None
+    #: a game played by a referee process (`game:` given as a mapping, or a plugin's referee
+    #: game once a run built it): what its relay plays by; None for a game of rules in arena
+    referee: RefereeSpec | None = None
 
     @property
     def bot_names(self) -> list[str]:
         """Display names in config order."""
         return [bot.name for bot in self.bots]
 
+    def made_game(self, games: GameRegistry) -> Game:
+        """The game the league plays, its rules set: by its referee process, or registered."""
+        if self.referee is not None:
+            return ExternalGame(self.referee)
+        return games.create(self.game, **self.rules)
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready snapshot (paths as strings), sections as the file writes them."""
         snapshot: dict[str, Any] = _jsonable(dataclasses.asdict(self))
         snapshot["sandbox"] = {"mode": snapshot.pop("sandbox_mode"), **snapshot.pop("limits")}
+        if snapshot["time_control"]["first_move_ms"] is None:   # as before time controls had it
+            del snapshot["time_control"]["first_move_ms"]
         if snapshot["ladder"] is None:   # a league's snapshot stays as it was before ladders
             del snapshot["ladder"]
         if snapshot["games"] is None:    # and a two-seat league's as before free-for-alls
             del snapshot["games"]
+        if snapshot["referee"] is None:  # and a game of rules' as before referee processes
+            del snapshot["referee"]
         return snapshot
 
     def to_json(self) -> str:
@@ -301,13 +316,24 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         reader.fail(("name",), f"must be letters, digits, '.', '_' or '-' (it names files), "
                                f"starting with a letter or digit; got {name!r}")
 
-    game = reader.value(top["game"], ("game",), str, {})
-    if game not in games.names():
-        hint = did_you_mean(game, games.names())
-        reader.fail(("game",), f"unknown game {game!r}{hint}; known games: "
-                               f"{', '.join(games.names())}")
-    rules = _rules(reader, top.get("rules"), games, game, base)
-    seats = games.create(game, **rules).seats
+    referee = None
+    if isinstance(top["game"], Mapping):     # a game played by a referee process (docs/referees.md)
+        referee = read_game(reader, top["game"], base)
+        refuse_for_referee(reader, top)
+        game, rules = referee.name, {}
+        played: Game = ExternalGame(referee)
+    else:
+        game = reader.value(top["game"], ("game",), str, {})
+        if game not in games.names():
+            hint = did_you_mean(game, games.names())
+            reader.fail(("game",), f"unknown game {game!r}{hint}; known games: "
+                                   f"{', '.join(games.names())}")
+        rules = _rules(reader, top.get("rules"), games, game, base)
+        played = games.create(game, **rules)
+        if isinstance(played, ExternalGame):   # a plugin's game played by a referee process
+            referee = played.spec
+            refuse_for_referee(reader, top)
+    seats = played.seats
     ffa_games = _ffa_games(reader, top, game, seats)
 
     gpp = reader.value(top.get("games_per_pairing", 2), ("games_per_pairing",), int,
@@ -371,14 +397,18 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
                  option_files)
     if publish is not None and publish_check is not None:   # a run's: it publishes
         check_site(reader, publish, store, bots, base, option_files)
-    played = games.create(game, **rules)
+    if referee is not None:
+        check_referee_sight(reader, referee, bots, store, publish)
     for i, bot in enumerate(bots):
+        if referee is not None and "dialect" in top["bots"][i]:
+            reader.fail(("bots", i, "dialect"), "a game played by a referee process relays its "
+                                                "referee's lines to the bots as they are: leave dialect out")
         why = None if bot.command is None else known.dialects.require(bot.dialect).supports(played)
         if why is not None:
             reader.fail(("bots", i, "dialect"), why)
     seed = reader.value(top.get("seed", 0), ("seed",), int, {"min": 0, "max": 2**63 - 1})
-    openings, order = _openings(reader, top.get("openings", "none"), known, game, rules, seed,
-                                base, bots)
+    openings, order = ("none", "sequential") if referee is not None else \
+        _openings(reader, top.get("openings", "none"), known, game, rules, seed, base, bots)
 
     if ffa_games is not None and len(bots) < seats:
         reader.fail(("bots",), f"a game of {game} with these rules seats {seats} bots; the "
@@ -399,7 +429,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
                              {"min": 1, "max": MAX_WORKERS}),
         pin_workers=reader.value(top.get("pin_workers", True), ("pin_workers",), bool, {}),
         executor=executor, ray=ray, store=store,
-        seed=seed, publish=publish, base_dir=base, source=source,
+        seed=seed, publish=publish, base_dir=base, source=source, referee=referee,
     )
 
 
@@ -582,7 +612,7 @@ def validate_entrant(raw: Any, config: LeagueConfig, known_bots: BotCheck | None
         reader.fail(("bots", at, "name"), f"duplicate bot name {bot.name!r} (already used by "
                                           f"bots[{config.bot_names.index(bot.name)}]); names must be unique")
     if bot.command is not None:
-        why = known.dialects.require(bot.dialect).supports(known.games.create(config.game, **config.rules))
+        why = known.dialects.require(bot.dialect).supports(config.made_game(known.games))
         if why is not None:
             reader.fail(("bots", at, "dialect"), why)
     # the others' entries as written are not at hand (they only name an error's key)

@@ -7,6 +7,7 @@ import dataclasses
 import json
 from typing import Any
 
+from arena.games.external import RefereeSpec
 from arena.plugins import game_registry
 
 from .config import LeagueConfig
@@ -15,11 +16,20 @@ from .config import LeagueConfig
 def league_identity(config: LeagueConfig, openings: str) -> dict[str, str]:
     """The settings that make a league what it is, as the store keeps them: changed, the
     old games are another league's (game, rule options, seed, openings, time control,
-    timeout policy)."""
+    timeout policy, and a referee game's referee)."""
     return {"game": config.game, "rules": json.dumps(dict(config.rules), sort_keys=True),
             "seed": str(config.seed), "openings": openings,
             "time_control": settings_text(config.time_control),
-            "timeout_policy": settings_text(config.timeout_policy)}
+            "timeout_policy": settings_text(config.timeout_policy), **referee_identity(config.referee)}
+
+
+def referee_identity(spec: RefereeSpec | None) -> dict[str, str]:
+    """A referee game's part of its identity (docs/referees.md): what its referee is and its
+    fingerprint, once a run took it (arena.league.referees). Before that there is none: a
+    config read again (a ladder watching its file) binds without it, leaving the stored one."""
+    if spec is None or not spec.fingerprint:
+        return {}
+    return {"referee": json.dumps({**spec.identity(), "fingerprint": spec.fingerprint}, sort_keys=True)}
 
 
 def same_rules(stored: str, current: str, game: str) -> bool:
@@ -37,8 +47,15 @@ def same_rules(stored: str, current: str, game: str) -> bool:
 
 
 def settings_text(section: Any) -> str:
-    """A settings dataclass as sorted JSON, as the store keeps it."""
-    return json.dumps(dataclasses.asdict(section), sort_keys=True)
+    """A settings dataclass as sorted JSON, as the store keeps it: a field left unset (None,
+    as first_move_ms, which time controls gained later) is not written, so a league's
+    settings read as they did before it had one."""
+    return json.dumps(settings_dict(section), sort_keys=True)
+
+
+def settings_dict(section: Any) -> dict[str, Any]:
+    """A settings dataclass as a mapping, its unset (None) fields left out."""
+    return {key: value for key, value in dataclasses.asdict(section).items() if value is not None}
 
 
 def fill_identity(meta: dict[str, str]) -> None:
@@ -67,6 +84,9 @@ def differs(key: str, old: str, new: str) -> str:
         before = after = None
     if isinstance(before, dict) and isinstance(after, dict) and key != "rules":
         keys = [k for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
+        if key == "referee" and keys == ["fingerprint"]:
+            return (f"referee {after.get('name')} at fingerprint {before['fingerprint']}, which its "
+                    f"files, command or build no longer make (now {after['fingerprint']})")
         old = ", ".join(f"{k} {before.get(k)}" for k in keys)
         new = ", ".join(f"{k} {after.get(k)}" for k in keys)
     return f"{key} {old}, the config says {new}"

@@ -446,7 +446,8 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     check_store_path(config.store)
     executor.check(config)
     with Store(config.store, claim=True) as store:
-        known, cache = _take_store(store, config, plugins, new_season, out)
+        known, cache, config = _take_store(store, config, plugins, new_season, out)
+        assert config.ladder is not None    # as it was: the referee's fingerprint is all it adds
         started = time.monotonic()
         manifests = bot_manifests(config, plugins, store, cache)
         store.sync_versions(manifests, record=False)

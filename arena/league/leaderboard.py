@@ -102,6 +102,9 @@ class Leaderboard:
     prior: Rating | None = None       #: the rating of a bot without games
     #: a ladder's board: rows carry marks, a bot with fewer games than this is new
     min_games: int | None = None
+    #: games played by a referee process: its name, whether it was told seeds, and how many
+    #: of its games were void (referee_note); None for a game of rules in arena
+    referee: tuple[str, bool, int] | None = None
 
     @property
     def ffa(self) -> bool:
@@ -174,9 +177,13 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
             mean_rank=(sum(places[name]) / len(places[name]) if places and places[name] else None),
             firsts=None if places is None else places[name].count(1)))
     fit = fit_elo(table.values(), [row.bot for row in rows], elo_anchor)
+    refereed = [record.referee for _key, _index, record in games if record.referee is not None]
+    referee = None if not refereed else (
+        refereed[-1]["name"], all(entry.get("seed") is not None for entry in refereed),
+        sum(record.termination is Termination.REFEREE_FAULT for _key, _index, record in games))
     return Leaderboard(rows=_with_elo(rows, fit), crosstable=crosstable, history=history,
                        title=title, elo_anchor=elo_anchor, matches=table, elo_fit=fit,
-                       system=rater, prior=prior)
+                       system=rater, prior=prior, referee=referee)
 
 
 def _counts(games: Trinomial) -> tuple[int, int, int]:
@@ -334,6 +341,21 @@ def _elo_note(board: Leaderboard) -> list[str]:
     return [*textwrap.wrap(los, LEGEND_WIDTH), *textwrap.wrap(elo, LEGEND_WIDTH)]
 
 
+def _referee_note(board: Leaderboard) -> list[str]:
+    """Under the standings of games played by a referee process: whether a seat-swapped pair
+    (a rotation) played one map, and the games void by the referee's fault."""
+    if board.referee is None:
+        return []
+    name, seeded, void = board.referee
+    pairs = ("the games of a seat-swapped pair (of a rotation) played the same seed, told to it"
+             if seeded else "it takes no seed, so the two games of a seat-swapped pair are independent "
+             "games, not one map played from both seats")
+    voided = (f"; {void} game{'s were' if void != 1 else ' was'} void (the referee failed them), "
+              "counted for no one" if void else "")
+    return textwrap.wrap(f"Games played by the referee process {name} (docs/referees.md): {pairs}{voided}.",
+                         LEGEND_WIDTH)
+
+
 def format_cell(cell: Cell | None) -> str:
     """A crosstable cell as in seed 001's Table 1: '.55, .20, .26 (1000)'; '-' if never met."""
     if cell is None or not cell.games:
@@ -370,6 +392,7 @@ def render_table(board: Leaderboard, wide: bool = False) -> str:
     lines += _aligned(headers, [_row_cells(board, row) for row in board.rows], left)
     lines += _legend(board)
     lines += _elo_note(board)
+    lines += _referee_note(board)
     lines += _marks_note(board)
     if wide:
         header, body = _cross_rows(board)
@@ -452,7 +475,7 @@ def render_md(board: Leaderboard, wide: bool = False) -> str:
     headers = _headers(board)
     left = {i for i, h in enumerate(headers) if h in _LEFT}
     lines += _md_table(headers, [_row_cells(board, row) for row in board.rows], left)
-    lines += ["", *_elo_note(board), *_marks_note(board)]
+    lines += ["", *_elo_note(board), *_referee_note(board), *_marks_note(board)]
     header, body = _cross_rows(board)
     lines += ["", "Row vs column: win, draw, loss rates of the row bot (games).", ""]
     lines += _md_table(header, body, {0})

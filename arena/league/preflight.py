@@ -10,9 +10,10 @@ from typing import Any
 
 from arena.errorline import error_line
 from arena.games import SIMULTANEOUS, Game, State
+from arena.games.external import ExternalGame
 from arena.record import GameRecord, Termination
 from arena.referee import BotPool, BotSpec, MatchSettings, dialect_of, play_game
-from arena.sandbox import Sandbox, SandboxedProcess
+from arena.sandbox import Limits, Sandbox, SandboxedProcess
 
 from .executors.base import RunError, cause
 
@@ -61,6 +62,12 @@ class _Tracking:
             for proc in self.started:
                 proc.kill_tree()
 
+    def with_limits(self, limits: Limits) -> _Tracking:
+        """The same tracking, starting processes under other limits (a referee's)."""
+        tracked = _Tracking(self.sandbox.with_limits(limits))
+        tracked.started, tracked._lock, tracked.stopping = self.started, self._lock, self.stopping
+        return tracked
+
 
 class _Started(Exception):
     """Raised by a stand-in opponent once the bot has shown it is up."""
@@ -92,6 +99,8 @@ def check_start(game: Game, spec: BotSpec, sandbox: Sandbox, settings: MatchSett
                 seed: int = 0) -> StartProblem | None:
     """Start one bot as a game would and take it through its handshake (for a dialect
     without one, through its first move); None when it is up, else why not."""
+    if isinstance(game, ExternalGame):
+        return _check_relayed(game, spec, sandbox, settings, seed)
     handshake = dialect_of(spec.dialect, settings.dialects).expects_ready
     stand_in = BotSpec(name="preflight" if spec.name != "preflight" else "preflight-", argv=())
     # with a handshake the bot sits in seat 1, so the stand-in, to move first, ends the
@@ -110,6 +119,24 @@ def check_start(game: Game, spec: BotSpec, sandbox: Sandbox, settings: MatchSett
     finally:
         pool.close()
     return _problem(record, bot_seat, handshake)
+
+
+class RefereeCannotStart(RunError):
+    """The referee process failed a preflight game: no game could be played."""
+
+
+def _check_relayed(game: ExternalGame, spec: BotSpec, sandbox: Sandbox, settings: MatchSettings,
+                   seed: int) -> StartProblem | None:
+    """A bot of a game played by a referee process, started as a game would: in every seat,
+    until seat 0 has answered its first turn (arena.referee.relay.probe_bot). A referee that
+    fails stops the run (RefereeCannotStart), whatever the bots."""
+    from arena.referee.relay import probe_bot
+    record = probe_bot(game, spec, sandbox, settings, seed)
+    if record.termination is Termination.REFEREE_FAULT:
+        said = error_line(record.referee["stderr"] if record.referee else "", STDERR_CHARS)
+        raise RefereeCannotStart(f"{record.reason}" + (f"; its stderr: {said}" if said else "")
+                                 + "; nothing was played")
+    return _problem(record, 0, handshake=False)
 
 
 def _problem(record: GameRecord, seat: int, handshake: bool) -> StartProblem | None:
@@ -138,6 +165,8 @@ def start_all(game: Game, specs: list[BotSpec], sandbox: Sandbox, settings: Matc
     else the problems to warn of (--keep-going plays anyway)."""
     try:
         problems = preflight(game, specs, sandbox, settings, seed)
+    except RefereeCannotStart:
+        raise
     except Exception as exc:
         raise RunError(f"cannot start bots: {cause(exc)}") from exc
     if problems and not keep_going:

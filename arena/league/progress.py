@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from arena.errorline import error_line
-from arena.record import GameRecord
+from arena.record import GameRecord, Termination
 
 PIPE_EVERY_S = 30.0      #: at least one line this often when not on a terminal
 PIPE_LINES = 10          #: about this many count lines for a whole run when not on a terminal
@@ -57,6 +57,8 @@ def summary_of(record: GameRecord) -> str:
 
     from arena.games import GameError
     from arena.plugins import game_registry
+    if record.referee is not None:   # played by a referee process: its seats are numbers
+        return record.summary(False, tuple(f"seat {seat}" for seat in range(len(record.bots))))
     key = (record.game, json.dumps(record.rule_options, sort_keys=True))
     if key not in _INFOS:
         try:
@@ -91,6 +93,7 @@ class Progress:
         self.total = total
         self.done = 0
         self.faults = 0
+        self.void = 0               # games void by their referee process's fault
         self.already = already
         self.clock = clock
         self.started = clock()
@@ -127,7 +130,7 @@ class Progress:
         rate = self.done / elapsed if elapsed > 0 and (elapsed >= RATE_AFTER_S or over) else None
         stored = self.already + self.done
         share = 100 * stored // self.total if self.total else 100
-        faults = f"{self.faults} fault{'s' * (self.faults != 1)}"
+        faults = f"{self.faults} fault{'s' * (self.faults != 1)}" + (f", {self.void} void" if self.void else "")
         count = f"{stored}/{self.total}" if self.total else f"{stored}"   # 0: no end (a ladder)
         speed = f"{rate:.1f} games/s, " if rate is not None else ""
         if self.detail is not None:   # a match: its numbers matter more than the ETA to its cap
@@ -139,6 +142,8 @@ class Progress:
 
     def update(self, record: GameRecord) -> None:
         self.done += 1
+        if record.termination is Termination.REFEREE_FAULT:
+            self._void(record)
         for fault in record.faults():   # a seat put out in a free-for-all is a fault too
             self.faults += 1
             name = record.bots[fault.seat].name
@@ -169,6 +174,16 @@ class Progress:
               or now - self._written_at >= PIPE_EVERY_S):   # no total (a ladder): by time only
             self._line(self.status())
             self._written_at, self._written_done = now, self.done
+
+    def _void(self, record: GameRecord) -> None:
+        """A game its referee process failed: said with the line of the referee's stderr
+        that says why (the first MAX_FAULT_LINES of them)."""
+        self.void += 1
+        if self.void <= MAX_FAULT_LINES:
+            cause = error_line((record.referee or {}).get("stderr", ""))
+            self._line(f"referee fault: {summary_of(record)}"
+                       + (f"; the referee's stderr: {cause}" if cause else "")
+                       + ("" if self.void < MAX_FAULT_LINES else " (further ones are only counted)"))
 
     def _show_standings(self, table: list[str]) -> None:
         """The standings: redrawn in place on a terminal, a block of lines into a pipe."""

@@ -33,6 +33,7 @@ from .executors.local import WORKERS_PER_CPU
 from .leaderboard import build_leaderboard, render_top
 from .preflight import start_all
 from .progress import Progress, standings_every
+from .referees import fingerprinted, referee_builds, watch_referee
 from .schedule import Fixture, ffa_balance, league_openings, schedule
 from .sources import FixtureList, FixtureSource
 from .store import Store, StoreError, VersionNote, check_store_path
@@ -116,7 +117,7 @@ def make_job(config: LeagueConfig, plugins: Plugins,
     settings = MatchSettings(time=config.time_control, timeout_policy=config.timeout_policy,
                              dialects=dialects)
     return GameJob(game=config.game, rules=dict(config.rules), bots=specs, settings=settings,
-                   made=plugins.games.create(config.game, **config.rules),
+                   made=config.made_game(plugins.games),
                    sandbox_mode=config.sandbox_mode, limits=config.limits)
 
 
@@ -194,7 +195,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     check_store_path(config.store)   # before a build writes anything or a game is played
     executor.check(config)
     with Store(config.store, claim=True) as store:   # a second run is refused: nothing written
-        known, cache = _take_store(store, config, plugins, new_season, out)
+        known, cache, config = _take_store(store, config, plugins, new_season, out)
         started = time.monotonic()   # the games' time: the builds' is not counted
         # the versions games are looked up and stored for; recorded once the bots have
         # started, so that a bot stopped by the preflight (never played) is no version
@@ -257,7 +258,8 @@ def play_source(playing: Playing, store: Store, manifests: Mapping[str, Manifest
         # the local executor's workers start playing now; the preflight overlaps their
         # first games, whose records are read (and stored) only once it has passed
         began = progress.clock()
-        games = executor.play(playing.job, playing.source, playing.workers, config)
+        games = watch_referee(executor.play(playing.job, playing.source, playing.workers, config),
+                              playing.job.made)
         try:
             # bots start where games are played: here, not on a cluster's nodes
             if bots and executor.plays_here(config):
@@ -281,24 +283,27 @@ def play_source(playing: Playing, store: Store, manifests: Mapping[str, Manifest
 
 
 def _take_store(store: Store, config: LeagueConfig, plugins: Plugins, new_season: bool,
-                out: TextIO) -> tuple[bool, RunCache]:
-    """Build the bots that need it and bind the claimed store to the league (saying when a
-    season begins): whether it knew bots already, and the run's file hashes. A store of
+                out: TextIO) -> tuple[bool, RunCache, LeagueConfig]:
+    """Build the bots (and a referee process) that need it and bind the claimed store to the
+    league (saying when a season begins): whether it knew bots already, the run's file
+    hashes, and the config with its referee's fingerprint (arena.league.referees). A store of
     another league is refused first, before a build runs or anything is written."""
     openings = league_openings(config, plugins.games).identity()
     store.check_bind(config, openings, new_season=new_season)
     # built once the store is ours (it keeps what each build was made from and wrote),
     # before a new season begins: a failed build leaves the league as it was
     cache = RunCache(store.hash_cache())
-    store.save_build_records(build_bots(list(config.bots), config.base_dir, store.build_records(),
+    store.save_build_records(build_bots(list(config.bots) + referee_builds(config, plugins.games),
+                                        config.base_dir, store.build_records(),
                                         cache, out, store_files(store.path)))
+    config = fingerprinted(config, plugins.games, config.base_dir, store.path, store.build_records(), cache)
     known = bool(store.current_versions())
     season = store.season
     store.bind(config, openings, new_season=new_season)
     if store.season != season:
         print(f"season {store.season} begins: the {store.count()} games of earlier seasons "
               f"stay in {config.store} as history", file=out)
-    return known, cache
+    return known, cache, config
 
 
 def _drawn_schedule(store: Store, config: LeagueConfig, games: GameRegistry, out: TextIO) -> list[Fixture]:
@@ -368,7 +373,8 @@ def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
     records = [g.record for g in store.records(current=True, keys=keys)
                if g.record.termination is Termination.NORMAL]
     return repeat_warning([[m.move for m in r.moves] for r in records],
-                          at_once=any(r.moves_at_once for r in records))
+                          at_once=any(r.moves_at_once for r in records),
+                          referee=any(r.referee is not None for r in records))
 
 
 def _bounded_workers(executor: Executor, workers: int, progress: Progress) -> int:

@@ -497,7 +497,7 @@ def schedule(config: LeagueConfig, games: GameRegistry | None = None,
     """The fixtures of a league config, in playing (and rating) order (ffa_method: how a
     free-for-all schedule is drawn, FFA_METHODS)."""
     if config.games is not None:
-        seats = (games or loaded_plugins().games).create(config.game, **config.rules).seats
+        seats = config.made_game(games or loaded_plugins().games).seats
         return make_ffa_fixtures(config.bot_names, seats, config.games, config.seed, ffa_method)
     openings = league_openings(config, games)
     if openings.is_none:

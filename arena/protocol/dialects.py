@@ -218,6 +218,28 @@ class CodinGameDialect(Dialect):
         return tuple(argv), ()
 
 
+class RelayedDialect(Dialect):
+    """What the seats of a game played by a referee process speak: the referee's lines,
+    relayed both ways unchanged (arena.referee.relay), so no turn is made here. No handshake
+    (the start-up counts in the first answer), one game a process (never told it is over),
+    and a bot run by node gets CodinGame's JavaScript runtime, as CodinGame's referees' bots
+    expect. Not registered: no bot of a built-in game speaks it."""
+
+    name = "relayed"
+    plays_openings = False
+    runtime = CodinGameDialect.runtime
+
+    def turn_lines(self, game: Game, turn: TurnInfo) -> list[str]:
+        raise ProtocolError(f"{game.name}: a relayed game's turns are its referee's lines")
+
+    def parse_move(self, game: Game, turn: TurnInfo, line: str) -> int:
+        raise ProtocolError(f"{game.name}: a relayed game's replies go to its referee")
+
+
+#: the dialect of every seat of a game played by a referee process
+RELAYED = RelayedDialect()
+
+
 def _tron_battle_lines(turn: TurnInfo) -> list[str]:
     """A turn of CodinGame's Tron Battle: "N P" (players, your number), then per player
     "X0 Y0 X1 Y1", its first cell and its head (x the column, y the row), all -1 for a

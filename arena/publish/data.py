@@ -33,8 +33,9 @@ CHUNK_GAMES = 100   #: games per moves file (data/moves/NNNN.js), loaded by the 
 PAGE_GAMES = 100    #: games per page of the games list (data/games/...)
 PAGE_FAULTS = 50    #: faults per page of a bot's fault list (data/faults/...)
 
-#: how people read a termination
-TERMINATION_LABELS = {t.value: t.label for t in Termination}
+#: how people read a termination (a referee process's fault only in a site that has one:
+#: the site of every other league stays as it was)
+TERMINATION_LABELS = {t.value: t.label for t in Termination if t is not Termination.REFEREE_FAULT}
 #: what a bot did, for the sentence that ends a fault replay: "mine crashed, so random wins."
 FAULT_VERBS = {
     "timeout": "ran out of time", "crash": "crashed", "illegal_move": "played an illegal move",
@@ -300,7 +301,9 @@ def league_json(data: LeagueData) -> dict[str, Any]:
         "title": data.title, "name": data.name, "game": data.game, "rules": data.rules,
         "games": len(data.games), "chunkGames": CHUNK_GAMES, "pageGames": PAGE_GAMES,
         "pages": data.pages(len(data.games), PAGE_GAMES),
-        "terminations": TERMINATION_LABELS, "faultVerbs": FAULT_VERBS,
+        "terminations": TERMINATION_LABELS | ({} if not any(
+            g.record.termination is Termination.REFEREE_FAULT for g in data.games) else {
+            Termination.REFEREE_FAULT.value: Termination.REFEREE_FAULT.label}), "faultVerbs": FAULT_VERBS,
         "bots": [{"id": b.id, "name": b.name, "slug": b.slug, "rank": b.row.rank,
                   "games": games_of(data, b.id), "pages": data.pages(games_of(data, b.id), PAGE_GAMES)}
                  for b in data.bots],

@@ -66,6 +66,7 @@ class BotChannel:
         self.fault: BotFault | None = None
         self.stdout_closed = False
         self.stderr_closed = False
+        self.not_utf8 = 0             #: lines read that were not UTF-8 (read with U+FFFD)
         self._stdout = LineBuffer(limits.max_line_bytes)
         self._stdout_total = 0
         self._stderr_total = 0
@@ -115,33 +116,12 @@ class BotChannel:
     # -- reading -------------------------------------------------------------
     def read_stdout(self) -> None:
         """Take what stdout has; sort complete lines into replies, stale or unsolicited."""
-        try:
-            data = os.read(self.proc.stdout_fd, READ_CHUNK)
-        except BlockingIOError:
-            return
-        except OSError as exc:
-            if exc.errno != errno.EIO:
-                raise
-            data = b""
-        if not data:
-            self.stdout_closed = True
-            return
-        self._stdout_total += len(data)
-        if self._stdout_total > self.limits.max_stdout_bytes:
-            self._set_fault(Termination.OUTPUT_CAP,
-                            f"printed more than {self.limits.max_stdout_bytes} bytes on stdout")
-            return
-        try:
-            lines = self._stdout.feed(data)
-        except LineTooLongError:
-            self._set_fault(Termination.OUTPUT_CAP,
-                            f"printed a line longer than {self.limits.max_line_bytes} bytes")
-            return
-        for raw in lines:
+        for raw in self._stdout_lines():
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
                 line = raw.decode("utf-8", "replace")
+                self.not_utf8 += 1
             if self.outstanding == 0:
                 self._set_fault(Termination.MALFORMED,
                                 f"printed {line[:80]!r} when nothing was asked")
@@ -150,6 +130,31 @@ class BotChannel:
                 self.lines.append(line)
             # else: the late answer to a request already given up on (timeout strike)
             self.outstanding -= 1
+
+    def _stdout_lines(self) -> list[bytes]:
+        """The complete lines stdout has now (none: it closed, or broke a cap, a fault)."""
+        try:
+            data = os.read(self.proc.stdout_fd, READ_CHUNK)
+        except BlockingIOError:
+            return []
+        except OSError as exc:
+            if exc.errno != errno.EIO:
+                raise
+            data = b""
+        if not data:
+            self.stdout_closed = True
+            return []
+        self._stdout_total += len(data)
+        if self._stdout_total > self.limits.max_stdout_bytes:
+            self._set_fault(Termination.OUTPUT_CAP,
+                            f"printed more than {self.limits.max_stdout_bytes} bytes on stdout")
+            return []
+        try:
+            return self._stdout.feed(data)
+        except LineTooLongError:
+            self._set_fault(Termination.OUTPUT_CAP,
+                            f"printed a line longer than {self.limits.max_line_bytes} bytes")
+            return []
 
     def read_stderr(self) -> None:
         """Keep the last stderr_tail_bytes of stderr; past max_stderr_bytes it is a fault."""
@@ -162,6 +167,10 @@ class BotChannel:
         if not data:
             self.stderr_closed = True
             return
+        self._take_stderr(data)
+
+    def _take_stderr(self, data: bytes) -> None:
+        """Keep what stderr gave in the tail; past its cap, a fault."""
         self._stderr_total += len(data)
         keep = self.limits.stderr_tail_bytes
         self._tail += data[-keep:]
@@ -246,6 +255,12 @@ class Multiplexer:
         for ch in channels:
             self.selector.register(ch.proc.stdout_fd, selectors.EVENT_READ, (ch, "out"))
             self.selector.register(ch.proc.stderr_fd, selectors.EVENT_READ, (ch, "err"))
+
+    def add(self, channel: BotChannel) -> None:
+        """Wait on one more channel's pipes (a referee process's, beside its seats')."""
+        self.channels.append(channel)
+        self.selector.register(channel.proc.stdout_fd, selectors.EVENT_READ, (channel, "out"))
+        self.selector.register(channel.proc.stderr_fd, selectors.EVENT_READ, (channel, "err"))
 
     def close(self) -> None:
         self.selector.close()

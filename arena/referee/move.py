@@ -53,7 +53,8 @@ class Move:
     charged."""
 
     # one is made for every move: slots make it and its attributes cheaper
-    __slots__ = ("seat", "control", "lines", "doing", "replies", "allowed_ms", "startup_ms", "slack_ms", "budget_ms",
+    __slots__ = ("seat", "control", "lines", "doing", "replies", "allowed_ms", "startup_ms", "starting", "slack_ms",
+                 "budget_ms",
                  "policy", "strikes", "strikes_left", "meter", "wait", "taken", "replied", "wall_ms", "entry")
     meter: MoveMeter
     wait: Wait
@@ -72,7 +73,15 @@ class Move:
         self.doing = doing
         self.replies = replies
         self.allowed_ms = seat.clock.allowed_ms()
-        self.startup_ms = control.startup_ms if seat.first_turn and not seat.dialect.expects_ready else 0
+        # the first move's allowance, never charged: first_move_ms's beyond move_ms, else the
+        # start-up's where the dialect has no handshake (the bot starts up as it moves)
+        self.starting = seat.first_turn and not seat.dialect.expects_ready
+        if not seat.first_turn:
+            self.startup_ms = 0
+        elif control.first_move_ms is not None:
+            self.startup_ms = max(0, control.first_move_ms - control.move_ms)
+        else:
+            self.startup_ms = control.startup_ms if self.starting else 0
         seat.first_turn = False
         self.slack_ms = control.overhead_ms + self.startup_ms     # never charged
         self.budget_ms = self.allowed_ms + self.slack_ms
@@ -174,7 +183,7 @@ class Move:
     def seat_fault(self, fault: BotFault) -> BotFault:
         """The fault as charged to the seat: without a handshake, dying before the first
         reply is failing to start."""
-        if self.startup_ms and fault.termination in (Termination.CRASH, Termination.RESOURCE_LIMIT):
+        if self.starting and fault.termination in (Termination.CRASH, Termination.RESOURCE_LIMIT):
             return BotFault(Termination.STARTUP_FAILURE, fault.reason)
         return fault
 

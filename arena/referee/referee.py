@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from arena.games import SIMULTANEOUS, Game, GameError, IllegalMoveError, InvalidMoveError, State
+from arena.games.external import ExternalGame
 from arena.protocol import Dialect, ProtocolError, TurnInfo
 from arena.record import BotEntry, GameRecord, MoveRecord, Result, SeatOut, Termination
 from arena.sandbox import HostError, Sandbox, SandboxError
@@ -56,7 +57,14 @@ def play_game(game: Game, bots: Sequence[BotSpec], seed: int, sandbox: Sandbox,
     Seats in `local` are played by the given function instead of a process. With a
     pool, bot processes are taken from it and handed back after a clean game. The
     opening's moves are played first, by the referee, and recorded as the opening;
-    it must be legal and leave the game open (arena.openings checks both)."""
+    it must be legal and leave the game open (arena.openings checks both). A game whose
+    rules live in a referee process is relayed (arena.referee.relay)."""
+    if isinstance(game, ExternalGame):
+        from .relay import play_relayed
+        if local or opening:
+            raise GameError(f"{game.name} is played by its referee process: no seat is played "
+                            "here, and it starts where its referee starts it")
+        return play_relayed(game, bots, seed, sandbox, settings, pool)
     seats_of_game = game.initial_state().seats
     if len(bots) != seats_of_game:
         raise GameError(f"game {game.name!r} with rules {dict(game.options)} has {seats_of_game} seats, "

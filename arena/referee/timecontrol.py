@@ -39,6 +39,10 @@ class TimeControl:
     increment_ms: int = bounded(0, min=0, max=DAY_MS)
     overhead_ms: int = bounded(50, min=0, max=DAY_MS)
     load_grace: float = bounded(10.0, min=0, max=1000)
+    #: the time for a bot's first move, its start-up included where its dialect has no
+    #: handshake (CodinGame's shape: 1000 ms first, move_ms after); None: move_ms, and
+    #: startup_ms more where there is no handshake
+    first_move_ms: int | None = bounded(None, min=1, max=DAY_MS)
 
     def __post_init__(self) -> None:
         check_fields(self, "time control")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import json
 import logging
@@ -88,6 +89,14 @@ class Sandbox:
         for text in self.warnings:
             logger.warning("sandbox: %s", text)
             warnings.warn(text, SandboxWarning, stacklevel=2)
+
+    def with_limits(self, limits: Limits) -> Sandbox:
+        """This sandbox (its mode, tools and scratch root) starting processes under other
+        limits: a game's referee process beside its bots, say."""
+        other = copy.copy(self)
+        other.limits = limits
+        other._nproc = limits.processes if self._root else self._user_tasks + limits.processes + _HELPERS[self.mode]
+        return other
 
     def _missing_protections(self, notes: Sequence[str]) -> list[str]:
         said: list[str] = []

@@ -22,6 +22,7 @@ import pytest
 from test_referee_hostile import processes_with
 
 from arena.league.config import ConfigError
+from arena.league.refereegame import GAME_KEYS
 from arena.league.runner import load_league
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -267,3 +268,10 @@ def test_the_command_says_a_mistake_in_one_line(tmp_path, ttt):
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr == (f"arena run: error: {config}:12: openings: not allowed for a game played by a "
                           "referee process (it starts where its referee starts it)\n")
+
+
+def test_every_key_of_a_referee_game_is_documented():
+    text = (ROOT / "docs" / "config.md").read_text()
+    section = text[text.index("## A game played by a referee process"):text.index("## `time_control`")]
+    assert set(GAME_KEYS) == set(re.findall(r"^\| `(\w+)` \|", section, re.M))
+    assert "| `first_move_ms` |" in text

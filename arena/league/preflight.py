@@ -136,7 +136,8 @@ def _check_relayed(game: ExternalGame, spec: BotSpec, sandbox: Sandbox, settings
         said = error_line(record.referee["stderr"] if record.referee else "", STDERR_CHARS)
         raise RefereeCannotStart(f"{record.reason}" + (f"; its stderr: {said}" if said else "")
                                  + "; nothing was played")
-    return _problem(record, 0, handshake=False)
+    # the bot sits in every seat: whichever faulted, it is the bot's fault
+    return _problem(record, record.faulted if record.faulted is not None else 0, handshake=False)
 
 
 def _problem(record: GameRecord, seat: int, handshake: bool) -> StartProblem | None:

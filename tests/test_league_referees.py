@@ -176,6 +176,9 @@ def test_a_changed_referee_is_another_game_played_in_a_new_season(tmp_path, ttt)
     assert "which its files, command or build no longer make" in refused.stderr
     out = arena("run", str(config), "--new-season", "--standings", "0")
     assert out.returncode == 0 and "season 2 begins: the 2 games of earlier seasons" in out.stderr
+    said = arena("games", str(tmp_path / "results" / "league.sqlite")).stdout
+    assert "tictactoe-ref (played by its referee process `python3 ttt/referee/referee.py`, 2 players, " \
+           "the brutaltester protocol; it takes no seed; fingerprint " in said
 
 
 def test_a_failing_referee_makes_void_games_and_stops_the_run_in_one_line(tmp_path):

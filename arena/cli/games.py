@@ -48,10 +48,12 @@ def _league_game(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     path = Path(args.league)
+    referee = None
     if path.suffix in (".yaml", ".yml"):
         from arena.league.runner import load_league
         config = load_league(str(path), loaded())
         name, rules = config.game, dict(config.rules)
+        referee = config.referee.identity() if config.referee is not None else None
     else:
         store_path = league_source(args.league)[0]
         from arena.league import Store, StoreError
@@ -59,8 +61,15 @@ def _league_game(args: argparse.Namespace) -> int:
             with Store(store_path, readonly=True) as store:
                 meta = store.meta()
             name, rules = meta["game"], json.loads(meta.get("rules") or "{}")
+            referee = json.loads(meta["referee"]) if "referee" in meta else None
         except (StoreError, KeyError, ValueError, sqlite3.Error) as exc:
             raise UserError(f"{path} is not a league store or config: {exc}") from None
+    if referee is not None:    # played by a referee process: its rules are its own (docs/referees.md)
+        seeded = "takes a seed" if referee["seed"] else "takes no seed"
+        print(f"{path}: {name} (played by its referee process `{referee['command']}`, {referee['players']} "
+              f"players, the {referee['protocol']} protocol; it {seeded}"
+              + (f"; fingerprint {referee['fingerprint']}" if referee.get("fingerprint") else "") + ")")
+        return 0
     game = loaded().games.create(name, **rules)
     info = game.info
     chosen = {opt.name: game.options.get(opt.name, opt.default) for opt in info.options}

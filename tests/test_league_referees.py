@@ -256,6 +256,8 @@ def test_a_plugin_declares_a_referee_game_that_leagues_name(tmp_path, ttt):
      "rules: not allowed for a game played by a referee process"),
     ("name: g\nreferee: python3 ttt/referee/referee.py\nplayers: 2", {"timeout_policy": "{mode: strikes}"},
      "timeout_policy.mode: a game played by a referee process has no move to play"),
+    ("name: g\nreferee: python3 ttt/referee/referee.py\nplayers: 2",
+     {"executor": "ray", "ray": "{files: runtime_env}"}, "ray.files: the nodes are not sent a referee's directory"),
     ("name: g\nreferee: python3 referee/referee.py\ndir: ttt\nplayers: 2", {},
      "which holds bot 'first-free''s directory"),
 ])

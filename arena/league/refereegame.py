@@ -107,7 +107,8 @@ def _readable(reader: Reader, raw: Any, path: KeyPath, base: Path) -> tuple[Path
 def refuse_for_referee(reader: Reader, top: Mapping[str, Any]) -> None:
     """What a league of a game played by a referee process cannot have: rule options (the
     referee's rules are its own), openings (it starts where its referee starts it), timeout
-    strikes (no move can be played for a late bot)."""
+    strikes (no move can be played for a late bot), Ray's runtime_env files (which ship the
+    bots' directories, not the referee's)."""
     for key, why in (("rules", "its rules are its referee's own"),
                      ("openings", "it starts where its referee starts it")):
         if key in top:
@@ -116,6 +117,11 @@ def refuse_for_referee(reader: Reader, top: Mapping[str, Any]) -> None:
     if isinstance(policy, Mapping) and policy.get("mode") == "strikes":
         reader.fail(("timeout_policy", "mode"), "a game played by a referee process has no move to "
                                                 "play for a late bot: a timeout forfeits (mode: forfeit)")
+    ray = top.get("ray")
+    if isinstance(ray, Mapping) and ray.get("files") == "runtime_env":
+        reader.fail(("ray", "files"), "the nodes are not sent a referee's directory: a game played by a "
+                                      "referee process needs files: shared (its files at the same paths "
+                                      "on every node)")
 
 
 def check_referee_sight(reader: Reader, spec: RefereeSpec, bots: Sequence[BotConfig],

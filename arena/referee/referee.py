@@ -104,13 +104,8 @@ class _Referee:
         """The game from its opening to its end, and its bots ended (kept in the pool where
         they may play on)."""
         record = self.record
-        self.state = _play_opening(self.game, opening, record, self.seed)
         try:
-            self._start_bots(sandbox, pool, bool(opening))
-            self._handshake()
-            record.startup_ms = round((time.monotonic() - self.started) * 1000, 3)
-            self._play_turns(opening[-1] if opening else None)
-            self._end()
+            self._play(sandbox, pool, opening)
         except _Faulted as faulted:
             self._end_by(faulted)
         except KeyboardInterrupt:
@@ -119,11 +114,27 @@ class _Referee:
             raise
         finally:
             self._settle()
+            self._close()
             if record.startup_ms:
                 record.play_ms = round((time.monotonic() - self.started) * 1000 - record.startup_ms, 3)
             _finish(self.seats, record, getattr(self, "mux", None), pool)   # no mux: a bot failed to start
             record.duration_ms = round((time.monotonic() - self.started) * 1000, 3)
         return record
+
+    def _play(self, sandbox: Sandbox, pool: BotPool | None, opening: Sequence[int]) -> None:
+        """The game's steps: the opening, the bots' start, the handshake, the turns, the
+        ending; a seat's fault raises _Faulted (a game played by a referee process has its own
+        steps: relay.py)."""
+        self.state = _play_opening(self.game, opening, self.record, self.seed)
+        self._start_bots(sandbox, pool, bool(opening))
+        self._handshake()
+        self.record.startup_ms = round((time.monotonic() - self.started) * 1000, 3)
+        self._play_turns(opening[-1] if opening else None)
+        self._end()
+
+    def _close(self) -> None:
+        """End what the game started besides its bots (which _finish ends): nothing here; a
+        referee process, in relay.py."""
 
     # -- the start --------------------------------------------------------------------
 

@@ -42,7 +42,7 @@ from .botpool import BotPool
 from .botspec import BotSpec
 from .channel import BotChannel, BotFault, OutputLimits, Wait
 from .move import Move
-from .referee import _Faulted, _finish, _Referee
+from .referee import _Faulted, _Referee
 from .settings import MatchSettings
 from .timecontrol import TimeoutPolicy
 
@@ -103,7 +103,7 @@ def play_relayed(game: ExternalGame, bots: Sequence[BotSpec], seed: int, sandbox
                  settings: MatchSettings, pool: BotPool | None = None) -> GameRecord:
     """One game of a referee process's, bots[i] in seat i (play_game calls this for an
     ExternalGame); the record says how it ended, a referee's fault as a void game."""
-    return _Relay(game, bots, seed, settings).play(sandbox, pool)
+    return _Relay(game, bots, seed, settings).play(sandbox, pool, ())
 
 
 def probe_bot(game: ExternalGame, spec: BotSpec, sandbox: Sandbox, settings: MatchSettings,
@@ -112,7 +112,7 @@ def probe_bot(game: ExternalGame, spec: BotSpec, sandbox: Sandbox, settings: Mat
     record then ends aborted), a fault or the end; a referee's fault is a void record."""
     relay = _Relay(game, [spec] * game.spec.players, seed, settings)
     relay.probe = True
-    return relay.play(sandbox, None)
+    return relay.play(sandbox, None, ())
 
 
 class _Relay(_Referee):
@@ -139,7 +139,9 @@ class _Relay(_Referee):
         self._kept_input: list[str] | None = None   # the last answer's input, as kept
         self.game_end = 0.0
 
-    def play(self, sandbox: Sandbox, pool: BotPool | None, opening: Sequence[int] = ()) -> GameRecord:
+    def _play(self, sandbox: Sandbox, pool: BotPool | None, opening: Sequence[int]) -> None:
+        """The referee and the bots started, then the game relayed (_Referee.play ends it);
+        a referee's fault makes it void, a preflight stops once seat 0 has answered."""
         record = self.record
         try:
             self.referee = self._start_referee(sandbox)
@@ -148,25 +150,11 @@ class _Relay(_Referee):
             self.game_end = time.monotonic() + self.spec.game_ms / 1000
             record.startup_ms = round((time.monotonic() - self.started) * 1000, 3)
             self._relay()
-        except _Faulted as faulted:
-            self._end_by(faulted)
         except RefereeFault as fault:
             self._void(str(fault))
         except _Probed:
             record.termination = Termination.ABORTED
             record.reason = "preflight: seat 0 answered its first turn"
-        except KeyboardInterrupt:
-            record.termination = Termination.ABORTED
-            record.reason = "interrupted"
-            raise
-        finally:
-            self._settle()
-            self._end_referee()
-            if record.startup_ms:
-                record.play_ms = round((time.monotonic() - self.started) * 1000 - record.startup_ms, 3)
-            _finish(self.seats, record, getattr(self, "mux", None), pool)
-            record.duration_ms = round((time.monotonic() - self.started) * 1000, 3)
-        return record
 
     # -- the referee's process ----------------------------------------------------------
 
@@ -182,7 +170,7 @@ class _Relay(_Referee):
             raise RefereeFault(f"could not start: {exc}") from exc
         return RefereeChannel(proc, spec.players)
 
-    def _end_referee(self) -> None:
+    def _close(self) -> None:
         """The referee's whole tree killed (referees do not exit after ###End, or exit with a
         trace: nothing it does then counts), its last stderr and ###Error lines recorded."""
         ref = self.referee

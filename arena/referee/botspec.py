@@ -275,10 +275,9 @@ def _readable_for(path: Path) -> Path:
 
 
 def resolve_bot(text: str, registered: Callable[[str], BotSpec | None] | None = None,
-                name: str | None = None, dialects: Sequence[str] | None = None) -> BotSpec:
-    """BotSpec for 'DIALECT:COMMAND' (dialects: the names there are; by default the loaded
-    plugins') or a registered bot name."""
-    known = _dialect_names(dialects)
+                name: str | None = None, *, dialects: Sequence[str]) -> BotSpec:
+    """BotSpec for 'DIALECT:COMMAND' (dialects: the names there are) or a registered bot name."""
+    known = list(dialects)
     dialect, sep, command = text.partition(":")
     if sep and dialect in known:
         return command_spec(name or command.strip() or text, dialect, command, dialects=known)

@@ -383,7 +383,7 @@ def validate(config_path: Path, entry: Mapping[str, Any], against: str, games: i
                               f"its bots are {', '.join(config.bot_names)}")
     try:   # as the ladder would take it: no organiser's bot's name, nothing of theirs to read
         candidate = validate_entrant(dict(entry), config, known_bots_check(plugins, config.base_dir),
-                                     games=plugins.games, dialects=plugins.dialects)
+                                     plugins=plugins)
     except ConfigError as exc:
         raise SubmissionError(str(exc)) from None
     confine(candidate, entry, config)

@@ -210,6 +210,12 @@ def test_a_league_is_checked_played_and_ranked_by_the_plugins_it_is_given(tmp_pa
     assert sorted(render(board, "names", plugins=private).split()) == ["a", "b", "c"]
     with pytest.raises(UnknownNameError):
         render(board, "names")                     # not a format of the loaded plugins
+    # read where the plugin is not installed: the line arena always said, not a store problem
+    read = subprocess.run([sys.executable, "-m", "arena", "leaderboard", str(config.store)],
+                          capture_output=True, text=True, timeout=120)
+    assert read.returncode == 2 and read.stderr == (
+        "arena leaderboard: error: unknown rating system 'private-skill' (did you mean 'trueskill'?); "
+        "known: trueskill, trueskill-ep\n")
 
 
 def test_a_ladder_is_checked_and_matched_by_the_plugins_it_is_given(tmp_path, private):

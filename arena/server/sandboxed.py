@@ -365,7 +365,8 @@ def validate(config_path: Path, entry: Mapping[str, Any], against: str, games: i
     `against` of the ladder config, under the ladder's game, rules, time control and
     sandbox, through the league's own runner, with the store in workdir (which no bot
     reads). SubmissionError for an entry the config would not take or an `against` it
-    lacks; RunError when the host cannot play (no fault of the bot)."""
+    lacks; RunError when the host cannot play (no fault of the bot); KeyboardInterrupt
+    when a stop (Ctrl-C, SIGTERM) cut its games short, which is no verdict."""
     plugins = plugins or loaded_plugins()
     config = _load(config_path, plugins)
     if "build" in entry:
@@ -399,8 +400,10 @@ def validate(config_path: Path, entry: Mapping[str, Any], against: str, games: i
         games=None, games_per_pairing=games, workers=1, executor="local", ray=None,
         sandbox_mode="bwrap", store=workdir / "validation.sqlite", publish=None, source=None)
     quiet = io.StringIO()
-    run_league(league, plugins, workers=1, progress=Progress(0, stream=quiet, tty=False),
-               keep_going=True, standings=0, out=quiet)
+    summary = run_league(league, plugins, workers=1, progress=Progress(0, stream=quiet, tty=False),
+                         keep_going=True, standings=0, out=quiet)
+    if summary.interrupted:   # Ctrl-C or SIGTERM: its games were cut short, no verdict on the bot
+        raise KeyboardInterrupt
     return _verdict(league, candidate.name, games)
 
 

@@ -216,9 +216,9 @@ def test_login_sets_a_strict_httponly_cookie_and_csrf_guards_every_form(site):
         out = c.post("/logout", data={"csrf": csrf})
         assert out.status_code == 303
         assert c.get("/me").status_code == 303                            # to /login
-    with client(serving) as c:   # behind a TLS proxy on this machine: Secure
+    with client(serving) as c:   # no --behind-proxy: a client's X-Forwarded-Proto is not taken
         behind = c.post("/login", data={"token": tokens["bob"]}, headers={"X-Forwarded-Proto": "https"})
-        assert "Secure" in behind.headers["set-cookie"]
+        assert "Secure" not in behind.headers["set-cookie"]
 
 
 def test_security_headers_and_rate_limits(site):
@@ -275,6 +275,22 @@ def test_a_malformed_form_is_refused_and_leaves_nothing(site):
         unbounded = c.post("/api/submissions", content=body, headers={"Content-Type": "multipart/form-data"})
         assert unbounded.status_code == 400 and "boundary" in unbounded.json()["error"]
     assert sorted(submissions.rglob("*")) == before
+
+
+def test_numbers_too_large_name_nothing_and_an_error_page_keeps_the_users_menu(site):
+    config, serving, tokens = site
+    huge = "9" * 23
+    with client(serving, tokens["alice"]) as c:
+        for url in (f"/api/submissions/{huge}", f"/api/games/{huge}", f"/api/submissions/{2**63}"):
+            answer = c.get(url)
+            assert answer.status_code == 404 and "error" in answer.json(), (url, answer.text)
+    with client(serving) as c:
+        assert c.post("/login", data={"token": tokens["alice"]}).status_code == 303
+        for url in (f"/games/{huge}", "/bots/nobody"):
+            page = c.get(url)
+            assert page.status_code == 404 and 'id="error"' in page.text, url
+            # the menu of who is logged in: their page and Log out, not Log in
+            assert "Log out" in page.text and 'href="/me"' in page.text and ">Log in<" not in page.text, url
 
 
 #: (path, method) of every route -> the URL to try and the status for
@@ -395,14 +411,15 @@ def test_a_hostile_upload_is_refused_over_http_and_leaves_nothing(site, tmp_path
 
 
 def test_wrong_tokens_from_an_address_are_slowed(site):
-    """Checking a token costs a scrypt hash: an address that keeps sending wrong ones waits.
-    Last in the module: the address stays slowed for a while."""
+    """Checking a token costs a scrypt hash: an address that keeps sending wrong ones waits,
+    whatever X-Forwarded-For it claims (no --behind-proxy). Last in the module: the address
+    stays slowed for a while."""
     config, serving, tokens = site
     lookup = tokens["bob"].split(".")[0]
     statuses = []
     with client(serving, f"{lookup}.wrong-secret") as c:
-        for _ in range(12):
-            answer = c.get("/api/me")
+        for n in range(12):
+            answer = c.get("/api/me", headers={"X-Forwarded-For": f"10.0.0.{n}"})
             statuses.append(answer.status_code)
             if answer.status_code == 429:
                 assert "too many wrong tokens" in answer.json()["error"]

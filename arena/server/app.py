@@ -33,7 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from arena.league import Store, StoreError
 from arena.publish import templates
 
-from .accounts import Accounts, csrf_matches
+from .accounts import Accounts, TokenChecksSpent, csrf_matches
 from .config import ServerConfig
 from .db import ServerDB, ServerDBError, Submission, User
 from .forms import FormRefused, read_form
@@ -53,6 +53,8 @@ FAILED_TOKENS_PER_SECOND, FAILED_TOKENS_BURST = 0.2, 10   #: wrong tokens an add
 #: the pages' scripts and styles: every page load asks for them, so they do not count
 #: toward a user's requests a second (a burst of page loads would be refused its styles)
 ASSETS = ("/static/", "/site/assets/")
+#: the largest number a route's path may carry (SQLite's integers): a larger one names nothing
+MAX_NUMBER = 2**63 - 1
 
 
 # --- who is asking, and what they may do ---------------------------------------------------
@@ -101,6 +103,7 @@ class Server:
         self.public = PublicView(config.league.store, config.league.name)
         self.limiter = RateLimiter(config.rates.requests_per_second, config.rates.burst)
         self.failures = RateLimiter(FAILED_TOKENS_PER_SECOND, FAILED_TOKENS_BURST)
+        self.checks = RateLimiter(config.rates.token_checks_per_second, config.rates.token_checks_burst)
         self.secure_cookies = secure_cookies
         self.templates = _environment()
         self.reserved = set(config.league.bot_names)   # the organiser's bots
@@ -110,14 +113,22 @@ class Server:
         self.db.close()
 
     async def authenticate(self, request: Request, token: str) -> User | None:
-        """The user of a token, or None; an address whose tokens keep failing waits (429),
-        since checking one costs a scrypt hash."""
+        """The user of a token, or None. Checking a new one costs a scrypt hash: an address
+        whose tokens keep failing waits (429), and so does everyone once the server has made
+        rates.token_checks_per_second checks a second (however many addresses send them)."""
         key = f"failed:{_address(request)}"
         wait = self.failures.blocked(key)
         if wait > 0:
             raise Refused(429, "too many wrong tokens from this address: wait",
                           {"Retry-After": str(max(1, math.ceil(wait)))})
-        user = await run_in_threadpool(self.accounts.authenticate, token)
+
+        def may_check() -> bool:
+            return self.checks.wait("scrypt") == 0
+        try:
+            user = await run_in_threadpool(self.accounts.authenticate, token, may_check)
+        except TokenChecksSpent:
+            raise Refused(429, "too many tokens to check right now: wait", {
+                "Retry-After": str(max(1, math.ceil(self.checks.blocked("scrypt"))))}) from None
         if user is None:
             self.failures.wait(key)
         return user
@@ -152,6 +163,7 @@ def guard(server: Server, access: Access, handler: Handler) -> Callable[[Request
     of a session's POST, then the handler; a refusal is one line (JSON for the API)."""
 
     async def endpoint(request: Request) -> Response:
+        who = Who(None)
         try:
             who = await server.who(request)
             key = f"user:{who.user.id}" if who.user else f"addr:{_address(request)}"
@@ -167,9 +179,11 @@ def guard(server: Server, access: Access, handler: Handler) -> Callable[[Request
                 raise Refused(403, "only an admin may do this")
             if request.method == "POST" and who.via == "session":
                 await _check_csrf(request, who, server)
+            if any(isinstance(value, int) and value > MAX_NUMBER for value in request.path_params.values()):
+                raise Refused(404, "not found: no number that large names anything here")
             return await handler(request, who)
         except Refused as refused:
-            return _refusal(server, request, access, refused)
+            return _refusal(server, request, access, refused, who)
 
     return endpoint
 
@@ -206,10 +220,11 @@ async def _small_form(request: Request, server: Server) -> Any:
         raise Refused(exc.status, str(exc)) from None
 
 
-def _refusal(server: Server, request: Request, access: Access, refused: Refused) -> Response:
+def _refusal(server: Server, request: Request, access: Access, refused: Refused, who: Who) -> Response:
+    """The refusal as JSON (the API) or a page, whose menu is the one of who is asking."""
     if access.api or request.url.path.startswith("/api/"):
         return JSONResponse({"error": str(refused)}, status_code=refused.status, headers=refused.headers)
-    page = server.render("error.html", request, Who(None), status=refused.status, message=str(refused),
+    page = server.render("error.html", request, who, status=refused.status, message=str(refused),
                          status_code=refused.status)
     page.headers.update(refused.headers)
     return page
@@ -561,7 +576,8 @@ def _environment() -> jinja2.Environment:
 
 
 def _address(request: Request) -> str:
-    """The client's address (a proxy's X-Forwarded-For, from 127.0.0.1 only: uvicorn's)."""
+    """The client's address: the connection's, or with `arena serve --behind-proxy` the
+    X-Forwarded-For that the proxy on 127.0.0.1 sent (uvicorn's proxy headers)."""
     return request.client.host if request.client else "-"
 
 

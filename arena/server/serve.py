@@ -95,10 +95,12 @@ def prepare(server: ServerConfig, out: TextIO) -> None:
 
 
 def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_cookies: bool = False,
-          plugins: Any = None, out: TextIO | None = None) -> int:
+          plugins: Any = None, out: TextIO | None = None, behind_proxy: bool = False) -> int:
     """Run the server until Ctrl-C or SIGTERM; the exit code (130 when stopped so, as
     `arena run`; 1 when the port could not be had, before anything started, or when the
-    ladder stopped on its own)."""
+    ladder stopped on its own). behind_proxy: take each client's address and scheme from
+    X-Forwarded-For and X-Forwarded-Proto, as a reverse proxy on this machine (127.0.0.1)
+    sends them; without it they are ignored, so no client chooses the address its limits count."""
     import uvicorn
 
     from .app import make_app
@@ -118,6 +120,7 @@ def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_co
         app = make_app(server, secure_cookies)
         children: list[subprocess.Popen[bytes]] = []
         web = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                                            proxy_headers=behind_proxy, forwarded_allow_ips="127.0.0.1",
                                             timeout_graceful_shutdown=WEB_STOP_SECONDS))
         failed: list[str] = []
         interrupted = False

@@ -250,13 +250,15 @@ def build(workdir: Path, command: str, limits: BuildLimits, *,
 
 
 def _too_much(workdir: Path, limits: BuildLimits) -> str | None:
-    """Why a build's directory holds more than its limits allow, or None."""
+    """Why a build's directory holds more than its limits allow, or None. A file counts its
+    apparent size, not the blocks it takes: a sparse file of 63 MiB takes none, but the
+    ladder would read its every byte to fingerprint the bot."""
     size = count = 0
     for folder, dirs, names in os.walk(workdir):
         for name in dirs + names:
             count += 1
             try:
-                size += os.lstat(os.path.join(folder, name)).st_blocks * 512
+                size += os.lstat(os.path.join(folder, name)).st_size
             except OSError:
                 continue   # gone meanwhile
         if count > limits.dir_files:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from pathlib import Path
 
 import httpx
@@ -28,7 +29,7 @@ def site(tmp_path_factory):
     folder = tmp_path_factory.mktemp("serve")
     config = write_ladder(folder, CONFIG)
     tokens = {"root": add_user(config, "root", admin=True),     # by the CLI, the others at once
-              **add_users(config, ["alice", "bob", "victim", "spammer", "hasty", "mallory"])}
+              **add_users(config, ["alice", "bob", "victim", "spammer", "hasty", "mallory", "carol"])}
     serving = Serving(config)
     yield config, serving, tokens
     code = serving.stop()
@@ -140,6 +141,20 @@ def test_a_second_version_replaces_the_first_in_the_ladder(site, accepted):
     roster = yaml.safe_load((config.parent / ".ladder.serve.yaml").read_text())
     [entry] = [bot for bot in roster["bots"] if bot["name"] == "mine"]
     assert entry["command"].endswith("/mine/2/mine.py last")
+
+
+def test_a_command_naming_no_file_of_the_upload_is_said_in_the_participants_terms(site):
+    config, serving, tokens = site
+    archive = config.parent / "nobot.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("other.py", "print(1)\n")
+    done = arena("submit", serving.url, str(archive), "--token", tokens["carol"], "--name", "nobot",
+                 "--command", "python3 bot.py", "--wait")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("command 'python3 bot.py': python3 would run 'bot.py', which is not in your upload "
+            "(its files: other.py)") in done.stdout
+    # nothing of the server's: no path, no organiser's config or its line
+    assert str(config.parent) not in done.stdout and "ladder.yaml" not in done.stdout and "bots[" not in done.stdout
 
 
 def test_submissions_an_hour_are_capped(site):

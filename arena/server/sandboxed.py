@@ -29,7 +29,7 @@ import yaml
 from arena.bounds import BIG, bounded, problem
 from arena.errors import ArenaError
 from arena.league.config import BotConfig, ConfigError, LeagueConfig, validate_entrant
-from arena.league.configfile import read_yaml
+from arena.league.configfile import format_path, read_yaml
 from arena.league.progress import Progress
 from arena.league.runner import known_bots_check, load_league, run_league
 from arena.league.sight import inside, shared
@@ -387,7 +387,7 @@ def validate(config_path: Path, entry: Mapping[str, Any], against: str, games: i
         candidate = validate_entrant(dict(entry), config, known_bots_check(plugins, config.base_dir),
                                      games=plugins.games, dialects=plugins.dialects)
     except ConfigError as exc:
-        raise SubmissionError(str(exc)) from None
+        raise SubmissionError(_entry_problem(exc)) from None
     confine(candidate, entry, config)
     # the organiser's bot as the ladder built it: its build ran already, on the host
     opponent = dataclasses.replace(opponent, build=None)
@@ -432,6 +432,15 @@ def confine(bot: BotConfig, entry: Mapping[str, Any], config: LeagueConfig) -> N
             raise SubmissionError(f"bot {bot.name!r}: its command or readable names {str(path)!r}, "
                                   f"outside its own directory {str(own)!r}; a submission may read "
                                   "only its own files")
+
+
+def _entry_problem(exc: ConfigError) -> str:
+    """What is wrong with a submission's entry, without the organiser's config file and line
+    it would be read at (`ladder.yaml:9: bots[7].command: ...` is `command: ...`)."""
+    if exc.path[:1] == ("bots",) and len(exc.path) > 1 and isinstance(exc.path[1], int):
+        key = format_path(exc.path[2:])
+        return f"{key}: {exc.problem}" if key else exc.problem
+    return str(exc)
 
 
 def _load(config_path: Path, plugins: Plugins) -> LeagueConfig:

@@ -28,7 +28,7 @@ from arena.errors import ArenaError
 
 from .config import ServerConfig, load_server
 from .db import ServerDB, Submission
-from .intake import absolute_command
+from .intake import absolute_command, command_problem
 from .sandboxed import SubmissionError, build, validate, wheel_bots, write_roster
 
 POLL_SECONDS = 0.3
@@ -119,6 +119,9 @@ class Worker:
         if submission.kind == "wheel":
             game = self.server.league.game
             return wheel_entry(wheel_bots(folder, game), submission.bot, game)
+        problem = command_problem(submission.command, folder)
+        if problem is not None:
+            raise SubmissionError(problem)
         entry = {"name": submission.bot, "command": absolute_command(submission.command, folder),
                  "dir": str(folder.resolve())}
         if submission.dialect:

@@ -120,6 +120,11 @@ def test_hostile_requests_are_refused_in_one_line(site, tmp_path):
                             + b"hostile-boundary-7d1f--")
         status, error = refused(c.post("/api/submissions", content=body, headers={"Content-Type": kind}))
         assert status == 400 and "one file per submission" in error
+        # a file name with a byte that is not UTF-8: refused, not stored as another name
+        body, kind = raw_multipart({"name": "ff", "command": "python3 bot.py"}, b"bot\xff.py", b"print(1)\n")
+        status, error = refused(c.post("/api/submissions", content=body, headers={"Content-Type": kind}))
+        assert (status, error) == (400, "the upload's file name 'bot\\udcff.py' is not UTF-8 (it has the "
+                                        "byte 0xff)"), error
         # a file name of 10 KB, past the cap on a part's header (4 KiB)
         status, error = refused(c.post("/api/submissions", data={"name": "long", "command": "python3 bot.py"},
                                        files={"file": ("b" * 10_000 + ".py", b"print(1)\n")}))

@@ -104,7 +104,12 @@ def test_a_crashing_bot_is_rejected_with_its_stderr_for_its_owner_only(site, acc
         assert own["command"] == "python3 crash.py"
         for text in (c.get("/api/me").text, c.get(f"/api/submissions/{number}").text):
             assert str(config.parent) not in text and str(ROOT) not in text
+        # a bot never accepted has no page: not listed as alice's bot, nor among the participants'
+        assert c.get("/api/me").json()["bots"] == ["mine"]
+        assert "crasher" not in c.get("/api/leaderboard").json()["owners"]
+        assert "/bots/crasher" not in c.get("/").text
         page = c.get("/me").text
+        assert 'href="/bots/crasher"' not in page
         assert "File &#34;crash.py&#34;, line 8" in page or "File &quot;crash.py&quot;, line 8" in page
         assert "SECRET-STDERR &lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert(1)" not in page
     with client(serving, tokens["bob"]) as c:
@@ -378,6 +383,8 @@ def test_a_wheel_of_a_bot_plugin_is_accepted_and_plays(site, example_plugin_whee
 def test_an_admin_suspends_a_participants_bot_and_it_leaves_the_ladder(site, accepted):
     config, serving, tokens = site
     with client(serving, tokens["root"]) as c:
+        menu = c.get("/").text.split("</nav>")[0]   # the admin's page and the admin page, told apart
+        assert '<a href="/me">root</a>' in menu and ">Manage</a>" in menu and ">Admin<" not in menu
         answer = c.post("/api/admin/bots/mine/suspend")
         assert answer.status_code == 200 and "suspended" in answer.json()["message"]
         assert c.post("/api/admin/bots/blind/suspend").status_code == 409     # the organiser's: retire it

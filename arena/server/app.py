@@ -321,7 +321,7 @@ class Handlers:
 
     async def leaderboard_page(self, request: Request, who: Who) -> Response:
         board = await run_in_threadpool(self.server.public.leaderboard)
-        return self.server.render("leaderboard.html", request, who, board=board, owners=self._owners(),
+        return self.server.render("leaderboard.html", request, who, board=board, owners=self._owners(played=True),
                                   table=Markup(self.server.public.table()))
 
     async def leaderboard_table(self, request: Request, who: Who) -> Response:
@@ -330,14 +330,16 @@ class Handlers:
 
     async def leaderboard_json(self, request: Request, who: Who) -> Response:
         board = await run_in_threadpool(self.server.public.leaderboard)
-        return JSONResponse({**board, "owners": self._owners()})
+        return JSONResponse({**board, "owners": self._owners(played=True)})
 
     async def health(self, request: Request, who: Who) -> Response:
         return JSONResponse({"ok": True})
 
-    def _owners(self) -> dict[str, str]:
+    def _owners(self, played: bool = False) -> dict[str, str]:
+        """Each participant's bot and its owner's name (played: only bots accepted once, which
+        have a page; a bot only ever rejected has none)."""
         names = {user.id: user.name for user in self.db.users()}
-        return {bot: names.get(owner, "?") for bot, owner in self.db.bots().items()}
+        return {bot: names.get(owner, "?") for bot, owner in self.db.bots(played).items()}
 
     async def _bot(self, name: str) -> dict[str, Any]:
         bot = await run_in_threadpool(self.server.public.bot, name)
@@ -417,7 +419,7 @@ class Handlers:
     async def _me(self, who: Who) -> dict[str, Any]:
         assert who.user is not None
         submissions = self.db.submissions(owner=who.user.id, limit=200)
-        bots = sorted(bot for bot, owner in self.db.bots().items() if owner == who.user.id)
+        bots = sorted(bot for bot, owner in self.db.bots(played=True).items() if owner == who.user.id)
         faults = [{**fault, "stderr": self._shown(fault["stderr"])}
                   for fault in self.server.public.own_faults(bots)]
         return {"user": who.user.name, "admin": who.user.admin, "bots": bots,
@@ -572,7 +574,14 @@ def _environment() -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = [jinja2.PackageLoader("arena.server", "templates")]
     if site.loader is not None:
         loaders.append(site.loader)
-    return site.overlay(loader=jinja2.ChoiceLoader(loaders))
+    environment = site.overlay(loader=jinja2.ChoiceLoader(loaders))
+    environment.filters["when"] = _when
+    return environment
+
+
+def _when(stamp: str) -> str:
+    """A stored time (ISO 8601, UTC) as pages show it: 2026-05-01 14:03:09 UTC."""
+    return stamp.replace("T", " ").replace("+00:00", " UTC")
 
 
 def _address(request: Request) -> str:

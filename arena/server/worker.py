@@ -83,8 +83,10 @@ class Worker:
                     self._reject(submission, f"the build failed: {result.reason}", build_log=log)
                     return
             entry = self._entry(submission, folder)
+            # the command as its owner gave it (./bot stays ./bot); a wheel's, as its plugin declares it
             self.db.set_status(submission.id, "validating", build_log=log,
-                               command=str(entry.get("command", "")), dialect=str(entry.get("dialect", "")))
+                               command=submission.command or str(entry.get("command", "")),
+                               dialect=str(entry.get("dialect", "")))
             workdir = self.server.data / "validations" / str(submission.id)
             shutil.rmtree(workdir, ignore_errors=True)
             try:

@@ -236,6 +236,10 @@ def test_a_participant_submits_through_the_form_and_watches_it_play(site, driver
     shown = driver.execute_script(
         "return Array.from(document.querySelectorAll('#board [data-cell]'), c => c.dataset.mark)")
     assert shown == [marks.get(cell, "") for cell in range(9)] and len(marks) >= 5
+    # the replay keeps the server's menu (the live site's pages are given it): alice's page,
+    # Submit, and a Log out the page's policy lets post
+    menu = [e.text for e in css(driver, "header.site nav a, header.site nav button")]
+    assert menu == ["Leaderboard", "Games", "Rating history", "Crosstable", "Submit", "alice", "Log out"], menu
     assert console_errors(driver) == []
 
     # both bots get their cue and fault in the ladder: alice reads her own stderr, escaped
@@ -295,4 +299,11 @@ def test_a_cpp_zip_with_a_build_is_built_in_the_sandbox_and_plays(site, driver):
     assert httpx.get(f"{serving.url}/api/submissions/{number}", cookies=cookie, timeout=30).json()["command"] == "./bot"
     driver.get(serving.url + "/")
     wait(driver, lambda d: "cppbot" in names(d), "cppbot in the standings")
+    assert console_errors(driver) == []
+    # from a replay, the menu's Log out logs out
+    driver.get(serving.url + "/games/1")
+    wait(driver, lambda d: d.find_element(By.ID, "replay").is_displayed(), "a replay")
+    driver.find_element(By.CSS_SELECTOR, "header.site nav button").click()
+    wait(driver, lambda d: d.current_url == serving.url + "/", "logged out, on the leaderboard")
+    assert "Log in" in driver.find_element(By.CSS_SELECTOR, "header.site nav").text
     assert console_errors(driver) == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -135,9 +136,12 @@ class Server:
 
     def render(self, name: str, request: Request, who: Who, status: int = 200, **context: Any) -> HTMLResponse:
         """A page from its template, with who is logged in and the CSRF token for its forms."""
-        text = self.templates.get_template(name).render(
+        return HTMLResponse(self.render_text(name, who, **context), status_code=status)
+
+    def render_text(self, name: str, who: Who, **context: Any) -> str:
+        """A template's text, with who is logged in and the CSRF token for its forms."""
+        return self.templates.get_template(name).render(
             title=self.config.league.name, user=who.user, csrf=who.csrf or "", **context)
-        return HTMLResponse(text, status_code=status)
 
     async def who(self, request: Request) -> Who:
         """The user a request comes from: its bearer token, else its session cookie."""
@@ -375,6 +379,8 @@ class Handlers:
         if found is None:
             raise Refused(404, "no such page")
         text, kind = found
+        if kind == "text/html":
+            text = _with_server_menu(text, self.server.render_text("header.html", who))
         cache = {"Cache-Control": "public, max-age=300"} if path.startswith("assets/") else {}
         return Response(text, media_type=kind, headers=cache)
 
@@ -588,6 +594,21 @@ def _address(request: Request) -> str:
     """The client's address: the connection's, or with `arena serve --behind-proxy` the
     X-Forwarded-For that the proxy on 127.0.0.1 sent (uvicorn's proxy headers)."""
     return request.client.host if request.client else "-"
+
+
+#: what of a published site's page the server replaces: its menu, and its own CSP (the
+#: server's header says it, allowing the menu's Log out form, which the site's forbids)
+_SITE_HEADER = re.compile(r'<header class="site">.*?</header>\n?', re.S)
+_SITE_CSP = re.compile(r'<meta http-equiv="Content-Security-Policy"[^>]*>\n?')
+
+
+def _with_server_menu(page: str, header: str) -> str:
+    """A live site's page with the server's menu (Submit, the user's page, Log out) in place
+    of the published site's, so that a replay keeps the menu of the pages it came from."""
+    page = _SITE_CSP.sub("", page, count=1)
+    page = _SITE_HEADER.sub(lambda _match: header, page, count=1)
+    return page.replace("</head>", '<link rel="icon" href="data:,">\n<link rel="stylesheet" href="/static/server.css">'
+                                   "\n</head>", 1)
 
 
 def _local(target: str | None) -> str:

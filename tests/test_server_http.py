@@ -79,6 +79,12 @@ def test_a_python_file_submitted_is_accepted_and_plays(site, accepted):
         assert (page["row"]["version"], page["row"]["fingerprint"]) == (1, first["fingerprint"])
         [row] = [r for r in c.get("/api/leaderboard").json()["rows"] if r["bot"] == "mine"]
         assert (row["version"], row["fingerprint"]) == (1, first["fingerprint"])
+        # mine joined the running ladder: its rating chart starts where it joined, not at game 0
+        first = page["history"][0]["game"]
+        assert first > 1, page["history"][:3]
+        chart = c.get("/bots/mine").text.split('<svg class="chart', 1)[1].split("</svg>")[0]
+        ticks = [int(x) for x in re.findall(r'<text class="x"[^>]*>(\d+)</text>', chart)]
+        assert ticks and first - 1 <= ticks[0] <= first + ticks[1] - ticks[0], (first, ticks)
         page = c.get("/")
     assert page.status_code == 200 and 'href="bots/mine.html">mine</a>' in page.text   # the site's table
     roster = (config.parent / ".ladder.serve.yaml").read_text()

@@ -195,9 +195,12 @@ def _elo_cells(r: Row) -> dict[str, dict[str, Any]]:
 # --- rating history -------------------------------------------------------------------------
 
 def _series(data: LeagueData, bot: BotInfo) -> Series:
+    """A bot's rating path: its prior just before its first game (a bot that joined a ladder
+    late starts where it joined, not at game 0), then its rating after each game."""
     start = data.board.prior or data.board.system.prior(data.settings)
-    prior = (0, start.value, start.value if start.band is None else start.band)
-    return Series(bot.id, bot.name, [prior, *data.history.get(bot.id, [])])
+    history = data.history.get(bot.id, [])
+    prior = (history[0][0] - 1 if history else 0, start.value, start.value if start.band is None else start.band)
+    return Series(bot.id, bot.name, [prior, *history])
 
 
 def history_page(data: LeagueData) -> str:

@@ -146,6 +146,20 @@ def test_a_second_version_replaces_the_first_in_the_ladder(site, accepted):
     with client(serving, tokens["alice"]) as c:
         row = poll(lambda: (r := c.get("/api/bots/mine").json()["row"])["version"] == 2 and r, "mine v2's row")
     assert row["fingerprint"] == versions[1]["fingerprint"]
+    # a bot that played mine v1 has games its standings no longer read: its page says how many
+    # they do read, the same count as its header
+    notes = 0
+    with client(serving) as c:
+        for bot in ("blind", "sleepy"):
+            page = c.get(f"/bots/{bot}").text
+            games, unrated = re.search(r"of ([\d,]+) games(?: \(([\d,]+) more not rated\))?", page).groups()
+            header = int(games.replace(",", "")) + int((unrated or "0").replace(",", ""))
+            cell = re.search(r'<td class="num">([\d,]+)(?: <small>\(([\d,]+) in the standings\)</small>)?</td>'
+                             r'<td class="text">[^<]*</td><td class="text">[^<]*</td><td class="text">current',
+                             page).groups()
+            notes += cell[1] is not None
+            assert int((cell[1] or cell[0]).replace(",", "")) == header, (bot, header, cell)
+    assert notes, "neither of mine v1's opponents has games of it out of its standings"
     cli = json.loads(arena("leaderboard", str(config.parent / "store.sqlite"), "--format", "json").stdout)
     assert [(r["version"], r["fingerprint"]) for r in cli["rows"] if r["bot"] == "mine"] == [
         (2, versions[1]["fingerprint"])]

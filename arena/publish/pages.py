@@ -390,7 +390,9 @@ def bot_body(data: LeagueData, bot: BotInfo) -> dict[str, Any]:
     faults = data.faults[bot.id]
     chart = rating_chart([_series(data, bot)], height=300, label=f"Rating history of {bot.name}",
                          axis=data.board.system.words.chart_axis)
+    standing = games_of(data, bot.id)   # the current version's games the standings read
     versions = [{"version": v.version, "fingerprint": v.fingerprint or "–", "games": f"{v.games:,}",
+                 "standing": f"{standing:,}" if v.current and v.games != standing else None,
                  "first_seen": v.first_seen.replace("T", " "),
                  "last_played": (v.last_played or "–").replace("T", " "),
                  "state": ", ".join(["current" if v.current else "history"]

@@ -109,58 +109,61 @@ def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_co
     server = load_server(config_path, plugins)
     require_bwrap(server)
     try:
-        listening = listen(host, port)
+        check_port(host, port)
     except OSError as exc:
         print(f"arena serve: error: cannot listen on {host}:{port}: {_why(exc)}", file=out)
         return 1
-    with listening:
-        lock = hold_data(server)
-        prepare(server, out)
-        roster = roster_path(server.path)
-        app = make_app(server, secure_cookies)
-        children: list[subprocess.Popen[bytes]] = []
-        web = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                                            proxy_headers=behind_proxy, forwarded_allow_ips="127.0.0.1",
-                                            timeout_graceful_shutdown=WEB_STOP_SECONDS))
-        failed: list[str] = []
-        interrupted = False
-        try:
-            with _sigterm_as_interrupt():
-                start = functools.partial(_child, os.getpid())
-                ladder = subprocess.Popen([sys.executable, "-m", "arena", "run", str(roster), "--standings", "0"],
-                                          preexec_fn=start, pass_fds=(lock,))
-                children.append(ladder)
-                children.append(subprocess.Popen([sys.executable, "-m", "arena.server.worker", str(server.path)],
-                                                 preexec_fn=start, pass_fds=(lock,)))
-                threading.Thread(target=_watch, args=(ladder, web, failed), daemon=True).start()
-                threading.Thread(target=_stop_with, args=(web, children), daemon=True).start()
-                print(f"arena serve: {server.league.name} on http://{host}:{port}/ (the ladder plays until "
-                      f"stopped: the config's stop conditions are left out; Ctrl-C stops it); "
-                      f"data in {server.data}", file=out, flush=True)
-                web.run(sockets=[listening])
-        except KeyboardInterrupt:
-            interrupted = True
-        finally:
-            _stop(children, out)
-            os.close(lock)
+    lock = hold_data(server)
+    prepare(server, out)
+    roster = roster_path(server.path)
+    app = make_app(server, secure_cookies)
+    children: list[subprocess.Popen[bytes]] = []
+    web = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                                        lifespan="on",
+                                        proxy_headers=behind_proxy, forwarded_allow_ips="127.0.0.1",
+                                        timeout_graceful_shutdown=WEB_STOP_SECONDS))
+    failed: list[str] = []
+    interrupted = False
+    try:
+        with _sigterm_as_interrupt():
+            start = functools.partial(_child, os.getpid())
+            ladder = subprocess.Popen([sys.executable, "-m", "arena", "run", str(roster), "--standings", "0"],
+                                      preexec_fn=start, pass_fds=(lock,))
+            children.append(ladder)
+            children.append(subprocess.Popen([sys.executable, "-m", "arena.server.worker", str(server.path)],
+                                             preexec_fn=start, pass_fds=(lock,)))
+            threading.Thread(target=_watch, args=(ladder, web, failed), daemon=True).start()
+            threading.Thread(target=_stop_with, args=(web, children), daemon=True).start()
+            print(f"arena serve: {server.league.name} on http://{host}:{port}/ (the ladder plays until "
+                  f"stopped: the config's stop conditions are left out; Ctrl-C stops it); "
+                  f"data in {server.data}", file=out, flush=True)
+            web.run()
+    except KeyboardInterrupt:
+        interrupted = True
+    except SystemExit:   # uvicorn's own, when it could not start (the port taken since the check)
+        pass
+    finally:
+        _stop(children, out)
+        os.close(lock)
+    if not web.started and not interrupted:
+        print(f"arena serve: error: cannot listen on {host}:{port} (in use, or not an address of this "
+              "machine)", file=out)
+        return 1
     if failed:
         print(f"arena serve: error: {failed[0]}", file=out)
         return 1
     return 130 if interrupted else 0
 
 
-def listen(host: str, port: int) -> socket.socket:
-    """A socket bound to host:port for the web server (OSError when it cannot be had: the
-    port in use, or no address of this machine), before anything else starts."""
+def check_port(host: str, port: int) -> None:
+    """OSError when the web server could not listen on host:port (the port in use, or no
+    address of this machine): checked before anything else starts. (The socket is let go
+    again: uvicorn binds its own, whose connections answer at once; one handed to it was
+    answered about 40 ms late.)"""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as uvicorn binds its own
         sock.bind((host, port))
-    except BaseException:
-        sock.close()
-        raise
-    return sock
 
 
 def _why(exc: OSError) -> str:
@@ -236,4 +239,4 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-__all__ = ["ServeError", "listen", "load_server", "prepare", "require_bwrap", "serve"]
+__all__ = ["ServeError", "check_port", "load_server", "prepare", "require_bwrap", "serve"]

@@ -45,7 +45,8 @@ def test_kill_9_during_an_upload_then_a_restart_resumes_everything(tmp_path):
         cookies = dict(browser.cookies)
     poll(lambda: games(store) > 0, "the ladder's first games")
     second = arena("serve", str(config), "--port", str(serving.port + 1))   # the same data: refused
-    assert second.returncode == 2 and "another arena serve is running on this data" in second.stderr
+    assert second.returncode == 2, second.stderr
+    assert f"another arena serve (pid {serving.proc.pid}) is running on this data" in second.stderr
 
     gate = threading.Event()   # never set: the upload stops half-way until the server dies
 

@@ -66,21 +66,39 @@ def require_bwrap(server: ServerConfig) -> None:
 def hold_data(server: ServerConfig) -> int:
     """An flock on the data directory for this server and its children (their copies of the
     descriptor hold it until the last of them ends): a second `arena serve` of the same data
-    would remove the first's uploads in flight and take its submissions again. Waits a
-    little for a killed server's children to end; ServeError if it is still held."""
+    would remove the first's uploads in flight and take its submissions again. The lock file
+    names the server holding it: while that server runs, a start is refused at once; after
+    it was killed, a start waits a little for its children to end. ServeError if it is
+    still held."""
     server.data.mkdir(parents=True, exist_ok=True)
     fd = os.open(server.data / "serve.lock", os.O_RDWR | os.O_CREAT, 0o600)
     deadline = time.monotonic() + LOCK_SECONDS
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
         except BlockingIOError:
-            if time.monotonic() > deadline:
+            holder = _holder(fd)
+            if holder is not None or time.monotonic() > deadline:
                 os.close(fd)
-                raise ServeError(f"{server.data}: another arena serve is running on this data; stop it "
+                who = f" (pid {holder})" if holder is not None else " (or its processes)"
+                raise ServeError(f"{server.data}: another arena serve{who} is running on this data; stop it "
                                  "first") from None
             time.sleep(0.2)
+            continue
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        return fd
+
+
+def _holder(fd: int) -> int | None:
+    """The pid of the arena serve the lock file names, if it is still running."""
+    try:
+        pid = int(os.pread(fd, 32, 0).decode().strip())
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            running = b"serve" in cmdline.read()
+    except (ValueError, OSError):
+        return None
+    return pid if running else None
 
 
 def prepare(server: ServerConfig, out: TextIO) -> None:

@@ -99,6 +99,10 @@ def test_kill_9_during_an_upload_then_a_restart_resumes_everything(tmp_path):
 
     again = Serving(config)
     try:
+        # its first reading of the store is not made yet: the count is there at once, and said
+        board = httpx.get(again.url + "/api/leaderboard").json()
+        assert board["games"] >= before and (board["rows"] or board["reading"]), board
+        assert f'<span id="games-count">{before}' in httpx.get(again.url + "/").text or board["rows"]
         assert not list((data / "submissions").glob(".incoming-*"))
         assert sorted(p.name for p in (data / "submissions").iterdir()) == ["left"]
         with httpx.Client(base_url=again.url, cookies=cookies, follow_redirects=False) as browser:

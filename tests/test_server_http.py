@@ -63,6 +63,10 @@ def accepted(site):
     assert re.match(r"submission (\d+): mine #1, received", done.stdout), done.stdout
     assert "accepted" in done.stdout and "validation games against blind without a fault" in done.stdout
     number = int(done.stdout.split()[1].rstrip(":"))
+    with client(serving) as c:   # there from its acceptance, before the ladder has taken it
+        page, data = c.get("/bots/mine"), c.get("/api/bots/mine")
+        assert page.status_code == 200 and "<h1>mine</h1>" in page.text, page.text
+        assert data.status_code == 200 and data.json()["owner"] == "alice", data.text
     poll(lambda: games_of(serving, tokens["alice"], "mine") > 0, "mine to play in the ladder")
     return number
 

@@ -345,20 +345,25 @@ class Handlers:
         names = {user.id: user.name for user in self.db.users()}
         return {bot: names.get(owner, "?") for bot, owner in self.db.bots(played).items()}
 
-    async def _bot(self, name: str) -> dict[str, Any]:
-        bot = await run_in_threadpool(self.server.public.bot, name)
-        if bot is None:
-            raise Refused(404, f"no bot {name[:40]!r} in the standings")
-        bot["owner"] = self._owners().get(bot["bot"])   # name may be the site's SLUG.html
-        return bot
+    async def _bot(self, name: str) -> tuple[dict[str, Any], str]:
+        """A bot's JSON and its page's body. A participant's bot accepted but not yet in the
+        standings (the ladder takes it, then the reader reads it) is there from its
+        acceptance: joining, without games or a body."""
+        view = await run_in_threadpool(self.server.public.bot, name)
+        if view is not None:
+            # name may be the site's SLUG.html
+            return {**view.data, "owner": self._owners().get(view.data["bot"])}, view.body
+        if self.db.submissions(bot=name, status="accepted"):
+            return {"bot": name, "owner": self._owners().get(name), "joining": True, "row": None, "games": 0,
+                    "versions": [], "history": [], "recent": [], "faults": 0}, ""
+        raise Refused(404, f"no bot {name[:40]!r} in the standings")
 
     async def bot_page(self, request: Request, who: Who) -> Response:
-        bot = await self._bot(request.path_params["name"])
-        return self.server.render("bot.html", request, who, bot=bot,
-                                  body=Markup(self.server.public.bot_body(bot["bot"])))
+        bot, body = await self._bot(request.path_params["name"])
+        return self.server.render("bot.html", request, who, bot=bot, body=Markup(body))
 
     async def bot_json(self, request: Request, who: Who) -> Response:
-        return JSONResponse(await self._bot(request.path_params["name"]))
+        return JSONResponse((await self._bot(request.path_params["name"]))[0])
 
     async def game_page(self, request: Request, who: Who) -> Response:
         no = request.path_params["no"]

@@ -252,7 +252,7 @@ def test_login_sets_a_strict_httponly_cookie_and_csrf_guards_every_form(site):
         assert me.status_code == 200 and "<h1>bob</h1>" in me.text
         csrf = re.search(r'name="csrf" value="([^"]+)"', me.text)[1]
         assert c.post("/logout").status_code == 403                       # no token
-        assert c.post("/logout", data={"csrf": "x" + csrf[1:]}).status_code == 403
+        assert c.post("/logout", data={"csrf": ("y" if csrf[0] == "x" else "x") + csrf[1:]}).status_code == 403
         refused = c.post("/submit", data={"name": "bobbot", "command": "python3 b.py"},
                          files={"file": ("b.py", ORDERED.encode())})
         assert refused.status_code == 403 and "CSRF" in refused.text

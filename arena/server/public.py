@@ -1,12 +1,13 @@
 """The league as everyone may see it: the store read read-only, turned into the published
 site's data (arena.publish.data) and pages, with every bot's stderr taken out.
 
-The reading runs in a process of its own, at a low priority (in a thread of the web
-process it held the interpreter, and every request waited behind it). It keeps a
+The reading runs in a process of its own, at the ladder's priority, below the web
+process's (in a thread of the web process it held the interpreter, and every request
+waited behind it). It keeps a
 LeagueReader, which reads only the games stored since its last reading and counts them
 into the standings it keeps: a reading costs what the new games cost, not every game
 again, so the store is read again as soon as it changed (at least MIN_GAP_SECONDS apart,
-and BUSY_SHARE times as long as the last reading took). A request for the standings never
+and BUSY_SHARE times as long as the last reading took, but at most MAX_GAP_SECONDS). A request for the standings never
 waits for a reading: it gets the last one; before the first, the count of the stored games
 and that the standings are being read. A bot's page and its JSON are made by the reader
 when asked for and kept: a request gets the one made (a newer one is made for the next
@@ -48,14 +49,19 @@ from arena.publish.templates import render as render_template
 
 #: the store is looked at this often for new games (a look that finds none costs a few
 #: queries); a reading starts at least MIN_GAP_SECONDS after the last, and BUSY_SHARE times
-#: as long after it as it took: on a busy machine reading goes slower, not the ladder
+#: as long after it as it took (on a busy machine reading goes slower, not the ladder), but
+#: at most MAX_GAP_SECONDS: a long reading (the first, or all the games again after a new
+#: version) is followed by short ones, of the games stored meanwhile
 LOOK_SECONDS = 0.25
-MIN_GAP_SECONDS = 1.0
+MIN_GAP_SECONDS, MAX_GAP_SECONDS = 1.0, 3.0
 BUSY_SHARE = 4
 #: a bot's page made this long ago is made again when asked for, and given as it is
 #: meanwhile; one made more than STALE_SECONDS ago is waited for
 VIEW_SECONDS, STALE_SECONDS = 2.0, 10.0
-READER_NICE = 10     #: the reader yields the CPU to the ladder's games and to the web process
+#: the reader yields the CPU to the web process, as the ladder does: its readings cost what
+#: the new games cost, little next to the games; below the ladder (10) it was starved of the
+#: CPU on a busy machine, and the standings lagged by minutes
+READER_NICE = 5
 RECENT_GAMES = 20
 OWN_FAULTS = 30      #: a bot's latest faults kept with their stderr, for its owner
 
@@ -157,7 +163,7 @@ class PublicView:
         if reading is not None:
             self._reading = reading
             self.generation += 1
-            self._next = time.monotonic() + max(MIN_GAP_SECONDS, BUSY_SHARE * took)
+            self._next = time.monotonic() + min(MAX_GAP_SECONDS, max(MIN_GAP_SECONDS, BUSY_SHARE * took))
         else:   # nothing new: look again soon
             self._next = time.monotonic() + LOOK_SECONDS
         self._busy = False

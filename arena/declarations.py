@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.registry import PluginError
+from arena.userfiles import path_problem, shown
 
 #: what a bot option's value may be (BotOption.kind)
 OPTION_KINDS = ("integer", "number", "boolean", "text", "json")
@@ -55,7 +56,12 @@ class BotOption:
         elif kind == "text" and not isinstance(value, str):
             return f"must be text, got {value!r}"
         elif kind == "json":
-            return _json_problem(value, self.file, self.describe())
+            wrong = _json_problem(value, self.file, self.describe())
+            if wrong is not None:
+                return wrong
+        if self.file and isinstance(value, str) and not value.lstrip().startswith("{"):
+            wrong = path_problem(value)
+            return None if wrong is None else f"names a file, but {wrong}; got {shown(value)}"
         return None
 
     def describe(self) -> str:

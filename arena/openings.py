@@ -118,6 +118,10 @@ def refuse_moving_at_once(game: Game, prefix: str = "") -> None:
         raise OpeningError(f"{prefix}game {game.name!r}: its seats move at once, and openings (random:N, "
                            "books) are plies of a game of turns; play it from its start (openings: none), "
                            "mirrored for every seat, its games varied by the seed each bot is handed")
+    if game.info.rounds:
+        raise OpeningError(f"{prefix}game {game.name!r} with these rules: its seats move in rounds whose "
+                           "starts are drawn from each game's seed, which vary its games; play it with "
+                           "openings: none")
 
 
 def shipped_books() -> list[str]:

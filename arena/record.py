@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.games.base import scores_from_ranking
+from arena.errors import ArenaError
+from arena.games.base import SIMULTANEOUS, Game, GameError, State, scores_from_ranking
 
 #: 2 added `opening`; a version 1 record reads as a game without one. 3 added the final
 #: `ranking`, the turn of each move of a game whose seats move at once (MoveRecord.turn) and
@@ -198,6 +199,14 @@ class GameRecord:
             return tuple(scores_from_ranking(self.ranking))
         return self.outcome.points() or (0.5, 0.5)
 
+    def faults(self) -> list[SeatOut]:
+        """Every seat's fault, in the order they came: the seats put out while the others
+        played on (out), then the fault that ended the game (faulted), if one did."""
+        ended = ([SeatOut(self.faulted, len(self.turns()), self.termination, self.reason)]
+                 if self.termination.is_fault and self.faulted is not None
+                 and all(gone.seat != self.faulted for gone in self.out) else [])
+        return [*self.out, *ended]
+
     def rank_of(self) -> list[int] | None:
         """The final ranking: as recorded, or for an older record of two seats read from its
         outcome (a fault loses); None for an aborted game."""
@@ -230,13 +239,14 @@ class GameRecord:
         """The bot's result, as Outcome.result counts it."""
         return self.outcome.result(self.seat_of(bot), faults_count_as_losses)
 
-    def summary(self, at_once: bool | None = None) -> str:
+    def summary(self, at_once: bool | None = None, seat_names: Sequence[str] = ("x", "o")) -> str:
         """The game in one line: "a (x) vs b (o): a wins, normal, 9 moves, seed 7", or for a
-        fault "a (x) vs b (o): a faulted (crash); b wins, exited ... (exit code 3), 4 moves, ...".
-        A game of more than two seats, or whose seats move at once, names every seat's bot
-        and its place instead (see _summary_by_seat). at_once: the game's seats move at once
-        (its GameInfo.simultaneous); None judges by the moves, which a game ended before its
-        first turn (a bot that did not start) has none of."""
+        fault "a (x) vs b (o): a faulted (crash); b wins, exited ... (exit code 3), 4 moves, ...",
+        the seats called by the game's names for them (GameInfo.seat_names). A game of more
+        than two seats, or whose moves go by turns, names every seat's bot and its place
+        instead (see _summary_by_seat). at_once: the game's moves go by turns (its
+        GameInfo.by_turn); None judges by the moves, which a game ended before its first turn
+        (a bot that did not start) has none of."""
         names = [b.name for b in self.bots]
         at_once = self.moves_at_once if at_once is None else at_once
         if len(names) > 2 or at_once:
@@ -247,7 +257,7 @@ class GameRecord:
             how = self.reason.removeprefix(f"{names[self.faulted]} (seat {self.faulted}): ")
         said = result if how == result else f"{result}, {how}"     # "aborted" once
         moves = f"{len(self.moves)} move{'s' * (len(self.moves) != 1)}"
-        return f"{names[0]} (x) vs {names[1]} (o): {said}, {moves}, seed {self.seed}"
+        return f"{names[0]} ({seat_names[0]}) vs {names[1]} ({seat_names[1]}): {said}, {moves}, seed {self.seed}"
 
     @property
     def moves_at_once(self) -> bool:
@@ -305,19 +315,184 @@ class GameRecord:
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+    def from_dict(cls, data: Any) -> GameRecord:
+        """The record that data (a record's JSON, parsed) holds; RecordError, saying what is
+        wrong in one line, for anything that is no record: a key missing or unknown, a
+        value of the wrong type, a seat number that is no seat of its bots (the winner, a
+        faulted seat, a move's seat), a ranking of another length."""
+        if not isinstance(data, dict):
+            raise RecordError(f"a record is a JSON object, not {_json_kind(data)}")
+        unknown = sorted(set(data) - _RECORD_KEYS, key=str)
+        if unknown:
+            raise RecordError(f"unknown key {unknown[0]!r}")
+        for key in ("game", "rule_options", "seed", "bots", "termination"):
+            if key not in data:
+                raise RecordError(f"no {key!r}")
         data = dict(data)
-        data["bots"] = [BotEntry(**b) for b in data["bots"]]
-        data["moves"] = [MoveRecord(**m) for m in data.get("moves", [])]
-        data["termination"] = Termination(data["termination"])
-        data["out"] = [SeatOut(o["seat"], o["turn"], Termination(o["termination"]), o["reason"])
-                       for o in data.get("out", [])]
         data.pop("scores", None)   # written for readers of the format; derived from the outcome
+        _typed(data, "game", str)
+        _typed(data, "rule_options", dict)
+        _typed(data, "seed", int)
+        for key, kind in _OPTIONAL_TYPES.items():
+            if key in data:
+                _typed(data, key, kind)
+        bots = _typed(data, "bots", list)
+        if not bots:
+            raise RecordError("'bots' is empty")
+        data["bots"] = [_bot_entry(b, i) for i, b in enumerate(bots)]
+        seats = len(bots)
+        data["moves"] = _move_records(data.get("moves", []), seats)
+        data["termination"] = _termination(data["termination"], "'termination'")
+        for key in ("winner", "faulted"):
+            if data.get(key) is not None:
+                _seat(data[key], f"{key!r}", seats)
+        ranking = data.get("ranking")
+        if ranking is not None:
+            if len(ranking) != seats:
+                raise RecordError(f"'ranking' has {len(ranking)} places for {seats} seats")
+            for place in ranking:
+                _seat(place, "a place in 'ranking'", seats)
+        opening = data.get("opening", 0)
+        if not 0 <= opening <= len(data["moves"]):
+            raise RecordError(f"'opening' is {opening} moves of {len(data['moves'])}")
+        tails = data.get("stderr_tails", [])
+        if len(tails) > seats or not all(isinstance(tail, str) for tail in tails):
+            raise RecordError(f"'stderr_tails' is not a text for each of its {seats} seats")
+        data["out"] = [_seat_out(o, seats) for o in data.get("out", [])]
         return cls(**data)
 
     @classmethod
     def from_json(cls, text: str) -> GameRecord:
-        return cls.from_dict(json.loads(text))
+        """The record of its JSON text; RecordError for text that is no record."""
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise RecordError(f"not JSON ({exc})") from None
+        return cls.from_dict(data)
+
+
+class RecordError(ArenaError, ValueError):
+    """Data that is no game record (GameRecord.from_dict); str() says what is wrong."""
+
+
+_RECORD_KEYS = {"game", "rule_options", "seed", "bots", "moves", "winner", "termination", "faulted",
+                "reason", "scores", "stderr_tails", "started_at", "duration_ms", "startup_ms",
+                "play_ms", "opening", "ranking", "out", "version"}
+#: the record's keys a reader may find absent (an older version's), and their types
+_OPTIONAL_TYPES: dict[str, type | tuple[type, ...]] = {
+    "moves": list, "winner": (int, type(None)), "faulted": (int, type(None)), "reason": str,
+    "stderr_tails": list, "started_at": str, "duration_ms": (int, float), "startup_ms": (int, float),
+    "play_ms": (int, float), "opening": int, "ranking": (list, type(None)), "out": list, "version": int}
+_MOVE_KEYS = {"seat", "move", "wall_ms", "cpu_ms", "substituted", "wait_ms", "turn"}
+_NUMBERS = {int, float}
+_MAYBE_NUMBERS = {int, float, type(None)}
+_MAYBE_TEXT = {str, type(None)}
+_MAYBE_INT = {int, type(None)}
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, as its text reads: null, true or false, a number, ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    kinds: dict[type, str] = {str: "text", list: "a list", dict: "an object"}
+    return kinds.get(type(value), type(value).__name__)
+
+
+def _typed(data: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    """data[key], which must be of kind (true and false are no numbers); RecordError else."""
+    value = data[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise RecordError(f"{key!r} is {_json_kind(value)}")
+    return value
+
+
+def _seat(value: Any, what: str, seats: int) -> int:
+    """A seat number (or a place) of a game of that many seats; RecordError else."""
+    if type(value) is not int or not 0 <= value < seats:
+        shown = value if type(value) is int else _json_kind(value)
+        raise RecordError(f"{what} is {shown}, not a seat of its {seats} (0 to {seats - 1})")
+    return value
+
+
+def _termination(value: Any, what: str) -> Termination:
+    try:
+        return Termination(value)
+    except ValueError:
+        shown = repr(value) if isinstance(value, str) else _json_kind(value)
+        raise RecordError(f"{what} is {shown}, not one of "
+                          f"{', '.join(t.value for t in Termination)}") from None
+
+
+def _bot_entry(data: Any, seat: int) -> BotEntry:
+    if not isinstance(data, dict) or set(data) - {"name", "spec", "options"} \
+            or not isinstance(data.get("name"), str) or not isinstance(data.get("spec", ""), str) \
+            or not isinstance(data.get("options", {}), dict):
+        raise RecordError(f"bots[{seat}] is not a bot's name, spec and options")
+    return BotEntry(**data)
+
+
+def _move_records(moves: list[Any], seats: int) -> list[MoveRecord]:
+    """The moves of a record, checked as from_dict says: checked together (a game holds
+    hundreds of moves, a store millions), and the first bad one found again to name it."""
+    try:
+        made = [MoveRecord(**m) for m in moves]
+    except TypeError:   # not an object, or a key missing or unknown
+        made = []
+    if len(made) == len(moves) and {type(m.seat) for m in made} <= {int} \
+            and {m.seat for m in made} <= set(range(seats)) and {type(m.move) for m in made} <= {str} \
+            and {type(m.wall_ms) for m in made} <= _NUMBERS \
+            and {type(m.cpu_ms) for m in made} | {type(m.wait_ms) for m in made} <= _MAYBE_NUMBERS \
+            and {type(m.substituted) for m in made} <= _MAYBE_TEXT \
+            and {type(m.turn) for m in made} <= _MAYBE_INT:
+        return made
+    for ply, data in enumerate(moves, 1):
+        if not isinstance(data, dict) or set(data) - _MOVE_KEYS or not {"seat", "move", "wall_ms"} <= set(data) \
+                or type(data["move"]) is not str or type(data["wall_ms"]) not in _NUMBERS \
+                or type(data.get("cpu_ms")) not in _MAYBE_NUMBERS or type(data.get("wait_ms")) not in _MAYBE_NUMBERS \
+                or type(data.get("substituted")) not in _MAYBE_TEXT or type(data.get("turn")) not in _MAYBE_INT:
+            raise RecordError(f"move {ply} is not a seat, move, times and notes")
+        _seat(data["seat"], f"the seat of move {ply}", seats)
+    raise RecordError("a move is not a seat, move, times and notes")   # the loop names it
+
+
+def _seat_out(data: Any, seats: int) -> SeatOut:
+    if not isinstance(data, dict) or set(data) != {"seat", "turn", "termination", "reason"} \
+            or type(data["turn"]) is not int or not isinstance(data["reason"], str):
+        raise RecordError("an entry of 'out' is not a seat, turn, termination and reason")
+    return SeatOut(_seat(data["seat"], "a seat in 'out'", seats), data["turn"],
+                   _termination(data["termination"], "a termination in 'out'"), data["reason"])
+
+
+def play_turn(game: Game, state: State, moves: Sequence[MoveRecord], gone: Sequence[int]) -> State | None:
+    """The state after one of a record's turns (GameRecord.turns()): its moves, and the seats
+    put out for a fault on it (gone, from GameRecord.out). Where the seats move at once, the
+    joint move, those put out going out with it (State.play_without); in rounds, each move
+    in turn, a seat put out going out where its move comes. None where the turn cannot be
+    played (the rules cannot go on without a seat put out; a seat moving at once that left
+    no move: its fault ended the game); GameError for a move the rules refuse."""
+    if state.to_move == SIMULTANEOUS:
+        by_seat = {m.seat: game.parse_move(m.move) for m in moves}
+        if not set(state.movers()) - set(gone) <= set(by_seat):
+            return None
+        joint = [by_seat.get(seat, 0) for seat in state.movers()]
+        return state.play_without(joint, gone) if gone else state.play_joint(joint)
+    left = set(gone)
+    after: State | None = state
+    for move in [*moves, None]:
+        while after is not None and after.movers() and after.to_move in left:
+            left.discard(after.to_move)
+            after = after.play_without([0], [after.to_move])
+        if after is None or move is None:
+            break
+        if move.seat != after.to_move:
+            raise GameError(f"a move of seat {move.seat} where seat {after.to_move} moves")
+        after = after.play(game.parse_move(move.move))
+    return after
 
 
 def _ordinal(n: int) -> str:

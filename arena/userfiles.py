@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from typing import Any
 
 from arena.errors import ArenaError
 
@@ -98,10 +99,65 @@ def read_text(path: str | os.PathLike[str], what: str, max_bytes: int) -> str:
     return text
 
 
+NAME_MAX = 255    #: bytes in one file or directory name (Linux's NAME_MAX)
+PATH_MAX = 4095   #: bytes in a whole path, made absolute (Linux's PATH_MAX, less its NUL)
+
+
+def path_problem(text: str, base: str | os.PathLike[str] = ".") -> str | None:
+    """What makes text unusable as a path, in words ("holds a NUL character ..."), or None.
+
+    Refused: a NUL (no file name can hold one), any other control character (C0, DEL, C1:
+    a name holding one breaks every one-line message and table it is shown in), a name of
+    more than NAME_MAX bytes and a path, made absolute from base, of more than PATH_MAX.
+    Every path a user gives (a config's value, a command's argument) is checked here."""
+    if "\0" in text:
+        return "holds a NUL character ('\\x00'), which no file name can hold"
+    bad = re.search(r"[\x01-\x1f\x7f-\x9f]", text)
+    if bad is not None:
+        return f"holds the control character {bad.group()!r}, which arena refuses in a path"
+    try:
+        whole = os.fsencode(os.path.join(os.path.abspath(base), os.path.expanduser(text)))
+    except UnicodeEncodeError as exc:   # a lone surrogate, e.g. from YAML's "\ud800"
+        return f"holds {exc.object[exc.start]!r}, which is no character"
+    for name in text.split("/"):
+        size = len(os.fsencode(name))
+        if size > NAME_MAX:
+            return (f"names {name[:12]!r}... of {size:,} bytes; a file or directory name holds "
+                    f"at most {NAME_MAX}")
+    if len(whole) > PATH_MAX:
+        return f"is {len(whole):,} bytes long made absolute; a path holds at most {PATH_MAX:,}"
+    return None
+
+
+def shown(text: str, limit: int = 80) -> str:
+    """text as a message quotes it: repr, cut with its length said when it is long."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
+#: the largest file a rule option may name (a tron map of 64x64 is about 4 kB)
+RULE_FILE_BYTES = 1 * MiB
+
+
+def read_rule_file(path: str | os.PathLike[str], choices: Any) -> Any:
+    """The value of a rule option that names a file (its choices an arena.games.FromFile):
+    the file read as every user file is, its text turned into the value by choices.read;
+    UserFileError, one line naming the file (and line) and what is wrong, otherwise."""
+    from arena.games import GameOptionError
+    wrong = path_problem(str(path))
+    if wrong is not None:
+        raise UserFileError(shown(str(path)), f"cannot read the {choices.what}: the path {wrong}")
+    text = read_text(path, choices.what, RULE_FILE_BYTES)
+    try:
+        return choices.read(text)
+    except GameOptionError as exc:
+        raise UserFileError(path, f"not a {choices.what}: {exc}", exc.line) from None
+
+
 def _size(count: int) -> str:
     return f"{count // MiB} MiB" if count >= MiB and count % MiB == 0 else f"{count:,} bytes"
 
 
-__all__ = ["MiB", "UserFileError", "kind_of", "not_regular", "open_regular", "read_bytes",
-           "read_text"]
+__all__ = ["MiB", "NAME_MAX", "PATH_MAX", "RULE_FILE_BYTES", "UserFileError", "kind_of",
+           "not_regular", "open_regular", "path_problem", "read_bytes", "read_rule_file",
+           "read_text", "shown"]
 

@@ -1,9 +1,12 @@
-"""What drawing a free-for-all league's schedule costs (arena run draws it at every start):
-make_ffa_fixtures for a few league shapes, with the spread of seats and meetings it gives.
+"""What drawing a free-for-all league's schedule costs (arena run draws it at every start)
+and how balanced it is: make_ffa_fixtures for a few league shapes, in balanced rounds (the
+default) and block by block as arena drew them before ("greedy", kept for the stores
+whose games follow it), with the spread of seats, the games each bot plays, and how many
+games two bots meet in (and the pairs that never meet).
 
-Below MAX_GROUPS_WEIGHED possible groups every group is weighed for each block; above it
-the group is picked a bot at a time, so the time grows with bots x games, not with the
-groups.
+A round is the fewest blocks in which every bot plays equally often; a tabu search of
+swaps evens out its pairs' meetings (at most MAX_SWAPS_TRIED weighed in all), so the time
+grows with the rounds searched, then with bots x games.
 
     .venv/bin/python benchmarks/ffa_schedule.py [--runs 3]
 """
@@ -16,9 +19,10 @@ from collections import Counter
 from itertools import combinations
 from math import comb
 
-from arena.league.schedule import MAX_GROUPS_WEIGHED, make_ffa_fixtures
+from arena.league.schedule import FFA_METHODS, make_ffa_fixtures
 
-SHAPES = ((6, 4, 1000), (12, 4, 1000), (12, 4, 10_000), (40, 4, 2000), (40, 3, 10_000))
+SHAPES = ((9, 4, 36), (7, 3, 21), (13, 4, 52), (6, 4, 1000), (12, 4, 1000), (12, 4, 10_000),
+          (40, 4, 2000), (40, 3, 10_000))
 
 
 def main() -> None:
@@ -26,23 +30,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    print(f"{'bots':>4} {'seats':>5} {'games':>6} {'groups':>7}  {'best s':>7}  seat spread  "
-          "meetings min..max")
+    print(f"{'bots':>4} {'seats':>5} {'games':>6} {'method':>7}  {'best s':>7}  seat spread  "
+          "games a bot  games two bots meet in  pairs unmet")
     for bots, seats, games in SHAPES:
         names = [f"bot{i}" for i in range(bots)]
-        best = float("inf")
-        for _ in range(args.runs):
-            started = time.perf_counter()
-            fixtures = make_ffa_fixtures(names, seats, games, seed=1)
-            best = min(best, time.perf_counter() - started)
-        seated = Counter((name, s) for f in fixtures for s, name in enumerate(f.seats))
-        spread = max(max(seated[n, s] for s in range(seats)) - min(seated[n, s] for s in range(seats))
-                     for n in names)
-        met = Counter(frozenset(p) for f in fixtures for p in combinations(f.seats, 2))
-        groups = comb(bots, seats)
-        how = "all" if groups <= MAX_GROUPS_WEIGHED else "greedy"
-        print(f"{bots:>4} {seats:>5} {games:>6} {groups:>7}  {best:>7.3f}  {spread:>11}  "
-              f"{min(met.values())}..{max(met.values())} ({how})")
+        for method in FFA_METHODS:
+            best = float("inf")
+            for _ in range(args.runs):
+                started = time.perf_counter()
+                fixtures = make_ffa_fixtures(names, seats, games, seed=1, method=method)
+                best = min(best, time.perf_counter() - started)
+            seated = Counter((name, s) for f in fixtures for s, name in enumerate(f.seats))
+            spread = max(max(seated[n, s] for s in range(seats)) - min(seated[n, s] for s in range(seats))
+                         for n in names)
+            played = Counter(name for f in fixtures for name in f.seats)
+            met = Counter(frozenset(p) for f in fixtures for p in combinations(f.seats, 2))
+            unmet = comb(bots, 2) - len(met)
+            low = 0 if unmet else min(met.values())
+            print(f"{bots:>4} {seats:>5} {games:>6} {method:>7}  {best:>7.3f}  {spread:>11}  "
+                  f"{min(played.values()):>5}..{max(played.values()):<5}  {low:>12}..{max(met.values()):<9}  "
+                  f"{unmet:>11}", flush=True)
 
 
 if __name__ == "__main__":

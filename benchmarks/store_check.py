@@ -1,9 +1,12 @@
-"""What checking a store costs when `arena run` opens it for writing: PRAGMA quick_check and
-reading every text once (a record that is not UTF-8 is refused before anything is written).
+"""What checking a store costs when `arena run` opens it for writing: PRAGMA quick_check,
+reading every text once (a record that is not UTF-8 is refused before anything is written)
+and reading every game's record (one that is no record, or names a winner that is no seat,
+is refused too).
 
 Builds a store of GAMES real random games (the publish tests' builder), then opens it for
-writing RUNS times and prints the CPU and wall time of the open, of the quick check and of
-the text read on their own, and of a read-only open (which checks nothing) for comparison.
+writing RUNS times and prints the CPU and wall time of the open, of the quick check, of
+the text read and of the records read on their own, and of a read-only open (which runs
+the quick check alone) for comparison.
 
     .venv/bin/python benchmarks/store_check.py [--games 20000] [--runs 3]
 """
@@ -22,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from browser.league import shared_store  # noqa: E402  (the tests' store builder)
 
 from arena.league import Store  # noqa: E402
+from arena.record import GameRecord  # noqa: E402
 
 
 def timed(what: str, action) -> None:
@@ -37,6 +41,14 @@ def read_every_text(path: Path) -> None:
         for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
             for _row in db.execute(f'SELECT * FROM "{table}"'):
                 pass
+    db.close()
+
+
+def read_every_record(path: Path) -> None:
+    """What the check adds to the text read: every game's record, read as one."""
+    with sqlite3.connect(path) as db:
+        for (text,) in db.execute("SELECT record FROM games"):
+            GameRecord.from_json(text)
     db.close()
 
 
@@ -58,8 +70,9 @@ def main() -> None:
             print(f"run {run}:")
             timed("quick_check", lambda: quick_check(store))
             timed("every text read", lambda: read_every_text(store))
-            timed("open for writing (both, and the schema)", lambda: Store(store).close())
-            timed("open read-only (no check)", lambda: Store(store, readonly=True).close())
+            timed("every record read", lambda: read_every_record(store))
+            timed("open for writing (all three)", lambda: Store(store).close())
+            timed("open read-only (the quick check)", lambda: Store(store, readonly=True).close())
 
 
 if __name__ == "__main__":

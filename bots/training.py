@@ -71,6 +71,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.cli.common import path_argument
 from arena.errors import ArenaError
 from arena.games import default_registry
 from arena.games.bigboard import BigBoardState
@@ -474,7 +475,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--games", type=_count(0), required=True, help="training games to play")
         p.add_argument("--seed", type=_count(0), required=True, help="seed of every random choice")
-        p.add_argument("--out", required=True, metavar="FILE", help="JSON file to write the weights to")
+        p.add_argument("--out", required=True, metavar="FILE", type=path_argument,
+                       help="JSON file to write the weights to")
         p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
     p = sub.add_parser(

@@ -11,6 +11,7 @@ operations rather than a loop over cells.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 
 from arena.games import State
@@ -20,6 +21,8 @@ from .base import Agent
 
 #: the value of a position lost or won outright, beyond any territory count
 DECIDED = 100_000.0
+#: a deeper search expected to take this many times the time left is not begun
+HOPELESS = 2.0
 
 
 def safe_moves(state: TronState, seat: int) -> tuple[int, ...]:
@@ -53,10 +56,13 @@ def territory(state: TronState) -> dict[int, int]:
 
 
 class _TronAgent(Agent):
-    """What tron agents share: they move for a seat (the cycles move at once)."""
+    """What tron agents share: they move for a seat (by the 2010 rules the cycles move at
+    once; by CodinGame's the seat to move is the state's)."""
 
     def choose(self, state: State, time_left_ms: float | None) -> int:
-        raise ValueError(f"agent {self.name!r}: in tron the cycles move at once; ask choose_for(state, seat, ...)")
+        if state.to_move < 0:
+            raise ValueError(f"agent {self.name!r}: in tron the cycles move at once; ask choose_for(state, seat, ...)")
+        return self.choose_for(state, state.to_move, time_left_ms)
 
 
 class TronRandom(_TronAgent):
@@ -67,18 +73,52 @@ class TronRandom(_TronAgent):
         return self.pick(safe_moves(state, seat) or state.moves_of(seat))
 
 
+class _OutOfTime(Exception):
+    """The move's deadline passed inside a search."""
+
+
 class TronTerritory(_TronAgent):
-    """Paranoid search over joint moves to a shallow depth, leaves scored by territory."""
+    """Paranoid search over joint moves to a shallow depth, leaves scored by territory. With
+    a time limit it deepens a turn at a time, from 1 to `depth`, and plays the deepest
+    search that ended before its deadline (a share of the move's time, as mcts keeps to):
+    where `depth` fits in the time, it plays what `depth` alone would."""
+
+    _deadline = math.inf     #: this move's, on time.perf_counter
 
     def choose_for(self, state: State, seat: int, time_left_ms: float | None) -> int:
         assert isinstance(state, TronState)
         start = time.perf_counter()
+        budget = self.budget_ms(None, time_left_ms)
+        self._deadline = math.inf if budget is None else start + budget / 1000
         mine = safe_moves(state, seat) or state.moves_of(seat)
-        self.evaluated = 0
-        scored = [(self._value_of(state, seat, move, self.config["depth"]), move) for move in mine]
-        best = max(value for value, _ in scored)
-        move = self.pick([m for value, m in scored if value == best])
-        self.last_stats = {"value": best, "evaluated": self.evaluated,
+        scored: list[tuple[float, int]] = []
+        reached, evaluated, before = 0, 0, 1     # the deepest search done, its leaves, the last one's
+        took = 0.0                              # seconds that search took
+        # without a limit only `depth` is searched; with one, each shallower search is the
+        # answer should the next one run out of time
+        for depth in range(self.config["depth"] if budget is None else 1, self.config["depth"] + 1):
+            began, self.evaluated = time.perf_counter(), 0
+            # a turn deeper costs about as many times more as this one had more leaves than
+            # the last: one far past the deadline is not begun (its time would be lost)
+            if reached and took * evaluated / before > HOPELESS * (self._deadline - began):
+                break
+            done: list[tuple[float, int]] = []
+            try:
+                for move in mine:
+                    done.append((self._value_of(state, seat, move, depth), move))
+            except _OutOfTime:
+                if not scored:      # the first search, cut short: the moves it valued
+                    scored, reached, evaluated = done, depth if done else 0, self.evaluated
+                break
+            scored = done
+            reached, before, evaluated = depth, evaluated or 1, self.evaluated
+            took = time.perf_counter() - began
+        if scored:
+            best = max(value for value, _ in scored)
+            move = self.pick([m for value, m in scored if value == best])
+        else:       # not one move valued in time: a move into a free cell
+            best, move = math.nan, self.pick(mine)
+        self.last_stats = {"value": best, "depth": reached, "evaluated": evaluated,
                            "time_ms": round((time.perf_counter() - start) * 1000, 3)}
         return move
 
@@ -86,6 +126,8 @@ class TronTerritory(_TronAgent):
         """The worst value over the other cycles' replies when seat plays move, searched
         depth turns deep (this one included)."""
         movers = state.movers()
+        if state.to_move >= 0:     # by CodinGame's rules: the others move after, each in turn
+            return self._after(state.play(move), seat, depth - 1)
         others = [safe_moves(state, s) or state.moves_of(s) for s in movers if s != seat]
         worst = float("inf")
         for replies in itertools.product(*others):
@@ -97,9 +139,21 @@ class TronTerritory(_TronAgent):
                 worst = value
         return worst
 
+    def _after(self, state: TronState, seat: int, depth: int) -> float:
+        """By CodinGame's rules: seat's value once the others have moved, the worst of their
+        replies, each moving in turn until it is seat's move (or seat is out, or it is over)."""
+        if state.is_terminal() or state.out[seat] >= 0 or state.to_move == seat:
+            return self._value(state, seat, depth)
+        mover = state.to_move
+        return min(self._after(state.play(m), seat, depth)
+                   for m in safe_moves(state, mover) or state.moves_of(mover))
+
     def _value(self, state: TronState, seat: int, depth: int) -> float:
         """seat's value of state: decided when it is out or the game is over, else its
-        territory less the largest other's, or the best move's worst case when depth is left."""
+        territory less the largest other's, or the best move's worst case when depth is left.
+        _OutOfTime once the move's deadline has passed."""
+        if time.perf_counter() >= self._deadline:
+            raise _OutOfTime()
         if state.out[seat] >= 0 or state.is_terminal():
             # out: worse the earlier; the game over with seat in: won (it ranks first)
             return (state.returns()[seat] - 0.5) * DECIDED if state.is_terminal() \

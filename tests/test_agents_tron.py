@@ -131,3 +131,18 @@ def test_territory_searches_deeper_when_asked():
     shallow.choose_for(state, 0, None)
     deep.choose_for(state, 0, None)
     assert deep.last_stats["evaluated"] > shallow.last_stats["evaluated"] == 16
+
+
+def test_territory_with_time_plays_what_its_depth_alone_plays_where_that_fits():
+    # the time-bounded search deepens from 1 to `depth` and plays the deepest it finished:
+    # given ample time, the same moves and values as the search of `depth` alone
+    from arena.games import random_positions
+    game = REGISTRY.create("tron", width=8, height=8)
+    for state in random_positions(game, 6, random.Random(3), (0, 8)):
+        for depth in (1, 2, 3):
+            alone = agent_class("tron-territory")(game, random.Random(7), depth=depth)
+            timed = agent_class("tron-territory")(game, random.Random(7), depth=depth)
+            seat = state.movers()[0]
+            assert timed.choose_for(state, seat, 600_000.0) == alone.choose_for(state, seat, None)
+            assert timed.last_stats["value"] == alone.last_stats["value"]
+            assert timed.last_stats["depth"] == depth

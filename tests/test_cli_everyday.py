@@ -246,6 +246,42 @@ def test_piped_progress_is_a_line_now_and_then_with_eta_and_faults(league):
     assert lines[-1].startswith("finished: 6 games played")
 
 
+CRASH_ON_FIRST_TURN = """import sys
+for line in sys.stdin:
+    if line.startswith("arena"):
+        print("ready", flush=True)
+    elif line.startswith("turn"):
+        print("boom: a deliberate crash on its first turn", file=sys.stderr, flush=True)
+        sys.exit(3)
+"""
+
+
+def test_a_seat_put_out_in_a_free_for_all_is_a_fault_in_the_progress(tmp_path):
+    # before: '[3/3] 100%, ... 0 faults' and no fault line, while the table said 3 (crash 3):
+    # the seat put out while the others played on (record.out) was not counted
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "crash.py").write_text(CRASH_ON_FIRST_TURN)
+    tmp_path.chmod(0o755)
+    (tmp_path / "ffa.yaml").write_text(
+        "name: ffa\ngame: tron\nrules: {players: 3, width: 8, height: 8}\nbots:\n"
+        "  - {name: crash, command: python3 bots/crash.py}\n  - {name: a, bot: tron-random}\n"
+        "  - {name: b, bot: tron-random, options: {seed: 5}}\n"
+        "games: 3\nworkers: 1\nstore: ffa.sqlite\nseed: 3\n")
+    run = arena("run", "ffa.yaml", "--standings", "0", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    lines = run.stderr.splitlines()
+    status = [line for line in lines if line.startswith("[")]
+    assert status[-1].startswith("[3/3] 100%,") and status[-1].endswith(", 3 faults"), status
+    faults = [line for line in lines if line.startswith("fault:")]
+    assert len(faults) == 1, faults           # the first of its kind, the others counted
+    assert re.match(r"fault: (crash|a|b), (crash|a|b), (crash|a|b) by seat: .*crash 3rd, normal "
+                    r"\(crash out on turn 1 \(crash\)\), \d+ turns, \d+ moves, seed \d+; "
+                    r"crash \(seat \d\): exited \(exit code 3\) before replying to move on turn 1; "
+                    r"crash's stderr: boom: a deliberate crash on its first turn \(further crash "
+                    r"faults of crash are only counted\)$", faults[0]), faults[0]
+    assert re.search(r"\n +3 +crash .* 3 \(crash 3\) ", run.stdout), run.stdout   # as the table
+
+
 def test_a_long_league_into_a_pipe_prints_about_ten_lines(tmp_path):
     config = write_league(tmp_path / "long.yaml", ["{name: r1, bot: uttt-random}",
                                                    "{name: r2, bot: random}"], games_per_pairing=40)

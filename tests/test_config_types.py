@@ -104,7 +104,7 @@ def test_a_dialect_is_a_registered_name_that_can_express_the_game(here):
                             "meta, nineboard, not tictactoe"), message
     message = error_of(league(here, "    dialect: hackerearth\n"))
     assert "league.yaml:7: bots[1].dialect: must be one of 'arena', 'codingame', 'theaigames', " \
-           "'riddles', got 'hackerearth'" in message
+           "'riddles', 'aichallenge2010', got 'hackerearth'" in message
 
 
 # --- one reading of a bot's command ---------------------------------------------------------

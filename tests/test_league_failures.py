@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from ctrl_c import sigint_default
 from test_league_run import (
     GATED_MOVE_MS,
     RANDOMS,
@@ -95,7 +96,8 @@ def start_run(config: Path, tmp_path: Path, *args: str) -> subprocess.Popen:
     stay open as long as any worker lives, and reading it would hang)."""
     with open(tmp_path / "stderr", "w") as err:
         return subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), *args],
-                                stdout=subprocess.DEVNULL, stderr=err, env=run_env(tmp_path))
+                                stdout=subprocess.DEVNULL, stderr=err, env=run_env(tmp_path),
+                                preexec_fn=sigint_default)   # some tests Ctrl-C it
 
 
 def finish(proc: subprocess.Popen, tmp_path: Path) -> str:
@@ -202,6 +204,41 @@ def test_the_preflight_stops_a_bot_that_cannot_start_before_any_game(tmp_path):
             ("startup_failure", 4)]
 
 
+#: a CodinGame Tron Battle bot that reads its first turn's first line, then dies
+CRASHES_ON_MOVE_1 = ("import sys\nsys.stdin.readline()\n"
+                     "print('IndexError: no map here', file=sys.stderr)\nsys.exit(3)\n")
+#: one that answers its first turn, then dies on its second: it started
+CRASHES_ON_MOVE_2 = ("import sys\nfor turn in range(2):\n    n, p = map(int, input().split())\n"
+                     "    rows = [input() for _ in range(n)]\n    if turn:\n        sys.exit(3)\n"
+                     "    print('LEFT' if p == 1 else 'RIGHT', flush=True)\n")
+
+
+def test_the_preflight_stops_a_bot_dying_on_its_first_move_where_seats_move_at_once(tmp_path):
+    # tron without a handshake: the preflight's stand-in said "started" once the turn was
+    # asked, before the bot's reply, so a bot dying on move 1 played (and lost) every game,
+    # 2-player match and 4-player league alike; a bot that answered once is up all the same
+    crash = bot_script(tmp_path, "crash", CRASHES_ON_MOVE_1)
+    match = arena("match", f"codingame:{crash}", "random", "--game", "tron", "--games", "2",
+                  cwd=tmp_path)
+    assert match.returncode == 1 and match.stderr.count("\n") == 1, match.stderr
+    assert "bot 'python3 bots/crash/crash.py' cannot start: exited (exit code 3)" in match.stderr
+    assert "IndexError: no map here" in match.stderr and "nothing was played" in match.stderr
+    assert "game 1" not in match.stdout
+    later = bot_script(tmp_path, "later", CRASHES_ON_MOVE_2)
+    plays = arena("match", f"codingame:{later}", "random", "--game", "tron", "--games", "2",
+                  cwd=tmp_path)
+    assert plays.returncode == 0 and "game 2:" in plays.stdout, plays.stderr
+    path = tmp_path / "ffa.yaml"
+    path.write_text("name: ffa\ngame: tron\nrules: {players: 4, width: 8, height: 8}\nbots:\n"
+                    f"  - {{name: crash, command: {crash}, dialect: codingame}}\n"
+                    "  - {name: a, bot: tron-random}\n  - {name: b, bot: random}\n"
+                    "  - {name: c, bot: tron-random, options: {seed: 5}}\n"
+                    "games: 4\nworkers: 1\nstore: ffa.sqlite\n")
+    league = arena("run", str(path))
+    assert league.returncode == 1 and "bot 'crash' cannot start" in league.stderr, league.stderr
+    assert count(tmp_path / "ffa.sqlite") == 0
+
+
 def test_a_sandbox_limit_no_bot_can_start_under_is_said_before_play(tmp_path):
     config = write_config(tmp_path / "mem.yaml", RANDOMS[:2], sandbox="{memory_mb: 1}")
     out = arena("run", str(config))
@@ -300,7 +337,7 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path):
         wait_for_games(db, 1)      # and it cannot end before the gate opens
         second = arena("run", str(config))
         assert second.returncode == 2, second.stderr
-        assert "another `arena run` is playing into this store" in second.stderr
+        assert f"another `arena run` is playing into this store (pid {first.pid}: " in second.stderr
         assert len(second.stderr.strip().splitlines()) == 1, second.stderr
         first.send_signal(signal.SIGINT)
         finish(first, tmp_path)

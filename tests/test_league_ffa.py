@@ -233,3 +233,102 @@ def test_a_ladder_of_three_seat_games_plays_blocks_of_three_bots_and_resumes(tmp
     for seatings in blocks.values():
         assert sorted(s[0] for s in seatings) == sorted(seatings[0])
     assert "mean rank" in again.stdout
+
+
+def test_territory_at_depth_2_keeps_to_its_time_in_a_four_player_league(tmp_path):
+    # tournaments/tron-ffa.yaml's territory-2 timed out on move 1 of every game: its depth 2
+    # over four cycles is about 20,000 positions, over a second of CPU on 8x8 too; it now
+    # deepens only while its time (a share of move_ms, as mcts's) lasts
+    import subprocess
+    import sys
+
+    from arena.league.store import Store
+
+    path = tmp_path / "ffa.yaml"
+    path.write_text("name: ffa\ngame: tron\nrules: {players: 4, width: 8, height: 8}\nbots:\n"
+                    "  - {name: deep, bot: tron-territory, options: {depth: 2}}\n"
+                    "  - {name: a, bot: tron-random}\n  - {name: b, bot: tron-random, options: {seed: 5}}\n"
+                    "  - {name: c, bot: tron-territory}\n"
+                    "games: 4\nworkers: 2\nstore: league.sqlite\nseed: 9\n"
+                    "time_control: {move_ms: 300, startup_ms: 10000}\n")
+    run = subprocess.run([sys.executable, "-m", "arena", "run", str(path)], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stderr
+    with Store(tmp_path / "league.sqlite", readonly=True) as store:
+        games = [game.record for game in store.records(current=True)]
+    assert len(games) == 4
+    faults = [out.reason for game in games for out in game.out] + [
+        game.reason for game in games if game.faulted is not None]
+    assert faults == [], faults
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_nine_bots_at_four_seats_all_meet_in_nine_blocks_and_a_longer_schedule_begins_with_it(seed):
+    # the schedule drawn block by block left a pair unmet while two pairs met three times
+    # (9 bots, 4 seats, 9 blocks); drawn in rounds, every two bots meet, every bot plays 16
+    from arena.league.schedule import ffa_balance
+    names = list("abcdefghi")
+    fixtures = make_ffa_fixtures(names, 4, 36, seed)
+    met = Counter(frozenset(pair) for f in fixtures for pair in combinations(f.seats, 2))
+    assert len(met) == 36 and max(met.values()) <= 3 * 4, met          # in 1 to 3 blocks
+    assert set(Counter(name for f in fixtures for name in f.seats).values()) == {16}
+    assert ffa_balance(fixtures, names) is None
+    longer = make_ffa_fixtures(names, 4, 50, seed)
+    assert longer[:36] == fixtures                  # more games: the same first ones, more after
+    note = ffa_balance(longer, names)
+    assert note is not None and "bots play 20 to 24 games" in note and "multiple of 36 games" in note
+
+
+def _nine(tmp_path, games):
+    bots = "".join(f"  - {{name: {c}, bot: random}}\n" for c in "abcdefghi")   # one process to start
+    path = tmp_path / "ffa9.yaml"
+    path.write_text(f"name: ffa9\ngame: tron\nrules: {{players: 4, width: 4, height: 4}}\nbots:\n{bots}"
+                    f"games: {games}\nworkers: 2\nstore: ffa9.sqlite\nseed: 9\n")
+    return path
+
+
+#: arena run as arena drew free-for-all schedules before the rounds (block by block)
+AS_BEFORE = ("import importlib, sys\ns = importlib.import_module('arena.league.schedule')\n"
+             "drawn = s.make_ffa_fixtures\n"
+             "s.make_ffa_fixtures = lambda bots, seats, games, seed, method='': \\\n"
+             "    drawn(bots, seats, games, seed, 'greedy')\n"
+             "from arena.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+
+
+def test_a_nine_bot_league_meets_every_pair_says_when_it_cannot_and_keeps_an_older_stores_schedule(tmp_path):
+    import subprocess
+    import sys
+
+    from arena.league.schedule import schedule
+    from arena.league.store import Store
+
+    def arena(*args, code=None):
+        command = [sys.executable, "-c", code, *args] if code else [sys.executable, "-m", "arena", *args]
+        return subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+
+    def met(path):
+        with Store(path, readonly=True) as store:
+            games = [game.record for game in store.records(current=True)]
+        return Counter(frozenset(pair) for game in games for pair in combinations((b.name for b in game.bots), 2))
+
+    first = arena("run", str(_nine(tmp_path, 36)))
+    assert first.returncode == 0, first.stderr
+    assert "not balanced" not in first.stderr and "36 of 36 stored" in first.stderr
+    assert len(met(tmp_path / "ffa9.sqlite")) == 36          # every two of the nine met
+    # a store an earlier arena filled (block by block) keeps its schedule: its games stay the
+    # league's and it resumes where it stopped, saying so
+    old = tmp_path / "old"
+    old.mkdir()
+    written = arena("run", str(_nine(old, 8)), code=AS_BEFORE)
+    assert written.returncode == 0, written.stderr
+    resumed = arena("run", str(_nine(old, 12)))
+    assert resumed.returncode == 0, resumed.stderr
+    assert "ffa9: its 8 stored free-for-all games follow the schedule an earlier arena drew" in resumed.stderr
+    assert "playing 4" in resumed.stderr and "12 of 12 stored" in resumed.stderr
+    # 12 games of nine bots are no whole round: said before play
+    assert "ffa9: the free-for-all schedule of 12 games is not balanced, the nearest found: bots play " \
+           "4 to 8 games (every one of the 9 plays as many in a multiple of 36 games)" in resumed.stderr
+    from arena.league import load_config
+    config = load_config(str(_nine(old, 12)))
+    with Store(old / "ffa9.sqlite", readonly=True) as store:
+        assert store.done_keys() == {f.key for f in schedule(config, ffa_method="greedy")}

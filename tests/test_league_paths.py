@@ -86,3 +86,40 @@ def test_a_store_or_its_side_file_that_is_a_fifo_is_refused_before_the_build(tmp
     done = arena("run", "l.yaml", cwd=tmp_path)
     refused(done, tmp_path, f"st/{fifo}", "is a FIFO (named pipe)")
     assert sorted(p.name for p in (tmp_path / "st").iterdir()) == [fifo]
+
+
+def test_a_site_that_would_hold_the_store_is_refused_before_the_games(tmp_path):
+    # before: the store inside the site was deleted by the publish after the games (exit
+    # 0), and `publish:` the store's own directory was refused only after every game
+    league(tmp_path, "store: site/inside.sqlite\npublish: site\n")
+    refused(arena("run", "l.yaml", cwd=tmp_path), tmp_path,
+            f"l.yaml:10: publish: '{tmp_path / 'site'}' would hold the store "
+            f"'{tmp_path / 'site' / 'inside.sqlite'}', which a publish deletes with the old site")
+    league(tmp_path, "store: results/l.sqlite\npublish: results\n")
+    refused(arena("run", "l.yaml", cwd=tmp_path), tmp_path, "would hold the store")
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_site_over_or_inside_what_a_bot_is_made_of_is_refused(tmp_path):
+    # a bot that may read its neighbours (allow_shared_dir) is still never published over,
+    # nor published into: each publish would be a new version of it
+    for where, said in (("bots", "not empty and not a site arena published"),
+                        ("bots/a/site", f"is inside '{tmp_path / 'bots' / 'a'}', which bot 'a' is made of")):
+        league(tmp_path, f"publish: {where}\n")
+        text = (tmp_path / "l.yaml").read_text()
+        (tmp_path / "l.yaml").write_text(text.replace("build: touch built.txt}",
+                                                      "build: touch built.txt, allow_shared_dir: true}"))
+        refused(arena("run", "l.yaml", cwd=tmp_path), tmp_path, said)
+    assert sorted(p.name for p in (tmp_path / "bots" / "a").iterdir()) == ["a.py"]
+
+
+def test_a_publish_never_deletes_a_file_it_did_not_write(tmp_path):
+    league(tmp_path, "publish: site\n")
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / ".arena-site").write_text("A static site written by bot-arena's publish; "
+                                                   "safe to delete and re-publish.\n")
+    (tmp_path / "site" / "index.html").write_text("an old site\n")
+    (tmp_path / "site" / "notes.txt").write_text("mine\n")
+    refused(arena("run", "l.yaml", cwd=tmp_path), tmp_path,
+            f"{tmp_path / 'site'}: holds {tmp_path / 'site' / 'notes.txt'}, which no publish wrote")
+    assert (tmp_path / "site" / "notes.txt").read_text() == "mine\n"

@@ -1,6 +1,7 @@
 """Leagues as a user runs them: the arena command on real configs, real sandboxed
 bots, a real SQLite file; killed with SIGKILL and resumed, extended, interrupted."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from ctrl_c import sigint_default
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,8 +43,10 @@ def stored(db: Path):
 
 
 def count(db: Path) -> int:
+    """The games stored in db now (its connection closed again: an open one keeps the
+    store's -wal in use by this process)."""
     try:
-        with sqlite3.connect(db) as conn:
+        with contextlib.closing(sqlite3.connect(db)) as conn:
             return conn.execute("SELECT count(*) FROM games").fetchone()[0]
     except sqlite3.OperationalError:   # the table is not made yet
         return 0
@@ -162,7 +166,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path):
     db = tmp_path / "stop.sqlite"
     proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=sigint_default)
     try:
         wait_for_games(db, 4)      # and the run cannot end before the gate opens
         proc.send_signal(signal.SIGUSR1)   # where it is: every thread's stack, and it plays on

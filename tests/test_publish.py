@@ -213,11 +213,19 @@ def test_a_move_that_does_not_replay_is_reported_not_raised():
 def test_publishing_replaces_its_own_site_and_nothing_else(league, tmp_path):
     out = tmp_path / "site"
     publish_site(league, out)
-    stale = out / "data" / "moves" / "999.js"
+    stale = out / "data" / "moves" / "999.js"     # written by a publish of a longer league
     stale.write_text("old")
+    with open(out / ".arena-site", "a") as marker:
+        marker.write("data/moves/999.js\n")
     publish_site(league, out, title="Second")
     assert not stale.exists() and "<title>Leaderboard · Second</title>" in (
         out / "index.html").read_text()
+    mine = out / "data" / "notes.txt"              # a file no publish wrote is never deleted
+    mine.write_text("mine")
+    with pytest.raises(PublishError, match="holds .*notes.txt, which no publish wrote"):
+        publish_site(league, out)
+    assert mine.read_text() == "mine" and (out / "index.html").exists()
+    mine.unlink()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]   # no leftovers
 
     foreign = tmp_path / "docs"

@@ -298,7 +298,7 @@ def ffa(tmp_path_factory):
     (here / "ffa.yaml").write_text(
         "name: tron-ffa-site\ngame: tron\nrules: {width: 8, height: 8, players: 4}\n"
         f"bots:\n{bots}  - {{name: sleeper, command: {sys.executable} {LOG_BOT} sleep:1}}\n"
-        "games: 5\nworkers: 2\nseed: 3\nstore: ffa.sqlite\npublish: site\n"
+        "games: 5\nworkers: 2\nseed: 2\nstore: ffa.sqlite\npublish: site\n"
         "time_control: {move_ms: 300, startup_ms: 10000}\n")
     out = arena("run", "ffa.yaml", cwd=here)
     assert out.returncode == 0, out.stderr
@@ -409,6 +409,30 @@ def test_the_games_list_of_a_four_player_league_in_chromium(driver, ffa):
     no_console_errors(driver)
 
 
+@needs_browser
+def test_the_standings_of_a_four_player_league_fit_a_1280_px_window(driver, ffa):
+    """Its 17 columns and caption within the window, no sideways scrolling, every bot's name
+    on one line (before: 1398 px in the tron-ffa league's window of 1280, Move ms and the
+    caption cut off)."""
+    here, _games, board = ffa
+    driver.get((here / "site" / "index.html").as_uri())
+    assert driver.execute_script("return window.innerWidth") == 1280
+    sizes = driver.execute_script("""
+        const table = document.getElementById('leaderboard'), page = document.documentElement;
+        const right = e => e.getBoundingClientRect().right;
+        const heads = Array.from(table.querySelectorAll('thead th'));
+        return {page: page.clientWidth, scrolled: page.scrollWidth, table: right(table),
+                caption: right(table.caption), last: [heads.at(-1).textContent, right(heads.at(-1))],
+                columns: heads.length,
+                names: Array.from(table.querySelectorAll('td.bot'), td => td.getClientRects().length
+                                  && td.querySelector('a').getClientRects().length)};""")
+    assert sizes["columns"] == 17 and sizes["last"][0] == "Move ms"
+    assert sizes["scrolled"] <= sizes["page"], sizes
+    assert max(sizes["table"], sizes["caption"], sizes["last"][1]) <= sizes["page"], sizes
+    assert sizes["names"] == [1] * len(board), sizes       # a name is never broken
+    driver.save_screenshot(str(SCREENSHOTS / "leaderboard-tron-ffa.png"))
+
+
 def ordinal(n: int) -> str:
     return f"{n}{'th' if n % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
@@ -470,7 +494,7 @@ def test_the_games_list_of_a_four_player_league_pages_and_its_replay_steps_in_ch
     wait(driver, lambda d: listed(d) == [5], "the hash's page 3 did not load")
 
     sleeper = [no for no, g in enumerate(games, 1) if "sleeper" in {b.name for b in g.record.bots}]
-    assert len(sleeper) > 2            # four of the five games: two pages
+    assert len(sleeper) > 2            # all five games (seed 2): three pages
     Select(driver.find_element("id", "bot-filter")).select_by_value("sleeper")
     wait(driver, lambda d: listed(d) == sleeper[:2], "the filter did not apply")
     assert pager(driver, "games-pager")[0] == f"page 1 of {(len(sleeper) + 1) // 2}"
@@ -504,4 +528,47 @@ def test_the_games_list_of_a_four_player_league_pages_and_its_replay_steps_in_ch
     assert at() == [f"3 / {n}", "3"]
     assert driver.execute_script("return Array.from(document.querySelectorAll('#movelist tbody tr.current'),"
                                  " tr => tr.dataset.turn)") == ["3"]
+    no_console_errors(driver)
+
+
+@pytest.fixture(scope="module")
+def two_seat_faults(tmp_path_factory):
+    """A 2-player tron league where one bot exits at once in each of its 4 games (played with
+    --keep-going), published with two faults to a page: the fault list has two pages."""
+    from arena.publish import pages as site_pages
+    here = tmp_path_factory.mktemp("tron-faults")
+    (here / "gone").mkdir()
+    (here / "gone" / "gone.py").write_text("raise SystemExit(3)\n")
+    (here / "tron.yaml").write_text(
+        "name: tron-faults\ngame: tron\nrules: {width: 8, height: 6}\n"
+        "bots:\n  - {name: gone, command: python3 gone/gone.py, dialect: codingame}\n"
+        "  - {name: random, bot: tron-random}\n"
+        "games_per_pairing: 4\nworkers: 2\nseed: 3\nstore: tron.sqlite\n")
+    out = arena("run", "tron.yaml", "--keep-going", cwd=here)
+    assert out.returncode == 0, out.stderr
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(site_data, "PAGE_FAULTS", 2)
+        patch.setattr(site_pages, "PAGE_FAULTS", 2)
+        publish_site(here / "tron.sqlite", here / "site")
+    return here / "site"
+
+
+@needs_browser
+def test_a_tron_bots_fault_pages_name_its_seats_by_the_games_names(driver, two_seat_faults):
+    """Every page of a two-seat tron bot's faults, the first written by the publisher and
+    the next drawn by bot.js, says the seat as tron names it (A, B), never x or o."""
+    driver.get((two_seat_faults / "bots" / "gone.html").as_uri())
+    wait(driver, lambda d: d.find_elements("css selector", "#faults .fault-head"), "no faults shown")
+
+    def seats() -> list[str]:
+        heads = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#faults .fault-head'), h => h.textContent)")
+        return [re.search(r" as (\S+),", head)[1] for head in heads]
+
+    first = seats()
+    driver.find_element("css selector", "#fault-pager [data-go=next]").click()
+    wait(driver, lambda d: d.find_element("css selector", "#fault-pager .where").text == "page 2 of 2",
+         "no page 2")
+    second = seats()
+    assert len(first) == len(second) == 2 and sorted(first + second) == ["A", "A", "B", "B"]
     no_console_errors(driver)

@@ -3,6 +3,8 @@ on its own clock; a seat that faults is out while the others play on (more than 
 and no bot hears another's move of a turn before its own is in."""
 
 import os
+import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 
@@ -190,3 +192,48 @@ def test_where_the_rules_cannot_go_on_without_a_seat_its_fault_ends_the_game(san
     assert (record.termination, record.faulted, record.winner, record.out) == (Termination.TIMEOUT, 2, None, [])
     assert record.ranking == [0, 0, 2, 3]
     assert len(record.turns()) == 4 and [m.seat for m in record.turns()[3]] == [0, 1, 2]
+
+
+def test_a_fault_and_a_crash_of_one_turn_tie_in_the_record_the_replay_and_its_board(sandbox, tmp_path):
+    # seat 2 runs down into the border on turn 3, the turn seat 1 sleeps through: both go out
+    # on turn 3 and, by the one rule (docs/protocol.md, "Faults and the ranking"), tie; the
+    # stored ranking, arena replay's board line and its result line all say so
+    tron = default_registry().create("tron", width=10, height=10, players=4)
+    record = play_game(tron, log_bots(tmp_path, "first", "sleep:2", "down", "first"), 11, sandbox, QUICK)
+    assert [(o.seat, o.turn, o.termination) for o in record.out] == [(1, 2, Termination.TIMEOUT)]
+    assert record.ranking[1] == record.ranking[2] == 2
+    saved = tmp_path / "game.jsonl"
+    saved.write_text(record.to_json() + "\n")
+    out = subprocess.run([sys.executable, "-m", "arena", "replay", str(saved), "--game", "1"],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    board = [line for line in out.stdout.splitlines() if line.startswith("ranking: ")][-1]
+    result = [line for line in out.stdout.splitlines() if line.startswith("result: ")][-1]
+    ranks = [int(word.split("=")[1]) - 1 for word in board.removeprefix("ranking: ").split()]
+    assert ranks == record.ranking
+    names = [b.name for b in record.bots]
+    assert all(f"{names[seat]} {rank + 1}{'st' if rank == 0 else 'rd'}" in result
+               for seat, rank in enumerate(record.ranking) if rank in (0, 2))
+
+
+def test_two_seat_tron_names_its_seats_a_and_b_never_x_and_o(tmp_path):
+    # a league of two-seat tron as a user runs it: a bot that exits at once faults (its fault
+    # line names the seats by tron's letters), and a game that ends normally is stored as
+    # "A wins" or "B wins"
+    bots = tmp_path / "bots" / "gone"
+    bots.mkdir(parents=True)
+    (bots / "gone.py").write_text("import sys\nsys.exit(3)\n")
+    (tmp_path / "league.yaml").write_text(
+        "name: letters\ngame: tron\nrules: {width: 6, height: 6}\nbots:\n"
+        "  - {name: gone, command: python3 bots/gone/gone.py, dialect: codingame}\n"
+        "  - {name: r1, bot: tron-random}\n  - {name: r2, bot: tron-random}\n"
+        "games_per_pairing: 2\nworkers: 1\nstore: results/letters.sqlite\n")
+    out = subprocess.run([sys.executable, "-m", "arena", "run", str(tmp_path / "league.yaml"), "--keep-going"],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    faults = [line for line in (out.stdout + out.stderr).splitlines() if "fault:" in line]
+    assert faults and not any("(x)" in line or "(o)" in line for line in faults), faults
+    with sqlite3.connect(tmp_path / "results" / "letters.sqlite") as db:
+        reasons = {row[0] for row in db.execute("SELECT reason FROM games WHERE termination = 'normal'")}
+    db.close()
+    assert reasons and reasons <= {"A wins", "B wins", "draw"}, reasons

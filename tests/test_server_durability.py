@@ -11,6 +11,7 @@ import subprocess
 import threading
 
 import httpx
+from ctrl_c import sigint_default
 
 from arena.league import Store, StoreError
 from arena.server.db import ServerDB
@@ -147,7 +148,8 @@ def test_ctrl_c_stops_every_process_of_the_server(tmp_path):
     err = tmp_path / "serve.err"
     with err.open("wb") as out:
         proc = subprocess.Popen([*ARENA, "serve", str(config), "--port", str(port)], cwd=ROOT,
-                                stdout=subprocess.DEVNULL, stderr=out, start_new_session=True)
+                                stdout=subprocess.DEVNULL, stderr=out, start_new_session=True,
+                                preexec_fn=sigint_default)
     url = f"http://127.0.0.1:{port}"
     poll(lambda: _answers(url + "/api/health"), "the server to answer")
     poll(lambda: games(tmp_path / "store.sqlite") > 0, "the ladder's first games")

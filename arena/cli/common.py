@@ -8,9 +8,10 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from arena.errorline import error_line
 from arena.errors import ArenaError, did_you_mean
 from arena.sandbox import MODES as SANDBOX_MODES
-from arena.userfiles import UserFileError, not_regular, open_regular
+from arena.userfiles import UserFileError, not_regular, open_regular, path_problem, shown
 
 if TYPE_CHECKING:
     from arena.referee import BotSpec
@@ -52,13 +53,19 @@ def parse_moves(game, text: str | None) -> list[int]:
 
 def make_game(name: str, rule_options: Sequence[str] = ()):
     """The game called name with --rule KEY=VALUE options, from the loaded plugins."""
-    options = {}
+    from arena.games import FromFile
+    from arena.userfiles import read_rule_file
+    games = loaded().games
+    declared = {opt.name: opt for opt in games.get(name).info.options}
+    options: dict[str, object] = {}
     for item in rule_options:
         key, sep, value = item.partition("=")
         if not sep:
             raise UserError(f"--rule {item!r}: expected KEY=VALUE")
-        options[key] = value
-    return loaded().games.create(name, **options)
+        choices = declared[key].choices if key in declared else None
+        # an option whose value is a file's (tron's map): the file named, read and checked
+        options[key] = read_rule_file(value, choices) if isinstance(choices, FromFile) and value else value
+    return games.create(name, **options)
 
 
 def two_seat_game(name: str, rule_options: Sequence[str] = ()):
@@ -111,8 +118,7 @@ def bot_for(text: str, game) -> BotSpec:
 def _bot_with_options(name: str, text: str) -> BotSpec:
     """BotSpec of a registered bot with options written NAME:KEY=VALUE[,KEY=VALUE...];
     values are read as YAML scalars (3, true, a path), file options from the current directory."""
-    import yaml
-
+    from arena.league.configfile import MalformedYAML, parse_yaml
     from arena.referee.botspec import bot_spec
     options: dict[str, object] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
@@ -120,23 +126,23 @@ def _bot_with_options(name: str, text: str) -> BotSpec:
         if not eq or not key:
             raise UserError(f"{name}:{text}: expected {name}:KEY=VALUE[,KEY=VALUE...]")
         try:
-            options[key.strip()] = yaml.safe_load(value)
-        except yaml.YAMLError:
+            options[key.strip()] = parse_yaml(value, f"{name}:{key.strip()}")[0]
+        except MalformedYAML:
             options[key.strip()] = value
     decl = loaded().bots.get(name)
     for key, given in options.items():
         if key not in decl.options:
             raise UserError(f"bot {name!r} has no option {key!r} "
                             f"(options: {', '.join(decl.options) or 'none'})")
+        why = decl.options[key].problem(given)   # the check a league config makes
+        if why is not None:
+            raise UserError(f"{name}:{key}: {why}")
         path = decl.options[key].file_path(given, ".")
         if path is not None and not path.exists():
             raise UserError(f"{name}:{key}: no file {str(path)!r}")
         kind = None if path is None else not_regular(path)
         if kind is not None:
             raise UserError(f"{name}:{key}: {str(path)!r} is {kind}, not a regular file")
-        why = decl.options[key].problem(given)   # the check a league config makes
-        if why is not None:
-            raise UserError(f"{name}:{key}: {why}")
     return bot_spec(decl, options, name=f"{name}:{text}", base_dir=".")
 
 
@@ -208,8 +214,16 @@ def league_source(source: str):
     return config.store, config.rating, config.bot_names, config.name
 
 
+def warn_damage(command: str, store) -> None:
+    """Say on stderr that a store read is damaged outside what the command read."""
+    if store.damage is not None:
+        from arena.league.storefile import damage_warning
+        print(f"arena {command}: warning: {damage_warning(store.path, store.damage)}", file=sys.stderr)
+
+
 def print_stderr_tail(record, lines: int = 10) -> None:
-    """The last lines a faulted bot wrote to stderr: usually why it failed."""
+    """The last lines a faulted bot wrote to stderr: usually why it failed (the error line
+    of its trace first, when they do not hold it)."""
     for line in stderr_tail(record, lines):
         print(line)
 
@@ -221,8 +235,22 @@ def stderr_tail(record, lines: int = 10) -> list[str]:
     tail = record.stderr_tails[record.faulted].strip()
     if not tail:
         return []
-    return [f"stderr of {record.bots[record.faulted].name} (last lines):",
-            *("  " + line for line in tail.splitlines()[-lines:])]
+    last = tail.splitlines()[-lines:]
+    said = error_line(tail)      # the line that says why, when the last lines do not hold it
+    held = any(line.strip() and (said.startswith(line.strip()) or line.strip().startswith(said))
+               for line in last)
+    shown = [] if not said or held else ["  " + said, "  ..."]
+    return [f"stderr of {record.bots[record.faulted].name} (last lines):", *shown,
+            *("  " + line for line in last)]
+
+
+def path_argument(text: str) -> str:
+    """An argparse type for every path argument: the checks of a config's path values
+    (arena.userfiles.path_problem), refused as argparse refuses, one line and exit 2."""
+    wrong = path_problem(text)
+    if wrong is not None:
+        raise argparse.ArgumentTypeError(f"{wrong}; got {shown(text)}")
+    return text
 
 
 def add_referee_options(p: argparse.ArgumentParser) -> None:
@@ -238,7 +266,7 @@ def add_referee_options(p: argparse.ArgumentParser) -> None:
                         "by a random legal move)")
     p.add_argument("--sandbox", default="auto", choices=SANDBOX_MODES)
     p.add_argument("--memory-mb", type=int, default=1024, help="memory limit per bot (MiB)")
-    p.add_argument("--read", action="append", default=[], metavar="PATH",
+    p.add_argument("--read", action="append", default=[], metavar="PATH", type=path_argument,
                    help="a file or directory the bots may read, read-only (repeatable); a bot "
                         "reads its program's directory and the files its command names anyway")
 

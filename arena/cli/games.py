@@ -4,27 +4,73 @@ from __future__ import annotations
 
 import argparse
 import random
+import sqlite3
 
 from arena.games import SIMULTANEOUS, joint_moves, perft, random_game, random_turns
 
 from .command import Command
-from .common import RULE_HELP, UserError, loaded, make_game, parse_moves
+from .common import RULE_HELP, UserError, league_source, loaded, make_game, parse_moves
 
 
 def cmd_games(args: argparse.Namespace) -> int:
+    if args.league is not None:
+        return _league_game(args)
     registry = loaded().games
     width = max(len(n) for n in registry.names())
     for name in registry.names():
         info = registry.get(name).info
         print(f"{name:<{width}}  {info.summary}")
         if args.verbose:
-            print(f"{'':<{width}}  {info.rules}")
-            if info.simultaneous:
-                print(f"{'':<{width}}  seats move at once: a turn is one move from each seat still in")
-            for opt in info.options:
-                choices = opt.allowed() if isinstance(opt.choices, range) else " | ".join(map(str, opt.choices))
-                print(f"{'':<{width}}  option {opt.name}: {choices} "
-                      f"(default {opt.default}) - {opt.help}")
+            _print_rules(info, width)
+    return 0
+
+
+def _print_rules(info, width: int) -> None:
+    """The rules in words (each rule set's, where the game has several) and the options."""
+    pad = f"{'':<{width}}  "
+    if info.rulesets:
+        for ruleset, text in info.rulesets:
+            print(f"{pad}rule set {ruleset}: {text}")
+    else:
+        print(f"{pad}{info.rules}")
+    if info.simultaneous:
+        by = f" (rule set {info.rulesets[0][0]})" if info.rulesets else ""
+        print(f"{pad}seats move at once{by}: a turn is one move from each seat still in")
+    for opt in info.options:
+        choices = opt.allowed() if isinstance(opt.choices, range) else " | ".join(map(str, opt.choices))
+        print(f"{pad}option {opt.name}: {choices} (default {opt.default}) - {opt.help}")
+
+
+def _league_game(args: argparse.Namespace) -> int:
+    """arena games LEAGUE: the league's game, the rule options it plays by (its rule set
+    named, where the game has several) and, with -v, those rules in words."""
+    import json
+    from pathlib import Path
+
+    path = Path(args.league)
+    if path.suffix in (".yaml", ".yml"):
+        from arena.league.runner import load_league
+        config = load_league(str(path), loaded())
+        name, rules = config.game, dict(config.rules)
+    else:
+        store_path = league_source(args.league)[0]
+        from arena.league import Store, StoreError
+        try:
+            with Store(store_path, readonly=True) as store:
+                meta = store.meta()
+            name, rules = meta["game"], json.loads(meta.get("rules") or "{}")
+        except (StoreError, KeyError, ValueError, sqlite3.Error) as exc:
+            raise UserError(f"{path} is not a league store or config: {exc}") from None
+    game = loaded().games.create(name, **rules)
+    info = game.info
+    chosen = {opt.name: game.options.get(opt.name, opt.default) for opt in info.options}
+    said = ", ".join(f"{key}={value}" for key, value in chosen.items())
+    print(f"{path}: {name} ({said})")
+    ruleset = dict(info.rulesets).get(str(chosen.get("ruleset")))
+    if info.rulesets and ruleset is not None:
+        print(f"rule set {chosen['ruleset']}" + (f": {ruleset}" if args.verbose else ""))
+    elif args.verbose:
+        print(info.rules)
     return 0
 
 
@@ -43,7 +89,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
     game = make_game(args.game, args.rule)
     if args.depth < 0:
         raise UserError(f"depth must be 0 or more, not {args.depth}")
-    if game.info.simultaneous:
+    if game.info.by_turn:
         state = game.replay_joint(parse_turns(game, args.moves))
         if args.divide and args.depth >= 1 and state.to_move == SIMULTANEOUS:
             for moves in joint_moves(state):
@@ -62,7 +108,7 @@ def cmd_random_game(args: argparse.Namespace) -> int:
     game = make_game(args.game, args.rule)
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     state = game.initial_state()
-    if game.info.simultaneous:
+    if game.info.by_turn:
         return _random_turns(game, seed, args.quiet)
     moves = random_game(game, random.Random(seed))
     print(f"{game.name}, seed {seed}")
@@ -70,18 +116,19 @@ def cmd_random_game(args: argparse.Namespace) -> int:
         seat = state.to_move
         state = state.play(move)
         if not args.quiet:
-            print(f"\nply {ply}: {'xo'[seat]} plays {game.move_text(move)}")
+            print(f"\nply {ply}: {game.info.seat_names[seat]} plays {game.move_text(move)}")
             print(state.render())
-    result = "draw" if state.winner is None else f"{'xo'[state.winner]} (seat {state.winner}) wins"
+    result = "draw" if state.winner is None else f"{game.info.seat_names[state.winner]} (seat {state.winner}) wins"
     print(f"\nmoves: {','.join(game.move_text(m) for m in moves)}")
     print(f"result: {result} after {len(moves)} move{'s' * (len(moves) != 1)}")
     return 0
 
 
 def _random_turns(game, seed: int, quiet: bool) -> int:
-    """random-game for a game whose seats move at once: each turn's joint move, the ranking."""
-    state = game.initial_state()
-    turns = random_turns(game, random.Random(seed))
+    """random-game for a game whose moves go by turns: each turn's joint move (in rounds, each
+    move a turn of its own), the ranking; the start is the seed's (Game.start)."""
+    state = game.start(seed)
+    turns = random_turns(game, random.Random(seed), state)
     print(f"{game.name}, seed {seed}")
     for number, moves in enumerate(turns, 1):
         movers = state.movers()
@@ -98,6 +145,8 @@ def _random_turns(game, seed: int, quiet: bool) -> int:
 
 def _games_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-v", "--verbose", action="store_true", help="full rules and rule options")
+    p.add_argument("league", nargs="?", help="a league's config or store: its game, the rule options (and "
+                   "rule set) it plays by")
 
 
 def _perft_arguments(p: argparse.ArgumentParser) -> None:

@@ -9,9 +9,20 @@ import signal
 import sqlite3
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 from .command import Command
-from .common import EXIT_FAILED, UserError, add_rating_option, is_store, league_source, loaded, rating_system_from
+from .common import (
+    EXIT_FAILED,
+    UserError,
+    add_rating_option,
+    is_store,
+    league_source,
+    loaded,
+    path_argument,
+    rating_system_from,
+    warn_damage,
+)
 from .publish import publish
 
 
@@ -39,6 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from arena.league import Store
     from arena.league.boards import store_board
     with Store(config.store, readonly=True) as store:
+        warn_damage("run", store)
         # a ladder's bots may have joined or left while it ran: the store keeps its last config
         bots = store.snapshot().get("bots") if config.ladder is not None else None
         names = [bot["name"] for bot in bots] if isinstance(bots, list) else config.bot_names
@@ -46,7 +58,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                             all_versions=args.all_versions)
     print(render(board, args.format))
     if config.publish is not None and not summary.interrupted:
-        index = publish(config.store, config.publish, config.rating, config.name)
+        index = publish(config.store, config.publish, config.rating, config.name, command="run")
         print(f"published: {index}", file=sys.stderr)
     return 130 if summary.interrupted else 0
 
@@ -66,18 +78,20 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from arena.league import Store, StoreError, render
     from arena.league.boards import store_board
-    from arena.league.store import StoreDamagedError
     path = args.source
     store_path, rating, names, title = league_source(path)
     try:
         with Store(store_path, readonly=True) as store:
+            warn_damage("leaderboard", store)
             if rating is None:
                 rating, names, title = _stored_settings(store.meta(), path)
             board = store_board(store, rating, names, title or "", args.anchor,
                                 rating_system_from(args), args.all_versions)
-    except StoreDamagedError:   # a store, damaged: the line names it and what is wrong
-        raise
-    except (StoreError, sqlite3.Error) as exc:   # a file that is not a usable league store
+    except StoreError:   # a store arena refuses: the line names it and what is wrong
+        if is_store(store_path) or Path(f"{store_path}-wal").exists():
+            raise
+        raise UserError(f"{path} is not a league store or config") from None
+    except sqlite3.Error as exc:   # a file that is not a usable league store
         raise UserError(f"{path} is not a league store or config: {exc}") from None
     except ValueError as exc:
         if args.anchor is None or "anchor" not in str(exc):
@@ -123,6 +137,7 @@ def cmd_versions(args: argparse.Namespace) -> int:
     from arena.league.boards import version_marks
     names = league_source(args.store)[2]   # a config's bots, as the leaderboard reads them
     with _open_store(args.store, readonly=True) as store:
+        warn_damage("versions", store)
         infos = store.versions(args.bot)
         marks = version_marks(store, names)
     if args.bot is not None and not infos:
@@ -173,7 +188,7 @@ def cmd_retire(args: argparse.Namespace) -> int:
 
 
 def _run_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("config", help="league config, e.g. tournaments/quickstart.yaml")
+    p.add_argument("config", type=path_argument, help="league config, e.g. tournaments/quickstart.yaml")
     p.add_argument("--workers", type=int, help="parallel games (default: the config's workers)")
     p.add_argument("--keep-going", action="store_true",
                    help="play even if a bot fails to start in the preflight (it loses its games)")
@@ -188,7 +203,7 @@ def _run_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _leaderboard_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("source", metavar="STORE_OR_CONFIG", help="a league store file or its config")
+    p.add_argument("source", metavar="STORE_OR_CONFIG", type=path_argument, help="a league store file or its config")
     p.add_argument("--format", choices=loaded().output_formats.names(), default="table")
     p.add_argument("--anchor", metavar="BOT", help="the bot whose Elo is 0 (default: mean Elo 0)")
     p.add_argument("--all-versions", action="store_true",
@@ -199,19 +214,19 @@ def _leaderboard_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _versions_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("store", metavar="STORE_OR_CONFIG")
+    p.add_argument("store", metavar="STORE_OR_CONFIG", type=path_argument)
     p.add_argument("bot", nargs="?", help="only this bot")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
 def _forget_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("store", metavar="STORE_OR_CONFIG")
+    p.add_argument("store", metavar="STORE_OR_CONFIG", type=path_argument)
     p.add_argument("bot", metavar="BOT[@VERSION]")
     p.add_argument("--yes", action="store_true", help="do not ask")
 
 
 def _retire_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("store", metavar="STORE_OR_CONFIG")
+    p.add_argument("store", metavar="STORE_OR_CONFIG", type=path_argument)
     p.add_argument("bot")
     p.add_argument("--undo", action="store_true", help="bring a retired bot back")
 

@@ -18,6 +18,7 @@ from .common import (
     bot_for,
     loaded,
     make_game,
+    path_argument,
     rule_options,
     sandbox_from,
     settings_from,
@@ -78,7 +79,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.status_every is not None and args.status_every < 1:
         raise UserError(f"--status-every must be 1 or more, not {args.status_every}")
     settings = settings_from(args)
-    store = Store(args.store) if args.store else None
+    store = Store(args.store, claim=True) if args.store else None   # claimed before any write
     try:
         seed = args.seed
         if seed is None and store is not None and "seed" in store.meta():
@@ -87,10 +88,9 @@ def cmd_match(args: argparse.Namespace) -> int:
             seed = random.randrange(2**31)
         openings = _openings(args, game, (a, b), seed)
         sandbox = sandbox_from(args)
-        identity = match_identity(game.name, rule_options(args.rule), seed, openings.identity(),
+        identity = match_identity(game.name, given_rules(game, args.rule), seed, openings.identity(),
                                   (a, b), settings, args.memory_mb, sprt)
         if store is not None:
-            store.claim()
             store.check_match(identity)   # another match's store: refused before a bot starts
         if not _bots_start(args, game, (a, b), sandbox, settings, seed):
             return EXIT_FAILED           # nothing played, nothing stored
@@ -99,7 +99,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         fixtures = match_fixtures(a.name, b.name, cap, seed,
                                   None if openings.is_none else
                                   lambda k, pair_seed: openings.opening(game, k, pair_seed))
-        job = GameJob(game=game.name, rules=rule_options(args.rule), bots={a.name: a, b.name: b},
+        job = GameJob(game=game.name, rules=given_rules(game, args.rule), bots={a.name: a, b.name: b},
                       settings=settings, sandbox_mode=sandbox.mode,
                       limits=Limits(memory_mb=args.memory_mb))
         # a RunError or StoreError (the host, the disk: no bot's fault) is a usage error here,
@@ -143,6 +143,11 @@ def _bind(args: argparse.Namespace, store, identity: dict[str, str], bots) -> No
         print(line, file=sys.stderr)
 
 
+def given_rules(game, items) -> dict:
+    """The --rule options given, as the game read them (a map named by its file: the map)."""
+    return {key: game.options.get(key, value) for key, value in rule_options(items).items()}
+
+
 def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed: int) -> int:
     """Play a match as cmd_match set it up: game lines on stdout, the status line on stderr."""
     from arena.league.progress import Progress
@@ -151,7 +156,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
     from arena.stats import check
     out_file = open(args.save, "a" if store is not None else "w") if args.save else None
     moves: list[list[str]] = []   # of the games that ended normally, for repeat_warning
-    at_once = loaded().games.get(job.game).info.simultaneous   # a game line names seats, not x and o
+    info = loaded().games.create(job.game, **job.rules).info   # the rules': its moves by turns, its seats' names
 
     def on_game(fixture, record) -> None:
         if record.termination is Termination.NORMAL:
@@ -162,7 +167,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
         if args.json:
             text = json.dumps(record.to_dict())
         else:
-            text = "\n".join([f"game {fixture.index + 1}: {record.summary(at_once)}",
+            text = "\n".join([f"game {fixture.index + 1}: {record.summary(info.by_turn, info.seat_names)}",
                               *stderr_tail(record, lines=5)])
         if progress is not None and sys.stdout.isatty():
             progress.print_above(text, sys.stdout)   # the status line stays the last line
@@ -199,7 +204,7 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
     else:
         print("\n".join(lines))
     from arena.openings import repeat_warning
-    warning = repeat_warning(moves, at_once)
+    warning = repeat_warning(moves, info.by_turn)
     if warning:
         print(f"arena match: WARNING: {warning}", file=sys.stderr)
     return 130 if outcome.interrupted else 0
@@ -282,7 +287,7 @@ def _match_arguments(p: argparse.ArgumentParser) -> None:
                    help="stop when a sequential test decides: elo0=0,elo1=10[,alpha=0.05,"
                         "beta=0.05,model=logistic|normalized]; checked after every seat-swapped "
                         "pair (docs/statistics.md)")
-    p.add_argument("--store", metavar="FILE",
+    p.add_argument("--store", metavar="FILE", type=path_argument,
                    help="store every game in this SQLite file; the same command again resumes, "
                         "counting only the games of the bots' current versions")
     p.add_argument("--keep-going", action="store_true",
@@ -293,7 +298,7 @@ def _match_arguments(p: argparse.ArgumentParser) -> None:
                         "--sprt, --store or --concurrency, or when given")
     p.add_argument("--json", action="store_true",
                    help="one JSON game record per line, then a {\"summary\": ...} record")
-    p.add_argument("--save", metavar="FILE", help="also write the records (JSON lines) to FILE")
+    p.add_argument("--save", metavar="FILE", type=path_argument, help="also write the records (JSON lines) to FILE")
     p.add_argument("--openings", default="none", metavar="SPEC",
                    help="where each pair of games starts: none (the empty board), random:N "
                         "(N random plies from the pair's seed), book:NAME (shipped) or a book "
@@ -307,7 +312,7 @@ def _openings_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", nargs="?")
     p.add_argument("--plies", type=int, help="moves in each opening")
     p.add_argument("--count", type=int, help="openings to keep")
-    p.add_argument("--out", metavar="FILE", help="the book file to write")
+    p.add_argument("--out", metavar="FILE", type=path_argument, help="the book file to write")
     p.add_argument("--seed", type=int, default=0, help="fixes the book (default 0)")
     p.add_argument("--simulations", type=int, default=2000,
                    help="MCTS simulations that judge each opening (default 2000)")

@@ -6,7 +6,8 @@ import argparse
 import random
 
 from arena.errors import did_you_mean
-from arena.games import GameError
+from arena.games import SIMULTANEOUS, GameError
+from arena.record import play_turn
 
 from .command import Command
 from .common import (
@@ -17,9 +18,11 @@ from .common import (
     league_source,
     loaded,
     make_game,
+    path_argument,
     print_stderr_tail,
     sandbox_from,
     settings_from,
+    warn_damage,
     with_reads,
 )
 
@@ -32,6 +35,7 @@ def _records_from_store(path, args: argparse.Namespace):
     which game it is, and which versions of the bots played it."""
     from arena.league import Store
     with Store(path, readonly=True) as store:   # the bots' current versions, as the site
+        warn_damage("replay", store)
         rows = list(store.seated_records(current=True))
     games = [game for game, _versions in rows]
     if not games:
@@ -89,17 +93,27 @@ def _pause(step: bool, unit: str = "move") -> bool:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from arena.league.storefile import StoreDamagedError
+    from arena.recordcheck import rules_problem
     store_path = league_source(args.file)[0]
-    if is_store(store_path):
+    from_store = is_store(store_path)
+    if from_store:
         record, which, played = _records_from_store(store_path, args)
     else:
         (record, which), played = _record_from_lines(store_path, args), ""
     game = loaded().games.create(record.game, **record.rule_options)
-    state = game.initial_state()
-    names = [b.name for b in record.bots]
-    if game.info.simultaneous:
+    problem = rules_problem(record, game)
+    if problem is not None:   # a record that lies is not shown as played
+        said = f"{which}: its record does not follow the rules of {game.name}: {problem}"
+        if from_store:
+            raise StoreDamagedError(f"{store_path}: the store is damaged ({said}): restore it "
+                                    "from a backup or use another file")
+        raise UserError(f"{store_path}: {said}")
+    state = game.start(record.seed)
+    names, marks = [b.name for b in record.bots], game.info.seat_names
+    if game.info.by_turn:
         return _replay_turns(args, game, record, f"seed {record.seed} ({which}){played}")
-    print(f"{game.name}: {names[0]} (x) vs {names[1]} (o), seed {record.seed} ({which}){played}")
+    print(f"{game.name}: {names[0]} ({marks[0]}) vs {names[1]} ({marks[1]}), seed {record.seed} ({which}){played}")
     if record.opening:
         print(f"opening: {','.join(record.opening_moves())} ({record.opening} plies played "
               "by the referee)")
@@ -110,24 +124,25 @@ def cmd_replay(args: argparse.Namespace) -> int:
         note = f", substituted: {move.substituted}" if move.substituted else ""
         cpu = f", cpu {move.cpu_ms:.1f} ms" if move.cpu_ms is not None else ""
         how = "opening" if ply <= record.opening else f"{move.wall_ms:.1f} ms{cpu}{note}"
-        print(f"\nply {ply}: {names[move.seat]} ({'xo'[move.seat]}) plays {move.move} ({how})")
+        print(f"\nply {ply}: {names[move.seat]} ({marks[move.seat]}) plays {move.move} ({how})")
         try:
             state = state.play(game.parse_move(move.move))
         except GameError as exc:
             print(f"  (not played: {exc})")
             break
         print(state.render())
-    print(f"\nresult: {record.summary(game.info.simultaneous)}")
+    print(f"\nresult: {record.summary(game.info.by_turn, marks)}")
     print_stderr_tail(record)
     return 0
 
 
 def _replay_turns(args: argparse.Namespace, game, record, which: str) -> int:
-    """arena replay of a game whose seats move at once: turn by turn, each seat's move
-    and time, and the seats the referee put out for a fault where they went out."""
+    """arena replay of a game whose moves go by turns (seats moving at once, or in rounds):
+    turn by turn, each seat's move and time, and the seats the referee put out for a fault
+    where they went out."""
     names = [b.name for b in record.bots]
     print(f"{game.name}: " + ", ".join(f"{name} (seat {seat})" for seat, name in enumerate(names)) + f", {which}")
-    state = game.initial_state()
+    state = game.start(record.seed)
     print(state.render())
     out = _out_by_turn(record)
     for number, moves in enumerate(record.turns()):
@@ -137,7 +152,7 @@ def _replay_turns(args: argparse.Namespace, game, record, which: str) -> int:
         for gone in out.get(number, []):
             print(f"  out: {gone.reason}")
         try:
-            after = _play_turn(game, state, moves, out.get(number, []))
+            after = play_turn(game, state, moves, [gone.seat for gone in out.get(number, [])])
         except GameError as exc:
             print(f"  (not played: {exc})")
             break
@@ -145,7 +160,7 @@ def _replay_turns(args: argparse.Namespace, game, record, which: str) -> int:
             break
         state = after
         print(state.render())
-    print(f"\nresult: {record.summary(game.info.simultaneous)}")
+    print(f"\nresult: {record.summary(game.info.by_turn, game.info.seat_names)}")
     print_stderr_tail(record)
     return 0
 
@@ -162,15 +177,6 @@ def _turn_words(names: list[str], moves) -> str:
     """A recorded turn for people: each seat's bot, move and time."""
     return ", ".join(f"{names[m.seat]} {m.move} ({m.wall_ms:.1f} ms"
                      + (f", substituted: {m.substituted})" if m.substituted else ")") for m in moves)
-
-
-def _play_turn(game, state, moves, gone: list):
-    """The state after a recorded turn (its moves, the seats put out on it); None where the
-    rules cannot go on without them; GameError for a move the rules refuse."""
-    by_seat = {m.seat: game.parse_move(m.move) for m in moves}
-    joint = [by_seat.get(seat, 0) for seat in state.movers()]
-    gone_now = [g.seat for g in gone]
-    return state.play_without(joint, gone_now) if gone_now else state.play_joint(joint)
 
 
 class _Resigned(Exception):
@@ -274,13 +280,13 @@ def cmd_play(args: argparse.Namespace) -> int:
     lineup = [*_named_apart(bots)]
     lineup.insert(args.seat, you)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
-    if game.info.simultaneous:
+    if game.info.by_turn:
         return _play_at_once(game, args, lineup, seed)
     if seats != 2:
         raise UserError(f"game {game.name!r} has {seats} seats taking turns: arena play plays such a "
                         "game between you and one bot only")
     bot = lineup[1 - args.seat]
-    print(f"{game.info.rules}\nYou are {'xo'[args.seat]} (seat {args.seat}); "
+    print(f"{game.info.rules}\nYou are {game.info.seat_names[args.seat]} (seat {args.seat}); "
           f"{bot.name} has {args.move_ms} ms a move.")
     from arena.referee import play_game
     try:
@@ -296,7 +302,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"\nopponent played {_move_words(game, played[-1])}")
     print()
     print(draw(final, played[-1] if played else None))
-    print(f"result: {record.summary(game.info.simultaneous)}")
+    print(f"result: {record.summary(game.info.simultaneous, game.info.seat_names)}")
     print_stderr_tail(record, lines=5)
     return 0
 
@@ -315,24 +321,26 @@ def _named_apart(bots: list) -> list:
 
 
 def _play_at_once(game, args: argparse.Namespace, lineup: list, seed: int) -> int:
-    """arena play of a game whose seats move at once: each turn the referee asks the bots
-    first (one batch, their clocks running), then you, and plays the turn once every move
-    is in, so no one learns another's move of the turn before making their own."""
+    """arena play of a game whose moves go by turns. Seats moving at once: each turn the
+    referee asks the bots first (one batch, their clocks running), then you, and plays the
+    turn once every move is in, so no one learns another's move of the turn before making
+    their own. In rounds: each seat in its turn, you seeing the moves made before yours."""
     from arena.referee import play_game
     names = [b.name for b in lineup]
     others = [name for name in names if name != "you"]
+    how = ("Every turn you and the bots move at once: you see their moves after yours." if game.info.simultaneous
+           else "Every turn the seats move one after another in seat order: you see the moves made before yours.")
     print(f"{game.info.rules}\nYou are seat {args.seat}{_letter(game, args.seat)}; "
-          f"{', '.join(others)} {'has' if len(others) == 1 else 'have'} {args.move_ms} ms a move. "
-          "Every turn you and the bots move at once: you see their moves after yours.")
+          f"{', '.join(others)} {'has' if len(others) == 1 else 'have'} {args.move_ms} ms a move. {how}")
     try:
         record = play_game(game, lineup, seed, sandbox_from(args), settings_from(args),
                            local={args.seat: _human_at_once(game, args.seat, names)})
     except _Resigned:
         print("\nyou left the game")
         return 0
-    state, out, turns = game.initial_state(), _out_by_turn(record), record.turns()
+    state, out, turns = game.start(seed), _out_by_turn(record), record.turns()
     for number, moves in enumerate(turns):
-        after = _play_turn(game, state, moves, out.get(number, []))
+        after = play_turn(game, state, moves, [gone.seat for gone in out.get(number, [])])
         if after is None:
             break
         state = after
@@ -341,7 +349,7 @@ def _play_at_once(game, args: argparse.Namespace, lineup: list, seed: int) -> in
         for gone in out.get(len(turns) - 1, []):
             print(f"  out: {gone.reason}")
     print(state.render())
-    print(f"result: {record.summary(game.info.simultaneous)}")
+    print(f"result: {record.summary(game.info.by_turn, game.info.seat_names)}")
     print_stderr_tail(record, lines=5)
     return 0
 
@@ -360,7 +368,7 @@ def _human_at_once(game, seat: int, names: list[str]):
     seen: list = []
 
     def ask(state, _last_move):
-        if seen:
+        if seen and state.to_move == SIMULTANEOUS:    # in rounds the board shows the moves made since
             print(f"\nturn {len(seen)}: {_moves_between(game, seen[-1], state, names)}")
         seen.append(state)
         print(state.render())
@@ -416,7 +424,7 @@ def _play_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _replay_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="SOURCE",
+    p.add_argument("file", metavar="SOURCE", type=path_argument,
                    help="a league store or its config, or JSON game records (arena match --save)")
     p.add_argument("--game", type=int, default=1,
                    help="which game: its number in league order, or in a JSON-lines file")

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .command import Command
-from .common import add_rating_option, league_source, rating_system_from
+from .common import add_rating_option, league_source, path_argument, rating_system_from
 
 
-def publish(store, out, rating=None, title=None, system=None):
-    """Write the site of a league store, rated by system (default: the league's); the index page's path."""
+def publish(store, out, rating=None, title=None, system=None, command="publish"):
+    """Write the site of a league store, rated by system (default: the league's); the index
+    page's path. Damage outside what the site reads is said on stderr."""
+    from arena.league.storefile import damage_warning
     from arena.publish import publish_site
-    return publish_site(store, out, rating=rating, title=title, system=system)
+
+    def warn(path, damage):
+        print(f"arena {command}: warning: {damage_warning(path, damage)}", file=sys.stderr)
+    return publish_site(store, out, rating=rating, title=title, system=system, warn=warn)
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
@@ -23,9 +29,9 @@ def cmd_publish(args: argparse.Namespace) -> int:
 
 
 def _publish_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("store", metavar="STORE_OR_CONFIG",
+    p.add_argument("store", metavar="STORE_OR_CONFIG", type=path_argument,
                    help="a league store (results/NAME.sqlite) or its config")
-    p.add_argument("--out", required=True, help="directory to write the site into")
+    p.add_argument("--out", required=True, type=path_argument, help="directory to write the site into")
     p.add_argument("--title", help="page title (default: the league name)")
     add_rating_option(p)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .command import Command
-from .common import loaded
+from .common import loaded, path_argument
 
 
 def cmd_users(args: argparse.Namespace) -> int:
@@ -49,7 +49,7 @@ def cmd_users(args: argparse.Namespace) -> int:
 
 
 def _users_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("config", help="the ladder config the server runs")
+    p.add_argument("config", type=path_argument, help="the ladder config the server runs")
     p.add_argument("action", choices=("add", "list", "revoke", "token"),
                    help="add a user (prints their token once), list them, revoke one's token, "
                         "or give one a new token")
@@ -66,7 +66,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _serve_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("config", help="the ladder config, e.g. tournaments/ladder-demo.yaml")
+    p.add_argument("config", type=path_argument, help="the ladder config, e.g. tournaments/ladder-demo.yaml")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: this machine only; put a TLS "
                         "reverse proxy in front to serve others, docs/server.md)")
@@ -89,7 +89,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
 def _submit_arguments(p: argparse.ArgumentParser) -> None:
     import os
     p.add_argument("url", help="the server, e.g. http://127.0.0.1:8000")
-    p.add_argument("path", nargs="?", metavar="PATH",
+    p.add_argument("path", nargs="?", metavar="PATH", type=path_argument,
                    help="the bot: one source file, or a .zip / .tar.gz of its directory")
     p.add_argument("--token", default=os.environ.get("ARENA_TOKEN"),
                    help="your token (default: $ARENA_TOKEN)")
@@ -97,7 +97,7 @@ def _submit_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--command", help="how to run it, from its directory: e.g. 'python3 bot.py'")
     p.add_argument("--dialect", help="the protocol it speaks (default: arena)")
     p.add_argument("--build", help="a build command, run in the sandbox in its directory: e.g. 'make'")
-    p.add_argument("--wheel", metavar="FILE.whl", help="a wheel of a bot plugin instead of PATH")
+    p.add_argument("--wheel", metavar="FILE.whl", type=path_argument, help="a wheel of a bot plugin instead of PATH")
     p.add_argument("--wait", action="store_true",
                    help="wait until it is accepted or rejected and print the message")
     p.add_argument("--timeout", type=float, default=600.0, help="--wait at most this long (s)")

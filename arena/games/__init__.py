@@ -6,6 +6,7 @@ from .base import (
     LOSS,
     SIMULTANEOUS,
     WIN,
+    FromFile,
     Game,
     GameError,
     GameInfo,
@@ -22,8 +23,8 @@ from .base import (
 from .registry import BUILTIN_GAMES, GameRegistry, UnknownGameError, default_registry
 
 __all__ = [
-    "BUILTIN_GAMES", "DRAW", "LOSS", "SIMULTANEOUS", "WIN", "Game", "GameError", "GameInfo", "GameOptionError",
-    "GameRegistry", "Grid", "IllegalMoveError", "InvalidMoveError", "InvalidStateError", "RuleOption", "State",
-    "UnknownGameError", "default_registry", "joint_moves", "perft", "random_game", "random_playout",
-    "random_positions", "random_turns", "ranking_from_scores", "scores_from_ranking",
+    "BUILTIN_GAMES", "DRAW", "LOSS", "SIMULTANEOUS", "WIN", "FromFile", "Game", "GameError", "GameInfo",
+    "GameOptionError", "GameRegistry", "Grid", "IllegalMoveError", "InvalidMoveError", "InvalidStateError",
+    "RuleOption", "State", "UnknownGameError", "default_registry", "joint_moves", "perft", "random_game",
+    "random_playout", "random_positions", "random_turns", "ranking_from_scores", "scores_from_ranking",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Sequence
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, NamedTuple
 
 from arena.errors import ArenaError
 
@@ -39,7 +39,12 @@ class InvalidStateError(GameError):
 
 
 class GameOptionError(GameError):
-    """An unknown rule option or a value it does not allow."""
+    """An unknown rule option or a value it does not allow; line: where in a file read for
+    an option (FromFile) the problem is, if it can say."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 #: Scores per player at the end of a game: win, draw, loss.
@@ -63,15 +68,35 @@ def ranking_from_scores(scores: Sequence[float]) -> tuple[int, ...]:
     return tuple(sum(other > mine for other in scores) for mine in scores)
 
 
+class FromFile:
+    """The choices of a rule option whose value the user gives as a file (tron's map): the
+    config and --rule read the file (arena.userfiles) and turn its text into the value with
+    read(text), which raises GameOptionError (with .line where it can say) when the text is
+    not such a file; a value so read is `in` the choices, as is the default, ""."""
+
+    def __init__(self, what: str, read: Any, valid: Any) -> None:
+        self.what, self.read, self.valid = what, read, valid
+
+    def __contains__(self, value: object) -> bool:
+        return value == "" or (isinstance(value, str) and self.valid(value))
+
+    def __iter__(self) -> Any:
+        yield f"a {self.what}"
+
+
 # NamedTuple, not dataclass: every bot process imports this, and dataclasses pulls in
 # inspect (about 15 ms of each bot's start-up)
 class RuleOption(NamedTuple):
     """One rule option a game accepts: its allowed values and default."""
 
     name: str
-    choices: Sequence[Any]     #: a tuple, or a range for whole numbers
+    choices: Sequence[Any] | FromFile   #: a tuple, a range for whole numbers, or a file's (FromFile)
     default: Any
     help: str
+    #: False for an option a game gained later: left at its default it is not written where
+    #: the game's options are told (Game.options: the arena handshake, a game's record), so
+    #: games played as before read as before (Game.complete_options)
+    stated: bool = True
 
     def allowed(self) -> str:
         """The choices in words: '3..64' for a range, else each one quoted: "'none', 'boards'"."""
@@ -92,6 +117,22 @@ class GameInfo(NamedTuple):
     #: seats can move at once (states then have to_move == SIMULTANEOUS); max_length
     #: then bounds the turns, each one joint move
     simultaneous: bool = False
+    #: seats move one at a time in rounds, each seat still in once a round in seat order
+    #: (tron by CodinGame's rules): records keep each move's round as its turn and replays
+    #: show the game turn by turn, as where seats move at once
+    rounds: bool = False
+    #: what the seats are called, seat 0 first: a two-seat game's result line and reason
+    #: ("x wins") name them so
+    seat_names: tuple[str, ...] = ("x", "o")
+    #: a game with rule sets (a rule option choosing among whole sets of rules): each
+    #: set's name and its rules in words, as `arena games -v` prints them
+    rulesets: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def by_turn(self) -> bool:
+        """Moves are grouped in turns (seats moving at once, or in rounds): records, replays
+        and result lines count turns."""
+        return self.simultaneous or self.rounds
 
 
 class Grid(NamedTuple):
@@ -190,22 +231,46 @@ class State(abc.ABC):
                                    f"{list(movers)}, got {moves!r}"[:200])
         return self.play(moves[0])
 
+    def seats_in(self) -> tuple[int, ...]:
+        """The seats still in the game, ascending: by default every seat until the game is
+        over; a game whose rules put seats out (tron) leaves those out."""
+        return () if self.is_terminal() else tuple(range(self.seats))
+
+    def standing(self) -> tuple[int, ...]:
+        """Rank per seat as the game stands (0 first, ties sharing a rank): its ranking()
+        once over; before, the seats still in tie first and the others tie below them (a game
+        that ranks the seats it put out overrides this)."""
+        if self.is_terminal():
+            return self.ranking()
+        ins = self.seats_in()
+        return tuple(0 if seat in ins else len(ins) for seat in range(self.seats))
+
     def play_without(self, moves: Sequence[int], out: Sequence[int]) -> State | None:
         """The state after a joint move in which the seats in `out` (movers whose bots
         faulted) go out instead of moving, the others playing moves (moves[i] is movers()[i]'s;
         an out seat's entry is ignored); None where the rules cannot go on without them (the
-        default: the fault ends the game). The referee ranks a seat put out so below every
-        seat still in when it went out."""
+        default: the fault ends the game). A seat put out so is out as the rules put seats
+        out, at that moment, and ranks as they rank it (docs/protocol.md, "Faults and the
+        ranking")."""
         return None
 
 
 class Game(abc.ABC):
     """A game with its rule options fixed: makes and reads states and moves."""
 
-    info: ClassVar[GameInfo]
+    #: the game's facts, declared on the class; an instance whose rule options change them
+    #: (tron's rule set) has its own
+    info: GameInfo
 
     def __init__(self, **options: Any) -> None:
         self.options = self._check_options(options)
+
+    @classmethod
+    def option_defaults(cls, given: dict[str, Any]) -> dict[str, Any]:
+        """Each option's value where it is not given, knowing the options given (checked
+        already): by default the declared defaults; a game where one option's default
+        depends on another's value (tron's grid size on its rule set) overrides this."""
+        return {opt.name: opt.default for opt in cls.info.options}
 
     @classmethod
     def _check_options(cls, given: dict[str, Any]) -> dict[str, Any]:
@@ -223,7 +288,18 @@ class Game(abc.ABC):
                     raise GameOptionError(f"game {cls.info.name!r}: option {key!r} cannot be {value!r} "
                                           f"(allowed: {known[key].allowed()})")
                 given = {**given, key: as_text[0]}
-        return {name: given.get(name, opt.default) for name, opt in known.items()}
+        return cls.complete_options(given)
+
+    @classmethod
+    def complete_options(cls, given: dict[str, Any]) -> dict[str, Any]:
+        """Every option's value from those given (checked already), the others' defaults
+        (option_defaults) filled in; an option declared not stated is left out where it is
+        at its declared default (RuleOption.stated), so a game's options, told in its
+        handshake and kept in its records, read as before the game gained it."""
+        defaults = cls.option_defaults(given)
+        values = {opt.name: (given[opt.name] if opt.name in given else defaults[opt.name], opt)
+                  for opt in cls.info.options}
+        return {name: value for name, (value, opt) in values.items() if opt.stated or value != opt.default}
 
     @property
     def name(self) -> str:
@@ -237,6 +313,12 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def initial_state(self) -> State:
         """The position before the first move."""
+
+    def start(self, seed: int) -> State:
+        """The position a game with this seed starts from: initial_state() where every game
+        starts alike; a game whose starts are drawn (tron's by CodinGame's rules) draws them
+        from the seed, so two games of one seed (a seat-swapped pair) start alike."""
+        return self.initial_state()
 
     @abc.abstractmethod
     def parse_state(self, text: str) -> State:

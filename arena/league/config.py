@@ -22,18 +22,18 @@ from typing import Any
 from arena.bounds import BIG, bounded
 from arena.bounds import describe as _describe
 from arena.errors import did_you_mean
-from arena.games import GameRegistry
+from arena.games import FromFile, GameRegistry
 from arena.plugins import loaded_plugins
 from arena.protocol import Dialect
 from arena.referee.timecontrol import TimeControl, TimeoutPolicy
 from arena.registry import Registry
 from arena.sandbox import MODES as SANDBOX_MODES
 from arena.sandbox import Limits
-from arena.userfiles import not_regular
+from arena.userfiles import NAME_MAX, not_regular, read_rule_file
 
 from .botentries import BotCheck, BotConfig, BotProblem, OptionFiles, bot_entries, bot_entry
 from .configfile import ConfigError, KeyPath, Reader, format_path, read_path, read_yaml
-from .sight import check_sight
+from .sight import STORE_SIDE_FILES, check_sight, check_site
 
 #: how bots' files reach Ray nodes: the same paths everywhere, or shipped with the run
 RAY_FILES = ("shared", "runtime_env")
@@ -193,7 +193,7 @@ def _jsonable(value: Any) -> Any:
 
 TOP_KEYS = ("name", "game", "rules", "bots", "games_per_pairing", "games", "time_control", "timeout_policy",
             "sandbox", "rating", "workers", "pin_workers", "executor", "ray", "store", "seed", "publish",
-            "openings", "schedule", "candidates", "ladder", "server")
+            "openings", "schedule", "candidates", "ladder", "server", "requires")
 LADDER_KEYS = ("matchmaker", "games", "hours", "until", "min_games", "suspend")
 UNTIL_KEYS = ("separated", "top")
 SUSPEND_KEYS = ("share", "after")
@@ -261,6 +261,28 @@ def _rating(reader: Reader, raw: Any) -> RatingConfig:
     return rating
 
 
+class AbsentRequirement(ConfigError):
+    """A path the config's `requires` names is absent: the league's bots are not here (a
+    clone of other people's bots, say, that its comment says how to get)."""
+
+
+def _requires(reader: Reader, raw: Any, base: Path, source: Path | None) -> None:
+    """Check `requires`, a path or a list of paths (from the config's directory) the league
+    needs and bot-arena does not ship; AbsentRequirement (one line) for the first absent."""
+    if raw is None:
+        return
+    listed = raw if isinstance(raw, list) else [raw]
+    for index, item in enumerate(listed):
+        key = ("requires", index) if isinstance(raw, list) else ("requires",)
+        path = read_path(reader, item, key, base)
+        if not path.exists():
+            told = f"the comment at the top of {source.name}" if source is not None else "the config"
+            at = key if key in reader.lines else ("requires",)
+            raise AbsentRequirement(reader.source, reader.lines.get(at), key,
+                                    f"{str(path)!r} is absent: this league plays bots bot-arena does not "
+                                    f"ship; get them as {told} says, then run it again")
+
+
 def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, known: _Known,
            source: Path | None, publish_check: PathCheck | None = None,
            option_files: OptionFiles | None = None) -> LeagueConfig:
@@ -268,6 +290,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
     if data is None:
         reader.fail((), f"the config is empty; expected a mapping with keys {', '.join(TOP_KEYS)}")
     top = reader.mapping(data, (), TOP_KEYS, required=("name", "game", "bots"))
+    _requires(reader, top.get("requires"), base, source)
 
     if top.get("server") is not None and not isinstance(top["server"], Mapping):
         # arena serve reads the section (arena/server); a league only checks its shape
@@ -283,7 +306,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         hint = did_you_mean(game, games.names())
         reader.fail(("game",), f"unknown game {game!r}{hint}; known games: "
                                f"{', '.join(games.names())}")
-    rules = _rules(reader, top.get("rules"), games, game)
+    rules = _rules(reader, top.get("rules"), games, game, base)
     seats = games.create(game, **rules).seats
     ffa_games = _ffa_games(reader, top, game, seats)
 
@@ -325,6 +348,11 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         ray = RayConfig()
 
     store = read_path(reader, top.get("store", f"results/{name}.sqlite"), ("store",), base)
+    room = NAME_MAX - max(len(side) for side in STORE_SIDE_FILES)
+    if len(os.fsencode(store.name)) > room:
+        reader.fail(("store",), f"names a file of {len(os.fsencode(store.name))} bytes; a store's "
+                                f"name holds at most {room}, leaving room for SQLite's "
+                                f"{', '.join(STORE_SIDE_FILES)} files beside it")
     kind = not_regular(store)   # sqlite would open /dev/null and write /dev/null-journal
     if kind is not None:
         reader.fail(("store",), f"must be a regular file or a path where none exists yet, but "
@@ -341,6 +369,8 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
 
     bots = bot_entries(reader, top["bots"], base, game, known_bots, known.dialects, store, publish,
                  option_files)
+    if publish is not None and publish_check is not None:   # a run's: it publishes
+        check_site(reader, publish, store, bots, base, option_files)
     played = games.create(game, **rules)
     for i, bot in enumerate(bots):
         why = None if bot.command is None else known.dialects.require(bot.dialect).supports(played)
@@ -515,12 +545,16 @@ def _ladder(reader: Reader, top: Mapping[str, Any]) -> LadderConfig:
                         suspend_share=share, suspend_after=after)
 
 
-def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str) -> dict[str, Any]:
+def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str, base: Path) -> dict[str, Any]:
     options = {opt.name: opt for opt in games.get(game).info.options}
     if raw is not None and not options:
         reader.fail(("rules",), f"game {game!r} has no rule options; remove 'rules'")
     given = reader.mapping(raw, ("rules",), list(options), what=f"a mapping of {game!r} rule options")
-    for key, value in given.items():
+    for key, value in list(given.items()):
+        if isinstance(options[key].choices, FromFile) and isinstance(value, str) and value:
+            # a file (tron's map), from the config's directory, read and checked as every user file
+            given[key] = value = read_rule_file(read_path(reader, value, ("rules", key), base),
+                                                options[key].choices)
         choices = options[key].choices
         if value not in choices or isinstance(value, bool) != any(isinstance(c, bool)
                                                                   for c in choices):
@@ -528,7 +562,7 @@ def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str) -> dict[str
             guess = did_you_mean(value, [c for c in choices if isinstance(c, str)]) \
                 if isinstance(value, str) else ""
             reader.fail(("rules", key), f"must be one of {allowed}, got {_describe(value)}{guess}")
-    return {key: given.get(key, opt.default) for key, opt in options.items()}
+    return games.get(game).complete_options(given)
 
 
 def validate_entrant(raw: Any, config: LeagueConfig, known_bots: BotCheck | None = None, *,

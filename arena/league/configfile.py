@@ -16,7 +16,7 @@ import yaml
 
 from arena.bounds import describe, field_types, problem
 from arena.errors import ArenaError, did_you_mean
-from arena.userfiles import MiB, UserFileError, read_text
+from arena.userfiles import MiB, UserFileError, path_problem, read_text, shown
 
 KeyPath = tuple[str | int, ...]
 
@@ -33,6 +33,10 @@ class ConfigError(ArenaError, ValueError):
         where = f"{source}:{line}" if line is not None else source
         key = format_path(path)
         super().__init__(f"{where}: {key}: {problem}" if key else f"{where}: {problem}")
+
+
+class MalformedYAML(ConfigError):
+    """Text that is no YAML document at all (as against one a config refuses)."""
 
 
 def format_path(path: KeyPath) -> str:
@@ -67,6 +71,11 @@ def _check_shape(text: str, source: str) -> None:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
             line = event.start_mark.line + 1 if event.start_mark is not None else None
             if isinstance(event, yaml.AliasEvent):
+                if event.anchor and event.anchor not in sizes and any(
+                        anchor == event.anchor for anchor, _ in opened):
+                    raise ConfigError(source, line, (), f"the alias *{event.anchor} lies inside the "
+                                      f"value it names (&{event.anchor}), which would hold itself "
+                                      "without end; write the value out instead")
                 nodes += sizes.get(event.anchor or "", 1)
             elif isinstance(event, yaml.ScalarEvent):
                 nodes += 1
@@ -93,7 +102,9 @@ def _check_shape(text: str, source: str) -> None:
 
 
 def parse_yaml(text: str, source: str) -> tuple[Any, dict[KeyPath, int]]:
-    """The document's data and the line of every key and list item in it."""
+    """The document's data and the line of every key and list item in it; every YAML arena
+    reads is read here (MalformedYAML when text is no YAML, ConfigError when its shape is
+    refused: too deep, too many values, a value holding itself)."""
     _check_shape(text, source)
     loader = None
     try:
@@ -111,13 +122,13 @@ def parse_yaml(text: str, source: str) -> tuple[Any, dict[KeyPath, int]]:
         problem = exc.problem or exc.context or "cannot parse"
         if exc.context and exc.context_mark is not None and exc.problem:
             problem += f" ({exc.context} on line {exc.context_mark.line + 1})"
-        raise ConfigError(source, line, (), f"malformed YAML: {problem}") from None
+        raise MalformedYAML(source, line, (), f"malformed YAML: {problem}") from None
     except yaml.reader.ReaderError as exc:
         line = text.count("\n", 0, exc.position) + 1
-        raise ConfigError(source, line, (), f"malformed YAML: {exc.reason} "
+        raise MalformedYAML(source, line, (), f"malformed YAML: {exc.reason} "
                                             f"({exc.character!r})") from None
     except yaml.YAMLError as exc:
-        raise ConfigError(source, None, (), f"malformed YAML: {' '.join(str(exc).split())}") from None
+        raise MalformedYAML(source, None, (), f"malformed YAML: {' '.join(str(exc).split())}") from None
     finally:
         if loader is not None:
             loader.dispose()
@@ -198,6 +209,10 @@ class Reader:
 
 
 def read_path(reader: Reader, raw: Any, path: KeyPath, base: Path) -> Path:
-    """A path the config names at key path `path`, absolute from base (its directory)."""
+    """A path the config names at key path `path`, absolute from base (its directory); the
+    config's every path value is read here, and refused in one line when it cannot be a path."""
     text = reader.value(raw, path, str, {})
+    wrong = path_problem(text, base)
+    if wrong is not None:
+        reader.fail(path, f"{wrong}; got {shown(text)}")
     return (base / Path(text).expanduser()).resolve()

@@ -284,13 +284,10 @@ class LadderSource:
         seats = [(entry.name, version) for entry, version in zip(record.bots, versions)]
         for seat in seats:
             self._version(*seat).games += 1
-        faults = [(record.faulted, record.termination)] if (
-            record.faulted is not None and record.termination.is_fault) else []
-        faults += [(out.seat, out.termination) for out in record.out if out.seat != record.faulted]
-        for at, termination in faults:
-            faulty = self._version(*seats[at])
+        for fault in record.faults():
+            faulty = self._version(*seats[fault.seat])
             faulty.faults += 1
-            faulty.kinds[termination.label] += 1
+            faulty.kinds[fault.termination.label] += 1
         renamed = replace(record, bots=[replace(entry, name=f"{name}@{version}")
                                         for entry, (name, version) in zip(record.bots, seats)])
         self.rater.update(key, renamed)
@@ -448,7 +445,7 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     executor = registered_executor(plugins, config.executor)
     check_store_path(config.store)
     executor.check(config)
-    with Store(config.store) as store:
+    with Store(config.store, claim=True) as store:
         known, cache = _take_store(store, config, plugins, new_season, out)
         started = time.monotonic()
         manifests = bot_manifests(config, plugins, store, cache)

@@ -164,13 +164,10 @@ class LiveBoard:
         self._ffa = self._ffa or len(seats) > 2
         for move in record.moves[record.opening:]:   # the opening's moves took no time
             self._move_ms.setdefault(seats[move.seat], []).append(move.wall_ms)
-        if record.termination.is_fault and record.faulted is not None:
-            kinds = self._faults.setdefault(seats[record.faulted], {})
-            kinds[record.termination.value] = kinds.get(record.termination.value, 0) + 1
         self._tally.add(record)
-        for out in record.out:
-            kinds = self._faults.setdefault(seats[out.seat], {})
-            kinds[out.termination.value] = kinds.get(out.termination.value, 0) + 1
+        for fault in record.faults():
+            kinds = self._faults.setdefault(seats[fault.seat], {})
+            kinds[fault.termination.value] = kinds.get(fault.termination.value, 0) + 1
         game = rated_game(key, record, self.settings.faults_count_as_losses)
         if game is not None:
             self._paths.add(game)

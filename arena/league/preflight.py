@@ -8,7 +8,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from arena.games import Game, State
+from arena.errorline import error_line
+from arena.games import SIMULTANEOUS, Game, State
 from arena.record import GameRecord, Termination
 from arena.referee import BotPool, BotSpec, MatchSettings, dialect_of, play_game
 from arena.sandbox import Sandbox, SandboxedProcess
@@ -18,24 +19,22 @@ from .executors.base import RunError, cause
 #: faults that say a bot cannot start at all (a timeout only counts for a dialect
 #: without a handshake, whose start-up is its first move)
 CANNOT_START = (Termination.STARTUP_FAILURE, Termination.CRASH, Termination.RESOURCE_LIMIT)
-STDERR_CHARS = 300  #: how much of a failing bot's stderr the one-line message quotes
+STDERR_CHARS = 300  #: how much of a failing bot's stderr line the one-line message quotes
 
 
 @dataclass(frozen=True)
 class StartProblem:
-    """A bot that could not start: its name, what went wrong and the end of its stderr."""
+    """A bot that could not start: its name, what went wrong and its stderr (the message
+    quotes the line of it that says why: arena.errorline)."""
 
     bot: str
     reason: str
     stderr: str
 
     def __str__(self) -> str:
-        tail = " | ".join(line.strip() for line in self.stderr.strip().splitlines()[-3:]
-                          if line.strip())
-        if len(tail) > STDERR_CHARS:
-            tail = "..." + tail[-STDERR_CHARS:]
-        return f"bot {self.bot!r} cannot start: {self.reason}" + (f"; its stderr: {tail}"
-                                                                   if tail else "")
+        said = error_line(self.stderr, STDERR_CHARS)
+        return f"bot {self.bot!r} cannot start: {self.reason}" + (f"; its stderr: {said}"
+                                                                   if said else "")
 
 
 class _Tracking:
@@ -64,11 +63,29 @@ class _Tracking:
 
 
 class _Started(Exception):
-    """Raised by the stand-in opponent once the bot has shown it is up."""
+    """Raised by a stand-in opponent once the bot has shown it is up."""
 
 
-def _stand_in(state: State, last_move: int | None) -> int:
-    raise _Started()
+class _StandIn:
+    """The stand-in playing one seat in a preflight game. In a game of turns it raises
+    _Started the first time it is asked: the bot, seated to move first, has made its first
+    move (or, with a handshake, shaken hands). Where seats move at once a stand-in is asked
+    after the bot's reply of that turn was read but is not told whether that reply was a
+    fault, so without a handshake it plays the first turn (its first move) and raises on a
+    later turn only if the bot is still in; a bot put out by its first reply ends the game
+    with its fault (two seats), or leaves the stand-ins to play theirs out (more)."""
+
+    def __init__(self, seat: int, bot_seat: int, handshake: bool) -> None:
+        self.seat, self.bot_seat, self.handshake = seat, bot_seat, handshake
+        self.asked = 0
+
+    def __call__(self, state: State, last_move: int | None) -> int:
+        self.asked += 1
+        if state.to_move != SIMULTANEOUS or self.handshake:
+            raise _Started()
+        if self.asked > 1 and self.bot_seat in state.movers():
+            raise _Started()
+        return state.moves_of(self.seat)[0]
 
 
 def check_start(game: Game, spec: BotSpec, sandbox: Sandbox, settings: MatchSettings,
@@ -79,28 +96,38 @@ def check_start(game: Game, spec: BotSpec, sandbox: Sandbox, settings: MatchSett
     stand_in = BotSpec(name="preflight" if spec.name != "preflight" else "preflight-", argv=())
     # with a handshake the bot sits in seat 1, so the stand-in, to move first, ends the
     # game as soon as the handshake is done; without one the bot must make a move
-    seats, local = ((stand_in, spec), 0) if handshake else ((spec, stand_in), 1)
+    seats, bot_seat = ((stand_in, spec), 1) if handshake else ((spec, stand_in), 0)
     more = [stand_in] * (game.seats - 2)    # a game of more seats: stand-ins fill the rest
     # a bot that came up is kept by the pool rather than given time to quit: closing the
     # pool kills it at once, and the league's first games wait for no goodbye
     pool = BotPool(dialects=settings.dialects)
     try:
         record = play_game(game, [*seats, *more], seed, sandbox, settings, pool=pool,
-                           local={seat: _stand_in for seat in (local, *range(2, game.seats))})
+                           local={seat: _StandIn(seat, bot_seat, handshake)
+                                  for seat in range(game.seats) if seat != bot_seat})
     except _Started:
         return None
     finally:
         pool.close()
-    return _problem(record, 1 - local, handshake)
+    return _problem(record, bot_seat, handshake)
 
 
 def _problem(record: GameRecord, seat: int, handshake: bool) -> StartProblem | None:
-    if record.faulted != seat:
+    """Why the bot in seat could not start, from the preflight game's record: a fault that
+    ended the game, or put it out of a game of more seats, before any move of its own."""
+    out = next((o for o in record.out if o.seat == seat), None)
+    if record.faulted == seat:
+        termination, reason = record.termination, record.reason
+    elif out is not None:
+        termination, reason = out.termination, out.reason
+    else:
         return None
-    late = record.termination is Termination.TIMEOUT and not handshake
-    if record.termination not in CANNOT_START and not late:
+    if any(move.seat == seat for move in record.moves):
+        return None     # it made a move: it is up, and what it did later is a game's to judge
+    late = termination is Termination.TIMEOUT and not handshake
+    if termination not in CANNOT_START and not late:
         return None
-    return StartProblem(record.bots[seat].name, record.reason.split(": ", 1)[-1],
+    return StartProblem(record.bots[seat].name, reason.split(": ", 1)[-1],
                         record.stderr_tails[seat])
 
 

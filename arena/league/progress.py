@@ -4,7 +4,8 @@ On a terminal the line shows games done, rate, ETA and faults, and is redrawn in
 into a pipe or file a line with the same numbers is written every tenth of the games or
 every PIPE_EVERY_S seconds, whichever comes first (or, given `every`, every that many
 games: what `arena match --status-every` asks for). A fault is always written on a line of
-its own with the reason and the last line of the bot's stderr (usually why it failed), the
+its own with the reason and the line of the bot's stderr that says why (the error line of
+a runtime's trace, else its last line), the
 first of each kind for each bot only, so a broken bot cannot flood the output either.
 
 With standings, every `standings_every` stored games (and after the last game) the top of
@@ -21,6 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from arena.errorline import error_line
 from arena.record import GameRecord
 
 PIPE_EVERY_S = 30.0      #: at least one line this often when not on a terminal
@@ -38,13 +40,35 @@ def _clock(seconds: float) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
-def stderr_cause(record: GameRecord) -> str:
-    """The last non-blank line the faulted bot wrote to stderr, or ''."""
-    if record.faulted is None or record.faulted >= len(record.stderr_tails):
+def stderr_cause(record: GameRecord, seat: int | None = None) -> str:
+    """The line of a seat's bot's stderr (by default the faulted one's) that says why
+    (arena.errorline), or ''."""
+    seat = record.faulted if seat is None else seat
+    if seat is None or seat >= len(record.stderr_tails):
         return ""
-    lines = [line.strip() for line in record.stderr_tails[record.faulted].splitlines()]
-    lines = [line for line in lines if line]
-    return lines[-1][:200] if lines else ""
+    return error_line(record.stderr_tails[seat])
+
+
+def summary_of(record: GameRecord) -> str:
+    """record.summary() as its game's rules word it: turns where its moves go by turns, its
+    seats by their names (tron's A and B, not x and o); as a game of turns with x and o
+    where this arena does not know the game."""
+    import json
+
+    from arena.games import GameError
+    from arena.plugins import game_registry
+    key = (record.game, json.dumps(record.rule_options, sort_keys=True))
+    if key not in _INFOS:
+        try:
+            info = game_registry().create(record.game, **record.rule_options).info
+            _INFOS[key] = (info.by_turn, info.seat_names)
+        except (GameError, TypeError):
+            _INFOS[key] = (None, ("x", "o"))
+    at_once, names = _INFOS[key]
+    return record.summary(at_once, names)
+
+
+_INFOS: dict[tuple[str, str], tuple[bool | None, tuple[str, ...]]] = {}
 
 
 def standings_every(pairings: int, todo: int, blocks: int = STANDINGS_BLOCKS) -> int:
@@ -115,15 +139,18 @@ class Progress:
 
     def update(self, record: GameRecord) -> None:
         self.done += 1
-        if record.faulted is not None:
+        for fault in record.faults():   # a seat put out in a free-for-all is a fault too
             self.faults += 1
-            name = record.bots[record.faulted].name
-            kind = (name, record.termination.value)
+            name = record.bots[fault.seat].name
+            kind = (name, fault.termination.value)
             if kind not in self._shown and len(self._shown) < MAX_FAULT_LINES:
                 self._shown.add(kind)
-                cause = stderr_cause(record)
-                self._line(f"fault: {record.summary()}" + (f"; {name}'s stderr: {cause}" if cause else "")
-                           + f" (further {record.termination.label} faults of {name} are only counted)")
+                # the game's summary says why a fault that ended it happened; an out seat's why
+                why = "" if fault.seat == record.faulted else f"; {fault.reason}"
+                cause = stderr_cause(record, fault.seat)
+                self._line(f"fault: {summary_of(record)}{why}"
+                           + (f"; {name}'s stderr: {cause}" if cause else "")
+                           + f" (further {fault.termination.label} faults of {name} are only counted)")
         now = self.clock()
         last = self.done == self.todo
         stored = self.already + self.done
@@ -132,7 +159,7 @@ class Progress:
             self._show_standings(self.standings())
         if self.tty:
             if last or now - self._drawn_at >= REDRAW_S:
-                self._redraw(f"{self.status()} | {record.summary()}")
+                self._redraw(f"{self.status()} | {summary_of(record)}")
                 self._drawn_at = now
         elif self.every is not None:
             if last or self.done - self._written_done >= self.every:

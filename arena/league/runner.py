@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.errors import did_you_mean
+from arena.games import GameRegistry
 from arena.openings import repeat_warning
 from arena.plugins import PluginError, Plugins, loaded_plugins
 from arena.record import Termination
@@ -32,7 +33,7 @@ from .executors.local import WORKERS_PER_CPU
 from .leaderboard import build_leaderboard, render_top
 from .preflight import start_all
 from .progress import Progress, standings_every
-from .schedule import Fixture, league_openings, schedule
+from .schedule import Fixture, ffa_balance, league_openings, schedule
 from .sources import FixtureList, FixtureSource
 from .store import Store, StoreError, VersionNote, check_store_path
 from .versions import Manifest, RunCache, fingerprint, manifest_of, store_files
@@ -192,7 +193,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     executor = registered_executor(plugins, config.executor)
     check_store_path(config.store)   # before a build writes anything or a game is played
     executor.check(config)
-    with Store(config.store) as store:
+    with Store(config.store, claim=True) as store:   # a second run is refused: nothing written
         known, cache = _take_store(store, config, plugins, new_season, out)
         started = time.monotonic()   # the games' time: the builds' is not counted
         # the versions games are looked up and stored for; recorded once the bots have
@@ -202,7 +203,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         retired = store.retired() & set(config.bot_names)
         for name in sorted(retired):
             print(f"{name}: retired, plays no new games (arena retire --undo brings it back)", file=out)
-        fixtures = [f for f in schedule(config, plugins.games)
+        fixtures = [f for f in _drawn_schedule(store, config, plugins.games, out)
                     if not retired.intersection(f.seats)]
         todo = store.missing(fixtures)
         progress = _watch(progress, store, config, fixtures, len(todo), standings)
@@ -281,10 +282,11 @@ def play_source(playing: Playing, store: Store, manifests: Mapping[str, Manifest
 
 def _take_store(store: Store, config: LeagueConfig, plugins: Plugins, new_season: bool,
                 out: TextIO) -> tuple[bool, RunCache]:
-    """Claim the store for this run, build the bots that need it and bind the store to the
-    league (saying when a season begins): whether it knew bots already, and the run's file
-    hashes."""
-    store.claim()
+    """Build the bots that need it and bind the claimed store to the league (saying when a
+    season begins): whether it knew bots already, and the run's file hashes. A store of
+    another league is refused first, before a build runs or anything is written."""
+    openings = league_openings(config, plugins.games).identity()
+    store.check_bind(config, openings, new_season=new_season)
     # built once the store is ours (it keeps what each build was made from and wrote),
     # before a new season begins: a failed build leaves the league as it was
     cache = RunCache(store.hash_cache())
@@ -292,11 +294,35 @@ def _take_store(store: Store, config: LeagueConfig, plugins: Plugins, new_season
                                         cache, out, store_files(store.path)))
     known = bool(store.current_versions())
     season = store.season
-    store.bind(config, league_openings(config, plugins.games).identity(), new_season=new_season)
+    store.bind(config, openings, new_season=new_season)
     if store.season != season:
         print(f"season {store.season} begins: the {store.count()} games of earlier seasons "
               f"stay in {config.store} as history", file=out)
     return known, cache
+
+
+def _drawn_schedule(store: Store, config: LeagueConfig, games: GameRegistry, out: TextIO) -> list[Fixture]:
+    """The league's schedule. A free-for-all league's is the one its stored games follow:
+    a store whose games an earlier arena scheduled (FFA_METHODS' "greedy") keeps that
+    schedule, said in one line, so they stay the league's games and it resumes where it
+    stopped; and a schedule that is not balanced is said so in one line (ffa_balance)."""
+    fixtures = schedule(config, games)
+    if config.games is None:
+        return fixtures
+    stored = store.done_keys()
+    if stored - {f.key for f in fixtures}:     # games of keys this schedule has not
+        earlier = schedule(config, games, ffa_method="greedy")
+        if len(stored & {f.key for f in earlier}) > len(stored & {f.key for f in fixtures}):
+            kept = len(stored & {f.key for f in earlier})
+            print(f"{config.name}: its {kept} stored free-for-all games follow the schedule an earlier "
+                  "arena drew (each block's group the best one alone, which can leave two bots unmet); "
+                  "it is kept, so they stay the league's; a new store or --new-season draws balanced "
+                  "rounds", file=out)
+            fixtures = earlier
+    note = ffa_balance(fixtures, config.bot_names)
+    if note:
+        print(f"{config.name}: {note}", file=out)
+    return fixtures
 
 
 def _watch(progress: Progress | None, store: Store, config: LeagueConfig, fixtures: list[Fixture],

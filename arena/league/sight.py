@@ -132,3 +132,39 @@ def _refuse(reader: Reader, where: KeyPath, bot: BotConfig, shown: Path, what: s
     reader.fail(where, f"bot {bot.name!r} would read {str(shown)!r}, which holds {what}; give "
                        f"each bot a directory of its own (its program's directory is what it "
                        f"reads), or set allow_shared_dir: true for this bot (it can then read them)")
+
+
+
+def check_site(reader: Reader, publish: Path, store: Path, bots: Sequence[BotConfig], base: Path,
+               option_files: Callable[[str, Mapping[str, Any]], Mapping[str, Path]] | None = None,
+               ) -> None:
+    """Refuse a `publish` directory that would hold what the league needs (each publish
+    replaces the whole directory): the store or its side files, this config, a bot's
+    directory or program or file option; or that lies inside what a bot is made of (its
+    directory, its `readable` paths: each publish would change its files, a new version,
+    and it could read every result). Checked by path, before anything runs."""
+    config_file = Path(reader.source).resolve() if Path(reader.source).is_file() else None
+    needed: list[tuple[Path, str]] = [(store, f"the store {str(store)!r}")]
+    needed += [(Path(f"{store}{side}"), f"the store's {side[1:]} file") for side in STORE_SIDE_FILES]
+    if config_file is not None:
+        needed.append((config_file, f"this config {str(config_file)!r}"))
+    for bot in bots:
+        roots = [path.resolve() for path in ([bot.dir] if bot.dir is not None else []) + list(bot.readable)]
+        for root in roots:
+            if inside(publish, root) and not shared(root):
+                reader.fail(("publish",), f"{str(publish)!r} is inside {str(root)!r}, which bot "
+                                          f"{bot.name!r} is made of: each publish would change "
+                                          "its files (a new version), and it could read every "
+                                          "result; publish the site elsewhere")
+        needed += [(root, f"bot {bot.name!r}'s files {str(root)!r}") for root in roots]
+        code = own_code(parse_command(bot.command, base)) if bot.command else None
+        if code is not None:
+            needed.append((code.resolve(), f"bot {bot.name!r}'s program {str(code)!r}"))
+        if bot.bot is not None and option_files is not None:
+            needed += [(path, f"bot {bot.name!r}'s file {str(path)!r} ({key})")
+                       for key, path in option_files(bot.bot, bot.options).items()]
+    for path, what in needed:
+        if inside(path, publish):
+            reader.fail(("publish",), f"{str(publish)!r} would hold {what}, which a publish "
+                                      "deletes with the old site; give the site a directory "
+                                      "of its own")

@@ -5,12 +5,15 @@ loses only the games still being played, and a re-run plays exactly what is miss
 WAL journal with synchronous=NORMAL: a commit is in the WAL before add_game returns,
 so it survives any crash or kill of the process; only a power cut or OS crash can
 lose the last few commits, and a re-run plays those again. FULL (an fsync per game)
-cost more than a whole short game here, with leagues of 100 games/s in view.
+cost more than a whole short game here, with leagues of 100 games/s in view. A writer
+copies the WAL into the file itself (every CHECKPOINT_EVERY commits), each time after it
+saw the file is still its own (check_file): one written over in place never gets its pages.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
 import fcntl
 import json
@@ -39,14 +42,22 @@ from .storefile import (
     StoreDamagedError,
     StoreError,
     StoreGoneError,
+    begin_writing,
     check_store_path,
     file_identity,
+    lock_holders,
     open_for_writing,
     open_readonly,
+    record_of,
     transaction,
     unreadable,
 )
 from .versions import Manifest, changes, fingerprint
+from .walfile import token_of
+
+#: commits between two checkpoints of the -wal into the file (a game's commit is a few
+#: pages: about what SQLite's own 1,000 pages would be)
+CHECKPOINT_EVERY = 100
 
 __all__ = ["SCHEMA_VERSION", "Store", "StoreDamagedError", "StoreError", "StoreGoneError",
            "StoredGame", "VersionInfo", "VersionNote", "check_store_path", "fixture_key_of",
@@ -64,13 +75,17 @@ class StoredGame(NamedTuple):
 class Store:
     """A league's SQLite results file; safe to share between threads of one process.
 
-    Opened for writing (the default) the file is checked first (`PRAGMA quick_check`,
-    and every text read once): a damaged store is refused, never written to. readonly=True
-    opens it without writing anything, so a store on a read-only mount can still be read;
-    a damaged part met while reading is a StoreError naming the store, not a traceback.
+    Opened for writing (the default) the file is checked whole first (`PRAGMA quick_check`,
+    every text and every record read once): a damaged store is refused, never written to;
+    claim=True holds it for one run before anything is written, and the first write makes
+    it ready (storefile.begin_writing). readonly=True opens it without writing anything, so
+    a store on a read-only mount can still be read; damage in what readers read is
+    refused, damage elsewhere kept in `damage` to be said; a damaged part met while
+    reading is a StoreError naming the store, not a traceback.
     """
 
-    def __init__(self, path: str | os.PathLike[str], readonly: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], readonly: bool = False,
+                 claim: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
         self._lock = threading.Lock()
@@ -79,9 +94,35 @@ class Store:
         self._claim: int | None = None   # fd holding this run's flock, see claim()
         self._file: tuple[int, int] | None = None   # (device, inode) of the file opened for writing
         self._added = 0                  # games add_game stored through this object
-        self._db = open_readonly(self.path) if readonly else open_for_writing(self.path)
-        self._file = None if readonly else file_identity(self.path)   # the file just opened
+        self._token: int | None = None   # the file's token once this writer began (walfile)
+        self._commits = 0                # since the last checkpoint
+        self._overwritten = False        # the file was written over in place: never closed
+        self._count_at_open = 0          # games in the file when this writer began
+        #: damage found (and said) in a part of the file no reader reads
+        self.damage: str | None = None
+        if readonly:
+            self._db, self.damage = open_readonly(self.path)
+            self._schema: int | None = SCHEMA_VERSION
+        else:
+            self._db, self._schema = open_for_writing(self.path)
+            self._file = file_identity(self.path)   # the file just opened
+            try:
+                if claim:
+                    self.claim()
+                if self._schema != SCHEMA_VERSION:   # new, or from before versions: made now
+                    self._begin()
+            except BaseException:
+                self.close()
+                raise
         self._season = int(self._meta().get("season", "1"))
+
+    def _begin(self) -> None:
+        """Make the file ready to be written (storefile.begin_writing), once, before the
+        first write: nothing is written to a store a run refuses."""
+        if self._token is None:
+            self._token = begin_writing(self._db, self.path, self._schema)
+            self._schema = SCHEMA_VERSION
+            self._count_at_open = self._count()
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """A query's rows; a part of the file that cannot be read is a StoreError naming it."""
@@ -92,18 +133,42 @@ class Store:
 
     def check_file(self) -> None:
         """StoreGoneError if the file at the store's path is no longer the one open for
-        writing (deleted, or replaced by another file): games stored since are in no file."""
+        writing (deleted, replaced by another file, or written over in place: emptied, or
+        another file's bytes put in it): games stored since are in no file."""
         if self._file is None:
             return
         now = file_identity(self.path)
-        if now == self._file:
+        if now != self._file:
+            how = "deleted" if now is None else "replaced by another file"
+            lost = self._count()
+        elif self._token is not None and not self._token_holds():
+            self._overwritten = True
+            how, lost = "overwritten", self._count_at_open + self._added
+        else:
             return
-        how = "deleted" if now is None else "replaced by another file"
-        lost = self._count()
+        self._file = None   # said once
         raise StoreGoneError(
             f"{self.path}: the store file was {how} while this run stored games in it: its "
             f"{lost} game{'s' if lost != 1 else ''} ({self._added} played by this run) "
             f"{'are' if lost != 1 else 'is'} lost with it; nothing more is stored")
+
+    def _token_holds(self) -> bool:
+        """Whether the file's header still carries this store's token: the one this writer
+        drew, or one another writer drew since (what SQLite reads now says so)."""
+        for _ in range(3):
+            on_disk = token_of(self.path)
+            if on_disk == self._token:
+                return True
+            if on_disk is None:
+                return False
+            try:
+                now = self._db.execute("PRAGMA application_id").fetchone()[0]
+            except sqlite3.DatabaseError:
+                return False
+            if now == on_disk == token_of(self.path):
+                self._token = now
+                return True
+        return False
 
     def claim(self) -> None:
         """Hold the store for one run: a second claim (another `arena run`) is refused
@@ -113,7 +178,9 @@ class Store:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            raise StoreError(f"{self.path}: another `arena run` is playing into this store; "
+            holders = [f"pid {pid}: {command}" for pid, command in lock_holders(self.path)]
+            who = f" ({'; '.join(holders[:1])})" if holders else ""
+            raise StoreError(f"{self.path}: another `arena run` is playing into this store{who}; "
                              "wait for it to finish, or give this league another store") from None
         # closed only after the database: closing any fd of the file would drop
         # SQLite's own (POSIX) locks
@@ -121,13 +188,32 @@ class Store:
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
-        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on an error; holds the store's lock."""
-        with self._lock, transaction(self._db, self.path):
-            yield
+        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on an error; holds the store's lock. The
+        first makes the file ready to be written."""
+        with self._lock:
+            self._begin()
+            with transaction(self._db, self.path):
+                yield
+            self._commits += 1
+
+    def _checkpoint(self) -> None:
+        """Every CHECKPOINT_EVERY commits, copy the -wal into the file (what SQLite does by
+        itself every 1,000 pages, done here after check_file: a file written over in place
+        is seen before a checkpoint could write into it)."""
+        if self._commits >= CHECKPOINT_EVERY:
+            self._commits = 0
+            self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def close(self) -> None:
-        """Close the file (and give up a claim); the store is unusable afterwards."""
-        self._db.close()
+        """Close the file (and give up a claim); the store is unusable afterwards. A store
+        written over in place is left open: closing would copy this writer's -wal into the
+        file that took its place."""
+        if not self.readonly and self._token is not None and not self._overwritten:
+            self._overwritten = file_identity(self.path) == self._file and not self._token_holds()
+        if self._overwritten:   # kept open, and never freed: not even at the interpreter's exit
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(self._db))
+        else:
+            self._db.close()
         if self._claim is not None:
             os.close(self._claim)
             self._claim = None
@@ -149,37 +235,49 @@ class Store:
         games stay as history. Other settings may change between runs, and bots may be
         added; the latest config snapshot is kept. openings is Openings.identity().
         """
+        with self._transaction():
+            fresh, season = self._binding(self._meta(), config, openings, new_season)
+            self._db.executemany("INSERT OR REPLACE INTO league (key, value) VALUES (?, ?)",
+                                 fresh.items())
+            self._season = season
+
+    def check_bind(self, config: LeagueConfig, openings: str | None = None,
+                   new_season: bool = False) -> None:
+        """StoreError where bind would refuse, writing nothing: a run asks before it builds."""
+        with self._lock:
+            self._binding(self._meta(), config, openings, new_season)
+
+    def _binding(self, meta: dict[str, str], config: LeagueConfig, openings: str | None,
+                 new_season: bool) -> tuple[dict[str, str], int]:
+        """What bind writes (the league's rows) and the season it begins, from the stored
+        meta; StoreError for a store of another league or of a match."""
         now = _now()
         if openings is None:
             openings = league_openings(config).identity()
         identity = league_identity(config, openings)
-        with self._transaction():
-            meta = self._meta()
-            if "match.bots" in meta:
-                raise StoreError(f"{self.path}: this store holds an `arena match`, not a league; "
-                                 "use another store file")
-            if "game" in meta:
-                fill_identity(meta)
-            changed = [key for key, value in identity.items() if key in meta and meta[key] != value
-                       and not (key == "rules" and same_rules(meta[key], value, config.game))]
-            season = int(meta.get("season", "1"))
-            if "game" in meta and new_season:
-                season += 1
-            elif changed:
-                key = changed[0]
-                more = f" (and {', '.join(changed[1:])})" if changed[1:] else ""
-                raise StoreError(
-                    f"{self.path}: this store holds a league with {differs(key, meta[key], identity[key])}"
-                    f"{more}; use another store file for a different league, or run with "
-                    f"--new-season to play it again in this store (its {self._count()} games stay "
-                    f"as history)")
-            fresh = {**identity, "name": config.name, "config": config.to_json(), "updated": now,
-                     "season": str(season)}
-            if "created" not in meta:
-                fresh["created"] = now
-            self._db.executemany("INSERT OR REPLACE INTO league (key, value) VALUES (?, ?)",
-                                 fresh.items())
-            self._season = season
+        if "match.bots" in meta:
+            raise StoreError(f"{self.path}: this store holds an `arena match`, not a league; "
+                             "use another store file")
+        if "game" in meta:
+            fill_identity(meta)
+        changed = [key for key, value in identity.items() if key in meta and meta[key] != value
+                   and not (key == "rules" and same_rules(meta[key], value, config.game))]
+        season = int(meta.get("season", "1"))
+        if "game" in meta and new_season:
+            season += 1
+        elif changed:
+            key = changed[0]
+            more = f" (and {', '.join(changed[1:])})" if changed[1:] else ""
+            raise StoreError(
+                f"{self.path}: this store holds a league with {differs(key, meta[key], identity[key])}"
+                f"{more}; use another store file for a different league, or run with "
+                f"--new-season to play it again in this store (its {self._count()} games stay "
+                f"as history)")
+        fresh = {**identity, "name": config.name, "config": config.to_json(), "updated": now,
+                 "season": str(season)}
+        if "created" not in meta:
+            fresh["created"] = now
+        return fresh, season
 
     @property
     def season(self) -> int:
@@ -413,23 +511,22 @@ class Store:
             fixture.seat0, fixture.seat1, record.winner, record.termination.value, record.faulted, record.reason,
             record.to_json(), _now(), *versions[:2], self._season)
         try:
-            if len(versions) > 2:   # the game and its more seats at once, or neither
-                with self._transaction():   # holds the lock
-                    cursor = self._insert_game(row)
-                    if cursor.rowcount == 1:
-                        self._db.executemany(
-                            "INSERT INTO more_seats (game, seat, bot, version) VALUES (?, ?, ?, ?)",
-                            [(cursor.lastrowid, seat, bot, version) for seat, (bot, version)
-                             in enumerate(zip(fixture.seats[2:], versions[2:]), 2)])
-            else:
-                with self._lock:
-                    cursor = self._insert_game(row)
+            with self._transaction():   # the game and its more seats at once, or neither
+                cursor = self._insert_game(row)
+                if cursor.rowcount == 1 and len(versions) > 2:
+                    self._db.executemany(
+                        "INSERT INTO more_seats (game, seat, bot, version) VALUES (?, ?, ?, ?)",
+                        [(cursor.lastrowid, seat, bot, version) for seat, (bot, version)
+                         in enumerate(zip(fixture.seats[2:], versions[2:]), 2)])
         except sqlite3.Error as exc:    # disk full, read-only, I/O error: nothing half-written
             raise StoreError(f"{self.path}: cannot store game {fixture.key!r} ({exc}); the "
                              "games stored before it are intact") from None
         with self._lock:
             self._added += cursor.rowcount
-            self.check_file()   # one stat: a deleted store must not take more games with it
+            # a stat and the header's token: a store deleted or written over must not take
+            # more games with it, nor have this writer's pages copied into it
+            self.check_file()
+            self._checkpoint()
             return cursor.rowcount == 1
 
     def _insert_game(self, row: tuple[Any, ...]) -> sqlite3.Cursor:
@@ -493,13 +590,22 @@ class Store:
     def seated_since(self, after: int = 0) -> list[tuple[int, StoredGame, tuple[int, ...]]]:
         """games_since(), each with the versions of its bots by seat."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT id, fixture_key, fixture_index, record, v0, v1 FROM games"
-                " WHERE id > ? AND season = ? ORDER BY id", (after, self._season)).fetchall()
+            rows = self._rows(
+                "SELECT id, fixture_key, fixture_index, record, seat0, seat1, v0, v1 FROM games"
+                " WHERE id > ? AND season = ? ORDER BY id", (after, self._season))
             more = self._more_seats() if rows else {}
-        return [(id_, StoredGame(fixture_key_of(key), index, GameRecord.from_json(text)),
-                 (v0, v1, *(v for _bot, v in more.get(id_, ()))))
-                for id_, key, index, text, v0, v1 in rows]
+        found = []
+        for id_, stored, index, text, seat0, seat1, v0, v1 in rows:
+            seats = [(seat0, v0), (seat1, v1), *more.get(id_, ())]
+            key = fixture_key_of(stored)
+            found.append((id_, StoredGame(key, index, self._record(text, key, seats)),
+                          tuple(v for _, v in seats)))
+        return found
+
+    def _record(self, text: str, key: str, seats: Sequence[tuple[str, int]]) -> GameRecord:
+        """The record of a games row whose seats are (bot, version); StoreDamagedError naming
+        the game for text that is no record, or a record of other bots."""
+        return record_of(text, key, [bot for bot, _ in seats], self.path)
 
     def pairing_count(self, a: tuple[str, int], b: tuple[str, int]) -> int:
         """How many games of this season two bot versions (name, version) played, either
@@ -563,13 +669,7 @@ class Store:
                             or any(bot in retired for bot in names)
                             or (pairs is not None and _pair_number(key) >= pairs)):
                 continue
-            try:
-                record = GameRecord.from_json(text)
-            except (ValueError, KeyError, TypeError) as exc:   # UTF-8, but not a record
-                raise StoreDamagedError(f"{self.path}: the store is damaged (game {key!r}: its "
-                                        f"record cannot be read: {exc}); restore it from a "
-                                        "backup or use another file") from None
-            yield StoredGame(key, index, record), tuple(v for _, v in seats)
+            yield StoredGame(key, index, self._record(text, key, seats)), tuple(v for _, v in seats)
 
 
     def rated_games(self, all_versions: bool = False

@@ -10,8 +10,11 @@ referee does all the I/O.
 from __future__ import annotations
 
 import abc
+import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
@@ -87,6 +90,12 @@ class Dialect(abc.ABC):
         """Lines that ask the bot to exit."""
         return []
 
+    def runtime(self, argv: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The command a bot of this dialect is started by, from its own, and the files that
+        adds for it to read: a dialect may give its bots the runtime their platform gives
+        them. The default: the command as it is, nothing more."""
+        return tuple(argv), ()
+
 
 class ArenaDialect(Dialect):
     """bot-arena's own line protocol, version 1 (docs/protocol.md)."""
@@ -158,6 +167,11 @@ def row_col_to_cell(game: Game, row: int, col: int) -> int | None:
 
 _INT_PAIR = re.compile(r"\s*(-?\d+)\s+(-?\d+)(?:\s.*)?$")
 
+#: node's name as a command's program: node, nodejs, node20
+NODE = re.compile(r"node(js)?[0-9.]*")
+#: CodinGame's JavaScript globals (readline, print, printErr) for node, loaded before the bot
+CODINGAME_NODE_RUNTIME = str(Path(__file__).resolve().with_name("codingame_node.js"))
+
 
 class CodinGameDialect(Dialect):
     """CodinGame's "Tic-Tac-Toe" / "Ultimate Tic-Tac-Toe" puzzle protocol.
@@ -196,19 +210,30 @@ class CodinGameDialect(Dialect):
             raise InvalidMoveError.expected(line, f"'row col', each 0..{top}")
         return cell
 
+    def runtime(self, argv: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """A bot run by node gets CodinGame's JavaScript runtime: node loads
+        codingame_node.js (its globals readline, print and printErr) before the bot."""
+        if argv and NODE.fullmatch(os.path.basename(argv[0])):
+            return (argv[0], "--require", CODINGAME_NODE_RUNTIME, *argv[1:]), (CODINGAME_NODE_RUNTIME,)
+        return tuple(argv), ()
+
 
 def _tron_battle_lines(turn: TurnInfo) -> list[str]:
     """A turn of CodinGame's Tron Battle: "N P" (players, your number), then per player
     "X0 Y0 X1 Y1", its first cell and its head (x the column, y the row), all -1 for a
-    player that is out. Unlike CodinGame, an out player's trail stays on the board."""
-    state: Any = turn.state      # a tron state: its board, heads and who is still in
-    board, stride = state.board, state.board.stride
-    lines = [f"{board.players} {turn.seat}"]
-    for seat in range(board.players):
+    player that is out. By tron's codingame rule set exactly CodinGame's turn (a player
+    moving later in the turn sees the moves made before it; on the first turn a player that
+    has not moved yet has its head on its first cell); by the 2010 rules, where the cycles
+    move at once, every player sees the heads as the last turn left them and an out
+    player's trail stays on the board."""
+    state: Any = turn.state      # a tron state: its board, first cells, heads and who is still in
+    stride = state.board.stride
+    lines = [f"{state.board.players} {turn.seat}"]
+    for seat in range(state.board.players):
         if state.out[seat] != -1:
             lines.append("-1 -1 -1 -1")
             continue
-        (y0, x0), (y1, x1) = divmod(board.starts[seat], stride), divmod(state.heads[seat], stride)
+        (y0, x0), (y1, x1) = divmod(state.starts[seat], stride), divmod(state.heads[seat], stride)
         lines.append(f"{x0 - 1} {y0 - 1} {x1 - 1} {y1 - 1}")
     return lines
 
@@ -273,7 +298,45 @@ class TheAIGamesDialect(Dialect):
         return cell
 
 
+class AIChallenge2010Dialect(Dialect):
+    """The 2010 Google AI Challenge's Tron protocol, as its engine and starter packages speak
+    it. Each turn the whole map: "WIDTH HEIGHT", then HEIGHT rows of WIDTH characters, '#' a
+    wall or a trail, ' ' free, '1' the bot's own head and '2' the other's (each bot sees
+    itself as 1). The bot answers a direction as a number: 1 north (up), 2 east (right), 3
+    south (down), 4 west (left). No handshake (the start-up time is added to the first
+    turn); at the end the process is killed, as the engine's was. Two players, by the 2010
+    rules (tron's default rule set), on any map."""
+
+    name = "aichallenge2010"
+    games = ("tron",)
+    plays_openings = False
+    #: the challenge's directions, 1-4, as tron's moves (up, right, down, left)
+    MOVES = {"1": 0, "2": 3, "3": 1, "4": 2}
+
+    def supports(self, game: Game) -> str | None:
+        why = super().supports(game)
+        if why is None and (game.options.get("players") != 2 or game.info.rounds):
+            why = ("the aichallenge2010 dialect plays tron by the 2010 rules with 2 players "
+                   f"(this game: {', '.join(f'{k}={v}' for k, v in game.options.items() if k != 'map')})")
+        return why
+
+    def turn_lines(self, game: Game, turn: TurnInfo) -> list[str]:
+        state: Any = turn.state     # a tron state: its rows, and each seat's head
+        rows = state.rows()
+        me, them = "ABCD"[turn.seat], "ABCD"[1 - turn.seat]
+        table = {ord(me): "1", ord(them): "2", ord("."): " "}
+        table.update({ord(ch): "#" for ch in "abcd#"})
+        return [f"{len(rows[0])} {len(rows)}", *(row.translate(table) for row in rows)]
+
+    def parse_move(self, game: Game, turn: TurnInfo, line: str) -> int:
+        move = self.MOVES.get(line.strip())
+        if move is None:
+            raise InvalidMoveError.expected(line, "1 (north), 2 (east), 3 (south) or 4 (west)")
+        return move
+
+
 #: the dialects that ship with arena, registered by the default plugin arena.protocol.plugin;
 #: look a dialect up by name in arena.plugins.loaded_plugins().dialects, which holds plugins' too
 BUILTIN_DIALECTS: tuple[Dialect, ...] = (ArenaDialect(), CodinGameDialect(),
-                                         TheAIGamesDialect("theaigames"), TheAIGamesDialect("riddles"))
+                                         TheAIGamesDialect("theaigames"), TheAIGamesDialect("riddles"),
+                                         AIChallenge2010Dialect())

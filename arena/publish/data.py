@@ -3,8 +3,9 @@
 Games are numbered 1..N in the order ratings read them (a league's fixture order, a
 ladder's play order: Store.records), so a
 game's number, its list page and its moves file follow from its position alone.
-Every game is replayed through its rules here, once, so the browser only draws:
-it never needs to know a game's rules.
+Every game is replayed through its rules here, so the browser only draws: it never
+needs to know a game's rules; a published site checks every game against them first
+(check_rules), so a record that lies is refused rather than shown.
 """
 
 from __future__ import annotations
@@ -17,16 +18,17 @@ from dataclasses import dataclass, field, fields, replace
 from itertools import combinations
 from typing import Any
 
-from arena.games import Game, GameError, GameRegistry, Grid
+from arena.games import Game, GameError, GameRegistry, Grid, State
 from arena.league import Leaderboard, RatingConfig, Row, Store, StoredGame
 from arena.league.boards import ladder_marks
 from arena.league.leaderboard import LiveBoard, with_versions
 from arena.league.pairs import between
 from arena.league.rating_systems import RatingSystem
 from arena.league.schedule import parse_fixture_key
-from arena.league.store import VersionInfo
+from arena.league.store import StoreDamagedError, VersionInfo
 from arena.plugins import game_registry
-from arena.record import GameRecord, Termination
+from arena.record import GameRecord, Termination, play_turn
+from arena.recordcheck import rules_problem
 
 CHUNK_GAMES = 100   #: games per moves file (data/moves/NNNN.js), loaded by the replay page
 PAGE_GAMES = 100    #: games per page of the games list (data/games/...)
@@ -117,8 +119,11 @@ class LeagueData:
     suspended: dict[tuple[str, int], str] = field(default_factory=dict)
     #: fixture key -> the versions of its bots that played it, by seat
     played: dict[str, tuple[int, ...]] = field(default_factory=dict)
-    #: the game's seats move at once (tron): replays step through turns (assets/turns.js)
+    #: the game's moves go by turns (tron: seats moving at once, or in rounds): replays step
+    #: through turns (assets/turns.js)
     simultaneous: bool = False
+    #: what the game calls its seats, seat 0 first (tron's A, B, ...; x and o by default)
+    seat_names: tuple[str, ...] = ("x", "o")
     #: the most seats a game has (2 without games): of more, the site lists every seat of a
     #: game (assets/seats.js)
     seats: int = 2
@@ -209,7 +214,8 @@ class LeagueReader:
         self._infos: list[VersionInfo] = []
         self._updated = ""
         self._slow_at = float("-inf")
-        self._simultaneous: dict[str, bool] = {}
+        self._simultaneous: dict[str, bool] = {}    # by game and rules
+        self._seat_names: dict[str, tuple[str, ...]] = {}
 
     def read(self) -> LeagueData:
         """The LeagueData of the store as it is now (an error leaves nothing counted: the next
@@ -329,11 +335,13 @@ class LeagueReader:
         ruled = game + json.dumps(rules, sort_keys=True)
         if ruled not in self._simultaneous:
             self._simultaneous[ruled] = _simultaneous(game, rules)
+            self._seat_names[ruled] = _seat_names(game, rules)
         data = LeagueData(title=title, name=name, game=game, rules=rules,
                           created=meta.get("created", ""), updated=self._updated,
                           settings=settings, board=board, bots=bots, games=games,
                           played={game.key: versions for game, versions in self._rows},
-                          simultaneous=self._simultaneous[ruled], seats=self._tallies.seats)
+                          simultaneous=self._simultaneous[ruled], seat_names=self._seat_names[ruled],
+                          seats=self._tallies.seats)
         for info in self._infos:
             data.versions.setdefault(info.bot, []).append(info)
         data.suspended = store.suspended()
@@ -358,13 +366,38 @@ def _current(stored: StoredGame, versions: tuple[int, ...], current: Mapping[str
     return tuple(current.get(name, 1) for name in names) == versions and not retired.intersection(names)
 
 
+def check_rules(store: Store, games: Sequence[StoredGame]) -> None:
+    """StoreDamagedError naming the first game whose record its game's rules contradict
+    (arena.recordcheck): a site never shows a game that was not played. A game this arena
+    does not know is taken as it is."""
+    replayer = Replayer()
+    for stored in games:
+        game = replayer.game(stored.record)
+        problem = None if game is None else rules_problem(stored.record, game)
+        if problem is not None:
+            raise StoreDamagedError(
+                f"{store.path}: the store is damaged (game {stored.key!r}: its record does not "
+                f"follow the rules of {stored.record.game}: {problem}): restore it from a "
+                "backup or use another file")
+
+
 def _simultaneous(game: str, rules: Mapping[str, Any]) -> bool:
-    """Whether the league's game is one whose seats move at once (False for a game this
-    arena does not know, whose replays show no board either way)."""
+    """Whether the league's game is one whose moves go by turns (seats moving at once, or in
+    rounds), replayed turn by turn (False for a game this arena does not know, whose
+    replays show no board either way)."""
     try:
-        return game_registry().create(game, **rules).info.simultaneous
+        return game_registry().create(game, **rules).info.by_turn
     except (GameError, TypeError):
         return False
+
+
+def _seat_names(game: str, rules: Mapping[str, Any]) -> tuple[str, ...]:
+    """What the league's game calls its seats (GameInfo.seat_names); x and o for a game this
+    arena does not know."""
+    try:
+        return game_registry().create(game, **rules).info.seat_names
+    except (GameError, TypeError):
+        return ("x", "o")
 
 
 class Tallies:
@@ -396,19 +429,16 @@ class Tallies:
             x, o = seats[first], seats[second]
             self.versus.setdefault(x, {}).setdefault(o, Versus()).as_x += 1
             self.versus.setdefault(o, {}).setdefault(x, Versus()).as_o += 1
-        faulted = [record.faulted] if record.termination.is_fault and record.faulted is not None else []
-        for seat in dict.fromkeys([*faulted, *(out.seat for out in record.out)]):
+        for fault in record.faults():
+            seat = fault.seat
             me = seats[seat]
             them = seats[1 - seat] if len(seats) == 2 else seats[0 if seat else 1]
             self.versus[me][them].faults += 1
             tails = record.stderr_tails
-            termination = (record.termination if seat == record.faulted
-                           else next(o.termination for o in record.out if o.seat == seat))
             self.faults.setdefault(me, []).append((Fault(
-                no=no, opponent=-1, seat=seat, termination=termination.value,
-                reason=record.reason if seat == record.faulted
-                else next(o.reason for o in record.out if o.seat == seat),
-                stderr=tails[seat] if seat < len(tails) else "", moves=len(record.moves)), them))
+                no=no, opponent=-1, seat=seat, termination=fault.termination.value,
+                reason=fault.reason, stderr=tails[seat] if seat < len(tails) else "",
+                moves=len(record.moves)), them))
 
     def fill(self, data: LeagueData) -> None:
         """Fill versus (results as the board counted them), faults and history (as game
@@ -444,7 +474,7 @@ def league_json(data: LeagueData) -> dict[str, Any]:
         "bots": [{"id": b.id, "name": b.name, "slug": b.slug, "rank": b.row.rank,
                   "games": games_of(data, b.id), "pages": data.pages(games_of(data, b.id), PAGE_GAMES)}
                  for b in data.bots],
-    }
+    } | ({} if data.seat_names == ("x", "o") else {"seatNames": list(data.seat_names)})
 
 
 def games_of(data: LeagueData, bot: int) -> int:
@@ -559,7 +589,7 @@ class Replayer:
         """
         record = stored.record
         game = self.game(record)
-        if game is not None and game.info.simultaneous:
+        if game is not None and game.info.by_turn:
             return self.replay_turns(no, stored, ids, game)
         out: dict[str, Any] = {
             "no": no, "key": stored.key, "bots": _bot_ids(record, ids), "game": record.game,
@@ -577,7 +607,7 @@ class Replayer:
         subs: dict[str, str] = {}
         status: dict[str, str] = {}
         error = None if game is not None else f"unknown game {record.game!r}: moves not drawn"
-        state = game.initial_state() if game is not None else None
+        state = game.start(record.seed) if game is not None else None
         grid = state.grid() if state is not None else None
         big = grid is not None and bool(grid.regions)    # a board of sub-boards: their status
         if grid is not None:
@@ -631,7 +661,7 @@ class Replayer:
         termination, reason] of each seat put out for a fault while the others played on.
         """
         record = stored.record
-        state = game.initial_state()
+        state: State = game.start(record.seed)
         grid = state.grid()
         out: dict[str, Any] = {
             "no": no, "key": stored.key, "bots": _bot_ids(record, ids), "game": record.game,
@@ -653,21 +683,15 @@ class Replayer:
         for number, moves in enumerate(record.turns()):
             changes: list[list[Any]] = []
             if error is None and state.movers():
-                gone = gone_on.get(number, [])
                 try:
-                    by_seat = {m.seat: game.parse_move(m.move) for m in moves}
-                    # a turn some seat left unplayed ended the game on its fault: no board change
-                    if set(state.movers()) - set(gone) <= set(by_seat):
-                        joint = [by_seat.get(seat, 0) for seat in state.movers()]
-                        after = state.play_without(joint, gone) if gone else state.play_joint(joint)
-                        # None: the rules cannot go on without the faulted seats, whose
-                        # fault ended the game (State.play_without)
-                        if after is not None:
-                            new = after.grid()
-                            if grid is not None and new is not None:
-                                changes = [[square, mark] for square, (was, mark)
-                                           in enumerate(zip(grid.marks, new.marks)) if was != mark]
-                            state, grid = after, new
+                    # None: a turn the rules cannot play (a fault that ended the game): no change
+                    after = play_turn(game, state, moves, gone_on.get(number, []))
+                    if after is not None:
+                        new = after.grid()
+                        if grid is not None and new is not None:
+                            changes = [[square, mark] for square, (was, mark)
+                                       in enumerate(zip(grid.marks, new.marks)) if was != mark]
+                        state, grid = after, new
                 except GameError as exc:
                     error = f"turn {number + 1} cannot be replayed: {exc}"
             turns.append([[[m.seat, m.move, round(m.wall_ms, 1),

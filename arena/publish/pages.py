@@ -363,7 +363,7 @@ def game_seats(data: LeagueData, stored: StoredGame) -> list[dict[str, Any]]:
 def fault_items(faults: Sequence[Fault], data: LeagueData) -> list[dict[str, Any]]:
     """Faults as templates/fault_items.html lists them (assets/bot.js the later pages)."""
     return [{"no": f.no, "label": TERMINATION_LABELS.get(f.termination, f.termination),
-             "versus": data.bots[f.opponent].name, "seat": "xo"[f.seat] if f.seat < 2 else f"seat {f.seat}",
+             "versus": data.bots[f.opponent].name, "seat": data.seat_names[f.seat] if f.seat < 2 else f"seat {f.seat}",
              "moves": f.moves, "reason": f.reason, "stderr": f.stderr, "open": i < OPEN_FAULTS}
             for i, f in enumerate(faults)]
 

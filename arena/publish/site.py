@@ -12,15 +12,16 @@ import json
 import os
 import secrets
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import resources
 from itertools import chain
 from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.league import RatingConfig, RatingSystem, Store, StoreError
+from arena.league.sight import inside
 
-from .data import LeagueData, fault_pages, league_json, list_pages, load_league, move_chunks
+from .data import LeagueData, check_rules, fault_pages, league_json, list_pages, load_league, move_chunks
 from .pages import all_pages
 
 #: the static files copied from arena/publish/assets into the site's assets/: the games list
@@ -39,17 +40,23 @@ class PublishError(ArenaError, RuntimeError):
 
 def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
                  rating: RatingConfig | None = None, title: str | None = None,
-                 system: RatingSystem | None = None) -> Path:
+                 system: RatingSystem | None = None,
+                 warn: Callable[[Path, str], None] | None = None) -> Path:
     """Write the static site of a league store into out_dir, rated by system (by default the
-    one the rating settings name); returns the path of its index.html."""
+    one the rating settings name); returns the path of its index.html. A store damaged in
+    what the site shows is refused; damage elsewhere (the runs' own tables) is told to
+    warn (the store's path, what is damaged)."""
     store_file = Path(store_path)
     if not store_file.is_file():
         raise PublishError(f"{store_file}: no such store file (run the league first)")
     out = Path(out_dir).absolute()
-    check_output(out)
+    check_output(out, [store_file])
     try:
         with Store(store_file, readonly=True) as store:
+            if store.damage is not None and warn is not None:
+                warn(store.path, store.damage)
             data = load_league(store, rating, title, system)
+            check_rules(store, data.games)   # the site shows no game its rules contradict
     except StoreError as exc:
         raise PublishError(str(exc)) from None
     staging = out.parent / f".{out.name}.new-{secrets.token_hex(4)}"
@@ -60,6 +67,7 @@ def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         raise _unwritable(out, exc) from None
     try:
         write_site(data, staging)
+        check_output(out, [store_file])   # again: the old site is about to be replaced
         _swap(staging, out)
     except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
@@ -80,29 +88,67 @@ def _unwritable(out: Path, exc: OSError) -> PublishError:
     return PublishError(f"{out}: cannot write the site there: {exc.strerror or exc}")
 
 
-def check_output(out_dir: str | os.PathLike[str]) -> None:
-    """PublishError (output_problem) unless a site can be written at out_dir."""
-    problem = output_problem(out_dir)
+def check_output(out_dir: str | os.PathLike[str], keep: Iterable[Path] = ()) -> None:
+    """PublishError (output_problem) unless a site can be written at out_dir, which must not
+    hold a file of keep (the store read: a publish replaces the whole directory)."""
+    out = Path(out_dir).absolute()
+    for path in keep:
+        if inside(path.resolve(), out.resolve()):
+            raise PublishError(f"{out}: holds {path}, which a publish would delete with the "
+                               "old site; give the site a directory of its own")
+    problem = output_problem(out)
     if problem is not None:
         raise PublishError(problem)
 
 
 def output_problem(out_dir: str | os.PathLike[str]) -> str | None:
     """Why a site cannot be written at out_dir, or None: nothing there, an empty directory
-    or a site arena published, in a directory that can be written (the site is made beside
-    it and renamed into place). Writes nothing: `arena run` asks before the first game."""
+    or a site arena published and nothing else (what it holds is what the last publish
+    wrote, by its marker), in a directory that can be written (the site is made beside it
+    and renamed into place). Writes nothing: `arena run` asks before the first game."""
     out = Path(out_dir).absolute()
     if out.exists() and not out.is_dir():
         return f"{out}: exists and is not a directory; choose another output"
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
         return (f"{out}: not empty and not a site arena published; refusing to replace it "
                 "(choose another output or empty it)")
+    others = foreign_files(out) if out.is_dir() else []
+    if others:
+        more = f" (and {len(others) - 1} more)" if len(others) > 1 else ""
+        return (f"{out}: holds {out / others[0]}{more}, which no publish wrote; a publish "
+                "replaces the whole site: move it out first")
     above = next((p for p in out.parents if p.exists()), out)   # where the staging goes
     if not above.is_dir():
         return f"{out}: cannot write the site there: {above} is a file, not a directory"
     if not os.access(above, os.W_OK | os.X_OK):
         return f"{out}: cannot write the site there: {above} is not writable"
     return None
+
+
+#: what a site from before its marker listed its files holds (any other file is not ours)
+_SITE_SUFFIXES = (".html", ".js", ".css")
+
+
+def foreign_files(out: Path) -> list[str]:
+    """The files (and links) under a published site that its last publish did not write,
+    relative to it, sorted: its marker lists what it wrote (a marker from before the list:
+    pages, scripts and stylesheets)."""
+    try:
+        lines = (out / MARKER).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    listed = set(lines[1:]) | {MARKER} if len(lines) > 1 else None
+    found = []
+    for folder, dirs, files in os.walk(out):
+        here = Path(folder)
+        links = [d for d in dirs if (here / d).is_symlink()]   # a link is a file here
+        for name in [*files, *links]:
+            relative = (here / name).relative_to(out).as_posix()
+            ours = (relative in listed if listed is not None
+                    else name == MARKER or name.endswith(_SITE_SUFFIXES))
+            if not ours:
+                found.append(relative)
+    return sorted(found)
 
 
 def _swap(staging: Path, out: Path) -> None:
@@ -130,6 +176,7 @@ def data_script(key: str, value: object) -> str:
 def write_site(data: LeagueData, root: Path) -> None:
     """Write every page, asset and data file of a league under root (an existing directory)."""
     made: set[Path] = set()
+    written: list[str] = []
 
     def write(relative: str, text: str) -> None:
         path = root / relative
@@ -137,6 +184,7 @@ def write_site(data: LeagueData, root: Path) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             made.add(path.parent)
         path.write_text(text, encoding="utf-8")
+        written.append(relative)
 
     for relative, text in all_pages(data):
         write(relative, text)
@@ -147,4 +195,6 @@ def write_site(data: LeagueData, root: Path) -> None:
         [("league", league_json(data))], list_pages(data), fault_pages(data), move_chunks(data))
     for key, value in files:
         write(f"data/{key}.js", data_script(key, value))
-    write(MARKER, "A static site written by bot-arena's publish; safe to delete and re-publish.\n")
+    # what this publish wrote, so that the next one replaces nothing else (foreign_files)
+    write(MARKER, "A static site written by bot-arena's publish; safe to delete and re-publish. "
+                  "It wrote these files:\n" + "".join(f"{name}\n" for name in sorted(written)))

@@ -57,8 +57,7 @@ class _Seat:
         self.strikes = 0
         self.first_turn = True
         self.mark: Callable[[], CpuMark | None] | None = None   #: see MoveMeter
-        #: put out for a fault: the seats still in then (see _rank)
-        self.out_among: frozenset[int] | None = None
+        self.put_out = False    #: out for a fault while the others played on
 
 
 #: a player in the referee's own process (a person at the terminal): gets the state
@@ -91,7 +90,7 @@ def play_game(game: Game, bots: Sequence[BotSpec], seed: int, sandbox: Sandbox,
              for i, spec in enumerate(bots)]
     mux: Multiplexer | None = None
     pending: list[Callable[[], None]] = []   # readings of replies left for later (_one_move)
-    state = _play_opening(game, opening, record)
+    state = _play_opening(game, opening, record, seed)
     try:
         for s in seats:
             why = s.dialect.supports(game) or (_refuses_opening(s.dialect) if opening else None)
@@ -106,7 +105,8 @@ def play_game(game: Game, bots: Sequence[BotSpec], seed: int, sandbox: Sandbox,
                     s.channel.new_game()
                     continue
             try:
-                proc = sandbox.start(list(s.spec.argv), readable=s.spec.readable, env=s.spec.env)
+                argv, runtime = s.dialect.runtime(s.spec.argv)   # e.g. CodinGame's JavaScript globals
+                proc = sandbox.start(list(argv), readable=[*s.spec.readable, *runtime], env=s.spec.env)
             except HostError:
                 raise        # the machine's, not the bot's: no game is charged for it
             except SandboxError as exc:
@@ -126,6 +126,7 @@ def play_game(game: Game, bots: Sequence[BotSpec], seed: int, sandbox: Sandbox,
         last_turn: tuple[int | None, ...] | None = None   # the last joint move, per seat
         turns = 0
         mover: int | None = None
+        rounds = game.info.rounds    # seats move in rounds: each move records its round as its turn
         while not state.is_terminal():
             if state.to_move == SIMULTANEOUS:
                 state, last_turn = _joint_turn(game, seats, state, turns, last_turn, settings, mux, rng, record,
@@ -139,20 +140,31 @@ def play_game(game: Game, bots: Sequence[BotSpec], seed: int, sandbox: Sandbox,
                 _raise_faults(seats)      # the last move's wait read every bot's output
             if s.seat in local or s.seat == mover:
                 _settle(pending)    # a seat's clock is charged before its next move is timed
+            if rounds and mover is not None and s.seat <= mover:
+                turns += 1
             if s.seat in local:
                 move, state = _local_move(game, s, state, last_move, local[s.seat], record)
             else:
-                move, state = _one_move(game, s, state, last_move, settings, mux, rng, record, pending)
+                try:
+                    move, state = _one_move(game, s, state, last_move, settings, mux, rng, record, pending)
+                except _Faulted as faulted:
+                    after = _put_out(game, seats, state, faulted, turns, record)
+                    if after is None:
+                        raise
+                    state, mover = after, s.seat
+                    continue
+            if rounds:
+                record.moves[-1].turn = turns
             last_move, mover = move, s.seat
         _settle(pending)
         _check_idle(seats, mux)  # an unasked line with the last move is a fault all the same
         record.termination = Termination.NORMAL
         if len(seats) == 2:
             record.winner = state.winner
-            record.reason = "draw" if state.winner is None else f"{'xo'[state.winner]} wins"
+            record.reason = "draw" if state.winner is None else f"{game.info.seat_names[state.winner]} wins"
             record.ranking = record.rank_of()
         else:
-            _rank(record, seats, state.ranking())
+            _rank(record, seats, state)
     except _Faulted as faulted:
         record.termination = faulted.fault.termination
         record.faulted = faulted.seat
@@ -160,11 +172,8 @@ def play_game(game: Game, bots: Sequence[BotSpec], seed: int, sandbox: Sandbox,
         if len(seats) == 2:
             record.winner = 1 - faulted.seat
             record.ranking = record.rank_of()
-        else:   # the rules could not go on without it: below every seat still in (after the
-            # end, a fault found at the last look: below every seat)
-            over = state.is_terminal()
-            seats[faulted.seat].out_among = frozenset(range(len(seats)) if over else state.movers())
-            _rank(record, seats, state.ranking() if over else _in_first(state, len(seats)))
+        else:   # the rules could not go on without it
+            _rank(record, seats, state, faulted.seat)
     except KeyboardInterrupt:
         record.termination = Termination.ABORTED
         record.reason = "interrupted"
@@ -191,9 +200,10 @@ def _kept_to_my_cpu(pid: int, mine: set[int]) -> bool:
         return False
 
 
-def _play_opening(game: Game, opening: Sequence[int], record: GameRecord) -> State:
-    """The state after the opening, its moves recorded (no time: the referee played them)."""
-    state = game.initial_state()
+def _play_opening(game: Game, opening: Sequence[int], record: GameRecord, seed: int) -> State:
+    """The game's start for its seed, and the opening played from it, its moves recorded (no
+    time: the referee played them)."""
+    state = game.start(seed)
     for move in opening:
         record.moves.append(MoveRecord(seat=state.to_move, move=game.move_text(move), wall_ms=0.0))
         state = state.play(move)
@@ -249,7 +259,7 @@ def _check_idle(seats: list[_Seat], mux: Multiplexer) -> None:
 
 def _raise_faults(seats: list[_Seat]) -> None:
     for s in seats:
-        if s.channel is not None and s.channel.fault is not None and s.out_among is None:
+        if s.channel is not None and s.channel.fault is not None and not s.put_out:
             raise _Faulted(s.seat, s.channel.fault)
 
 
@@ -356,6 +366,23 @@ def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, m
     return move, after
 
 
+def _put_out(game: Game, seats: list[_Seat], state: State, faulted: _Faulted, turn: int,
+             record: GameRecord) -> State | None:
+    """The state with the seat whose move faulted out, where the rules let the others play on
+    (more than two seats; play_without), its process killed and its going out recorded; None
+    where the fault ends the game."""
+    after = state.play_without([0], [faulted.seat]) if len(seats) > 2 else None
+    if after is None:
+        return None
+    s = seats[faulted.seat]
+    s.put_out = True
+    if s.channel is not None:
+        s.channel.proc.kill_tree()    # out: nothing it does now counts
+    record.out.append(SeatOut(faulted.seat, turn, faulted.fault.termination,
+                              f"{s.spec.name} (seat {faulted.seat}): {faulted.fault.reason}"))
+    return after
+
+
 def _result(record: GameRecord, seat: int) -> Result:
     """What a seat is told at the end: as the outcome says with two seats (aborted: a
     draw); with more, a win for first place alone, a draw for a shared first, else a loss."""
@@ -366,30 +393,24 @@ def _result(record: GameRecord, seat: int) -> Result:
     return Result.WIN if record.ranking.count(0) == 1 else Result.DRAW
 
 
-def _in_first(state: State, seats: int) -> list[int] | None:
-    """A ranking of a game not over: where seats move at once, those still in (moving) tie
-    first and those the rules put out tie below; in a game of turns, None (all tie)."""
-    if state.to_move != SIMULTANEOUS:
-        return None
-    movers = state.movers()
-    return [0 if seat in movers else len(movers) for seat in range(seats)]
+def _rank(record: GameRecord, seats: list[_Seat], state: State, ended_by: int | None = None) -> None:
+    """The final ranking of a game of more than two seats, by the one rule (docs/protocol.md,
+    "Faults and the ranking"): as the rules rank the seats, those put out for a fault while
+    the game went on included (each out at its fault's moment, as the rules put a seat out);
+    the seat whose fault ended the game (ended_by) below every seat still in then (after the
+    end, a fault found at the last look: below every seat) and above those out already. The
+    winner is the first alone."""
+    standing = state.standing()
+    still = set(state.seats_in()) if not state.is_terminal() else set(range(len(seats)))
 
+    def ahead(b: int, a: int) -> bool:      # b finished ahead of a
+        if a == ended_by:
+            return b in still
+        if b == ended_by:
+            return a not in still
+        return standing[b] < standing[a]
 
-def _rank(record: GameRecord, seats: list[_Seat], rules: Sequence[int] | None) -> None:
-    """The final ranking of a game of more than two seats: the rules' ranking among the seats
-    that stayed in (None: they tie), and each seat put out for a fault below every seat still
-    in when it went out and above those already out; the winner is the first alone."""
-    def ahead(b: _Seat, a: _Seat) -> bool:      # b finished ahead of a
-        if a.out_among is not None and b.out_among is not None:
-            # a later fault leaves fewer seats in (the one out before is not among them)
-            return len(b.out_among) < len(a.out_among)
-        if a.out_among is not None:
-            return b.seat in a.out_among
-        if b.out_among is not None:
-            return a.seat not in b.out_among
-        return rules is not None and rules[b.seat] < rules[a.seat]
-
-    ranking = [sum(ahead(b, a) for b in seats if b is not a) for a in seats]
+    ranking = [sum(ahead(b, a) for b in range(len(seats)) if b != a) for a in range(len(seats))]
     record.ranking = ranking
     record.winner = ranking.index(0) if ranking.count(0) == 1 else None
     if record.termination is Termination.NORMAL:
@@ -518,7 +539,7 @@ def _joint_turn(game: Game, seats: list[_Seat], state: State, turn: int, last_tu
     record.moves.extend(entries[seat] for seat in movers if seat in entries)
     for seat, why in faults:
         s = seats[seat]
-        s.out_among = frozenset(movers)
+        s.put_out = True
         if s.channel is not None:
             s.channel.proc.kill_tree()    # out: nothing it does now counts
         record.out.append(SeatOut(seat, turn, why.termination, f"{s.spec.name} (seat {seat}): {why.reason}"))
@@ -544,7 +565,7 @@ def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,
         if ch is None:
             continue
         keep = (pool is not None and s.dialect.reusable and record.faulted != s.seat
-                and s.out_among is None and record.termination is not Termination.ABORTED and ch.healthy)
+                and not s.put_out and record.termination is not Termination.ABORTED and ch.healthy)
         live = ch.fault is None and not ch.stdout_closed and ch.proc.poll() is None
         quit_lines = [] if keep else s.dialect.quit_lines()
         if live:

@@ -22,7 +22,7 @@
       el("div", { className: "fault-head" }, [
         el("span", { className: "badge bad" }, A.terminationLabel(league, termination)), " ",
         el("a", { href: "../replay.html#g=" + no + "&m=" + moves }, "game " + no),
-        " vs " + versus + " as " + (seat < 2 ? "xo"[seat] : "seat " + seat) + ", after " + moves + " moves"]),
+        " vs " + versus + " as " + (seat < 2 ? (league.seatNames || "xo")[seat] : "seat " + seat) + ", after " + moves + " moves"]),
       el("p", { className: "reason" }, reason), tail]);
   }
 

@@ -76,7 +76,8 @@ def test_a_python_file_submitted_is_accepted_and_plays(site, accepted):
     with client(serving, tokens["alice"]) as c:
         mine = c.get(f"/api/submissions/{accepted}").json()
         assert mine["status"] == "accepted" and mine["bot"] == "mine"
-        page = c.get("/api/bots/mine").json()
+        # its page is made of the reader's last reading (the standings have its games)
+        page = poll(lambda: (p := c.get("/api/bots/mine").json())["history"] and p, "mine's page with its games")
         assert page["owner"] == "alice"
         # the row says which version it rates, as the leaderboard's JSON does (it said null)
         [first] = page["versions"]

@@ -3,16 +3,16 @@ site's data (arena.publish.data) and pages, with every bot's stderr taken out.
 
 The reading runs in a process of its own, at the ladder's priority, below the web
 process's (in a thread of the web process it held the interpreter, and every request
-waited behind it). It keeps a
-LeagueReader, which reads only the games stored since its last reading and counts them
-into the standings it keeps: a reading costs what the new games cost, not every game
-again, so the store is read again as soon as it changed (at least MIN_GAP_SECONDS apart,
-and BUSY_SHARE times as long as the last reading took, but at most MAX_GAP_SECONDS). A request for the standings never
-waits for a reading: it gets the last one; before the first, the count of the stored games
-and that the standings are being read. A bot's page and its JSON are made by the reader
-when asked for and kept: a request gets the one made (a newer one is made for the next
-once it is VIEW_SECONDS old, and waited for once it is STALE_SECONDS old; most readings
-are never browsed).
+waited behind it). It keeps a LeagueReader, which reads only the games stored since its
+last reading and counts them into the standings it keeps: a reading costs what the new
+games cost, not every game again, so the store is read again as soon as it changed (at
+least MIN_GAP_SECONDS apart, and BUSY_SHARE times as long as the last reading took, but
+at most MAX_GAP_SECONDS). A request for the standings never waits for a reading: it gets
+the last one; before the first, the count of the stored games and that the standings are
+being read. A bot's page and its JSON are made by the reader when asked for, from its
+last reading, and kept for that reading (most readings are never browsed); a request
+after a newer reading waits for the newer page up to VIEW_WAIT_SECONDS (the reader busy
+with a long reading), else gets the one kept.
 
 Nothing written by a bot on stderr reaches a public page or JSON: the reading keeps each
 bot's latest faults with their stderr apart (own_faults), for its owner's page only.
@@ -55,9 +55,9 @@ from arena.publish.templates import render as render_template
 LOOK_SECONDS = 0.25
 MIN_GAP_SECONDS, MAX_GAP_SECONDS = 1.0, 3.0
 BUSY_SHARE = 4
-#: a bot's page made this long ago is made again when asked for, and given as it is
-#: meanwhile; one made more than STALE_SECONDS ago is waited for
-VIEW_SECONDS, STALE_SECONDS = 2.0, 10.0
+#: how long a request for a bot's page waits for it to be made from the last reading,
+#: before it is given the one made from an earlier reading
+VIEW_WAIT_SECONDS = 1.0
 #: the reader yields the CPU to the web process, as the ladder does: its readings cost what
 #: the new games cost, little next to the games; below the ladder (10) it was starved of the
 #: CPU on a busy machine, and the standings lagged by minutes
@@ -100,8 +100,8 @@ class PublicView:
         self._busy = False         # the reader is reading
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._stopped = False
-        self._views: dict[str, tuple[float, BotView]] = {}   # bot -> (when it was asked for, view)
-        self._making: set[str] = set()                        # bots whose newer view is being made
+        self._views: dict[str, tuple[int, BotView]] = {}   # bot -> (the reading it was made of, view)
+        self._making: dict[str, concurrent.futures.Future[BotView | None]] = {}   # views being made
         self.generation = 0        #: counts the readings: the live page asks whether it changed
 
     def close(self) -> None:
@@ -136,7 +136,7 @@ class PublicView:
         def tick() -> None:
             while not self._stopped:
                 for name in self.current().bots:   # a bot's first page made before it is asked for
-                    if name not in self._views and name not in self._making:
+                    if name not in self._views:
                         self._make_view(name)
                 time.sleep(LOOK_SECONDS)
         threading.Thread(target=tick, name="standings", daemon=True).start()
@@ -176,9 +176,9 @@ class PublicView:
 
     def bot(self, name: str) -> BotView | None:
         """A bot's row, versions, rating history, latest games and page body, or None if it
-        has no row; found by name, or as the site's pages link it (SLUG.html). A view made
-        less than VIEW_SECONDS ago is given as it is, one less than STALE_SECONDS old too
-        while a newer one is made; an older one (or none yet) is waited for."""
+        has no row; found by name, or as the site's pages link it (SLUG.html). Made of the
+        last reading, waited for up to VIEW_WAIT_SECONDS; else (the reader busy) the one
+        made of an earlier reading."""
         bots = self.current().bots
         if name not in bots:
             slug = name.removesuffix(".html")
@@ -186,38 +186,39 @@ class PublicView:
             if not name:
                 return None
         kept = self._views.get(name)
-        age = time.monotonic() - kept[0] if kept is not None else float("inf")
-        if kept is not None and age < VIEW_SECONDS:
+        if kept is not None and kept[0] == self.generation:
             return kept[1]
-        if kept is not None and age < STALE_SECONDS:
-            self._make_view(name)
-            return kept[1]
-        return self._make_view(name, wait=True) or (kept[1] if kept is not None else None)
+        future = self._make_view(name)
+        try:
+            return future.result(timeout=VIEW_WAIT_SECONDS if kept is not None else 60)
+        except (concurrent.futures.TimeoutError, concurrent.futures.process.BrokenProcessPool):
+            return kept[1] if kept is not None else None
 
-    def _make_view(self, name: str, wait: bool = False) -> BotView | None:
-        """Have the reader make a bot's view (and keep it); with wait, the view."""
+    def _make_view(self, name: str) -> concurrent.futures.Future[BotView | None]:
+        """The reader making a bot's view of its last reading (kept once made); one at a time."""
         with self._lock:
-            if self._stopped or (name in self._making and not wait):
-                return None
-            self._making.add(name)
-            asked = time.monotonic()
+            making = self._making.get(name)
+            if making is not None:
+                return making
+            generation = self.generation
+            future: concurrent.futures.Future[BotView | None]
+            if self._stopped:
+                future = concurrent.futures.Future()
+                future.set_result(None)
+                return future
             future = self._reader().submit(bot_view, name)
+            self._making[name] = future
 
         def keep(done: concurrent.futures.Future[BotView | None]) -> None:
-            self._making.discard(name)
+            self._making.pop(name, None)
             try:
                 view = done.result()
             except Exception:   # a reader that died: made again next time
                 return
             if view is not None:
-                self._views[name] = (asked, view)
+                self._views[name] = (generation, view)
         future.add_done_callback(keep)
-        if not wait:
-            return None
-        try:
-            return future.result(timeout=60)
-        except (concurrent.futures.TimeoutError, concurrent.futures.process.BrokenProcessPool):
-            return None
+        return future
 
     def table(self) -> str:
         """The standings table as the published site renders it (templates/leaderboard_table.html)."""

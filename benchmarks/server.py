@@ -112,10 +112,14 @@ class Freshness:
     """How long a stored game takes to show: the store's count taken every COUNT_S, the
     server's /api/leaderboard and its page asked every JSON_S and PAGE_S, each in a thread
     of its own; a game's lag runs from the first count that has it to the first answer that
-    shows it."""
+    shows it (the standings' count of games, which leaves out those of the bots' earlier
+    versions: the phase's offset)."""
 
     def __init__(self, process: Process) -> None:
         self.process = process
+        #: games stored that the standings do not read (of bots' earlier versions: a copied
+        #: store played by older code): the standings show the count less these
+        self.offset = 0
         self.counts: list[tuple[float, int]] = []
         self.json: list[tuple[float, int]] = []
         self.page: list[tuple[float, int]] = []
@@ -125,13 +129,19 @@ class Freshness:
                          threading.Thread(target=self._ask, args=("/", PAGE_S, self.page), daemon=True)]
 
     def __enter__(self) -> Freshness:
+        from arena.league import Store, StoreError
+        try:
+            with Store(self.process.store, readonly=True) as store:
+                self.offset = store.count() - len(store.done_keys())
+        except StoreError:
+            pass
         for thread in self._threads:
             thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         """Once the games counted by now show (or SETTLE_S passed), stop."""
-        last = self.counts[-1][1] if self.counts else 0
+        last = (self.counts[-1][1] if self.counts else 0) - self.offset
         deadline = time.monotonic() + SETTLE_S
         while time.monotonic() < deadline and not (self._shown(self.json) >= last and self._shown(self.page) >= last):
             time.sleep(0.1)
@@ -177,11 +187,11 @@ class Freshness:
         lags = []
         counted = iter(self.counts)
         shown = iter(seen)
-        at_count, at_shown = (-1.0, since), (-1.0, since)
+        at_count, at_shown = (-1.0, since), (-1.0, -(1 << 62))
         for n in range(since + 1, until + 1):
             while at_count[1] < n:
                 at_count = next(counted, (float("inf"), 1 << 62))
-            while at_shown[1] < n:
+            while at_shown[1] + self.offset < n:
                 at_shown = next(shown, (float("inf"), 1 << 62))
             lags.append(max(0.0, at_shown[0] - at_count[0]))
         return lags

@@ -152,6 +152,7 @@ class LiveBoard:
         self._ffa = False           # a game of more than two seats was added: rows have places
         self._paths = path_rater(self.system, settings)
         self._keys: dict[str, list[str]] = {}   # each bot's rated games' keys, as its path rates them
+        self._paired: dict[str, list[tuple[str, Rating]]] = {}   # each bot's history as last given
 
     def add(self, key: str, record: GameRecord) -> bool:
         """Count one more game; False when it is none of the board's (a bot outside bots)."""
@@ -220,14 +221,21 @@ class LiveBoard:
                            system=rater, prior=prior)
 
     def _history(self) -> dict[str, tuple[tuple[str, Rating], ...]]:
-        """Each bot's (fixture key, rating) after each of its games, as the system rates them."""
+        """Each bot's (fixture key, rating) after each of its games, as the system rates them;
+        of a path that carries on game by game (the same ratings as the last board's, and
+        more), only the new games are paired again."""
         history = {}
         for name, path in self._paths.paths().items():
             keys = self._keys.get(name, ())
             if len(path) != len(keys):
                 raise ValueError(f"the rating system gave {name!r} {len(path)} ratings for "
                                  f"{len(keys)} games")
-            history[name] = tuple(zip(keys, path))
+            kept = self._paired.get(name, [])
+            if len(kept) > len(path) or (kept and kept[-1][1] is not path[len(kept) - 1]):
+                kept = []    # rated again from the first game: paired again
+            kept.extend(zip(keys[len(kept):], path[len(kept):]))
+            self._paired[name] = kept
+            history[name] = tuple(kept)
         return history
 
 

@@ -208,6 +208,8 @@ class LeagueReader:
         self._last_id = 0
         self._season: list[tuple[StoredGame, tuple[int, ...]]] = []   # every game read, parsed once
         self._rows: list[tuple[StoredGame, tuple[int, ...]]] = []     # those the standings read
+        self._games: list[StoredGame] = []                 # their games, and each one's versions
+        self._played: dict[str, tuple[int, ...]] = {}
         self._seated: set[str] = set()         # every bot of a game read
         self._live: LiveBoard | None = None
         self._tallies = Tallies()
@@ -278,7 +280,7 @@ class LeagueReader:
                wanted: list[str] | None) -> None:
         """Count these games (the standings' games, in their order) from nothing."""
         self._wanted = wanted
-        self._rows = []
+        self._rows, self._games, self._played = [], [], {}
         self._seated = set()
         self._live = LiveBoard(settings, wanted, self.title or "", system=self.system)
         self._tallies = Tallies()
@@ -295,6 +297,8 @@ class LeagueReader:
         assert self._live is not None
         for stored, versions in rows:
             self._rows.append((stored, versions))
+            self._games.append(stored)
+            self._played[stored.key] = versions
             self._seated.update(bot.name for bot in stored.record.bots)
             counted = self._live.add(stored.key, stored.record)
             self._tallies.add(len(self._rows), stored, counted)
@@ -324,7 +328,7 @@ class LeagueReader:
                                                    if (bot, v) in prints}), store)
         slugs = slugify([row.bot for row in board.rows])
         bots = [BotInfo(i, row.bot, slug, row) for i, (row, slug) in enumerate(zip(board.rows, slugs))]
-        games = [game for game, _versions in self._rows]
+        games = list(self._games)
         try:
             rules = json.loads(meta.get("rules", "{}"))
         except ValueError:
@@ -339,7 +343,7 @@ class LeagueReader:
         data = LeagueData(title=title, name=name, game=game, rules=rules,
                           created=meta.get("created", ""), updated=self._updated,
                           settings=settings, board=board, bots=bots, games=games,
-                          played={game.key: versions for game, versions in self._rows},
+                          played=dict(self._played),
                           simultaneous=self._simultaneous[ruled], seat_names=self._seat_names[ruled],
                           seats=self._tallies.seats)
         for info in self._infos:
@@ -412,6 +416,8 @@ class Tallies:
         self.number: dict[str, int] = {}     # fixture key -> game number
         self.of_bot: dict[str, list[int]] = {}   # bot -> the numbers of the games it sat in
         self.seats = 2                       # the most seats a game has
+        #: bot -> its rating path as the board last gave it, and as the site reads it
+        self._paths: dict[str, tuple[tuple[tuple[str, Any], ...], list[tuple[int, float, float]]]] = {}
 
     def add(self, no: int, stored: StoredGame, counted: bool) -> None:
         """Game number no; counted: the board counts it (every seat one of its bots)."""
@@ -440,6 +446,20 @@ class Tallies:
                 reason=fault.reason, stderr=tails[seat] if seat < len(tails) else "",
                 moves=len(record.moves)), them))
 
+    def _path(self, name: str, path: tuple[tuple[str, Any], ...]) -> list[tuple[int, float, float]]:
+        """A bot's rating path as the site reads it: (game number, value, band top) after
+        each game; what the board gave before and gives again (a path that carries on game
+        by game) is not converted again."""
+        number = self.number
+        last, shown = self._paths.get(name, ((), []))
+        if not (len(last) <= len(path) and (not last or path[len(last) - 1] is last[-1])):
+            shown = []    # another path (a system that rates every game again): all of it
+            last = ()
+        shown = shown + [(number[key], r.value, r.value if r.band is None else r.band)
+                         for key, r in path[len(last):] if key in number]
+        self._paths[name] = (path, shown)
+        return list(shown)
+
     def fill(self, data: LeagueData) -> None:
         """Fill versus (results as the board counted them), faults and history (as game
         numbers) of data, by its bots' ids."""
@@ -454,11 +474,7 @@ class Tallies:
                 games = between(data.board.matches, names[me], names[them]).games
                 vs.wins, vs.draws, vs.losses = games.wins, games.draws, games.losses
                 vs.unrated = vs.as_x + vs.as_o - games.games
-        number = self.number
-        data.history = {
-            bot.id: [(number[key], r.value, r.value if r.band is None else r.band)
-                     for key, r in data.board.history.get(bot.name, ()) if key in number]
-            for bot in data.bots}
+        data.history = {bot.id: self._path(bot.name, data.board.history.get(bot.name, ())) for bot in data.bots}
         data.of_bot = {bot: list(numbers) for bot, numbers in self.of_bot.items()}
 
 

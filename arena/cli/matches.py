@@ -108,8 +108,8 @@ def cmd_match(args: argparse.Namespace) -> int:
                                   None if openings.is_none else
                                   lambda k, pair_seed: openings.opening(game, k, pair_seed))
         job = GameJob(game=game.name, rules=given_rules(game, args.rule), bots={a.name: a, b.name: b},
-                      settings=settings, sandbox_mode=sandbox.mode,
-                      limits=Limits(memory_mb=args.memory_mb), made=game if spec is not None else None)
+                      settings=settings, made=game, sandbox_mode=sandbox.mode,
+                      limits=Limits(memory_mb=args.memory_mb))
         # a RunError or StoreError (the host, the disk: no bot's fault) is a usage error here,
         # as it always was for a match; `arena run` reports a failed run with EXIT_FAILED
         return _run_match(args, job, fixtures, MatchTally(a.name, b.name), sprt, store, seed)
@@ -230,8 +230,9 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
         print(json.dumps(summary_record(outcome, sprt, len(fixtures))))
     else:
         print("\n".join(lines))
+    from arena.games.external import ExternalGame
     from arena.openings import repeat_warning
-    warning = repeat_warning(moves, info.by_turn, referee=job.made is not None)
+    warning = repeat_warning(moves, info.by_turn, referee=isinstance(job.made, ExternalGame))
     if warning:
         print(f"arena match: WARNING: {warning}", file=sys.stderr)
     return 130 if outcome.interrupted else 0

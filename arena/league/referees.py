@@ -11,9 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from arena.games import Game, GameRegistry
+from arena.games import Game
 from arena.games.external import ExternalGame, RefereeSpec
 from arena.record import GameRecord, Termination
+from arena.registry import Registry
 
 from .botentries import BotConfig
 from .builds import build_bots, build_outputs
@@ -31,7 +32,7 @@ class RefereeFaults(RunError):
     """A run stopped: its referee failed too many games in a row."""
 
 
-def referee_of(config: LeagueConfig, games: GameRegistry) -> RefereeSpec | None:
+def referee_of(config: LeagueConfig, games: Registry[type[Game]]) -> RefereeSpec | None:
     """The league's referee: its `game:` mapping's, or a plugin's referee game's; None for a
     game of rules in arena."""
     if config.referee is not None:
@@ -40,13 +41,13 @@ def referee_of(config: LeagueConfig, games: GameRegistry) -> RefereeSpec | None:
     return made.spec if isinstance(made, ExternalGame) else None
 
 
-def referee_builds(config: LeagueConfig, games: GameRegistry) -> list[BotConfig]:
+def referee_builds(config: LeagueConfig, games: Registry[type[Game]]) -> list[BotConfig]:
     """The referee as a build (arena.league.builds takes it with the bots'), if it has one."""
     spec = referee_of(config, games)
     return [referee_bot(spec)] if spec is not None and spec.build is not None else []
 
 
-def fingerprinted(config: LeagueConfig, games: GameRegistry, base_dir: Path, store_path: Path,
+def fingerprinted(config: LeagueConfig, games: Registry[type[Game]], base_dir: Path, store_path: Path,
                   builds: Any, cache: HashCache) -> LeagueConfig:
     """The config with its referee's fingerprint (its files but what its build wrote, its
     command and build): what the run plays and stores by. builds: the store's build

@@ -125,6 +125,7 @@ NOT_RUN: dict[str, str] = {
     "arena run tournaments/referee-java.yaml": "builds the Java referee with javac and plays 12 "
                                                "games, a JVM each; tests/test_league_referees.py "
                                                "runs it with 6",
+    "python benchmarks/referees.py": "a benchmark of about a minute",
     # run as written, and its figure checked, by another test
     "arena perft ultimate 6": "tests/test_cli_games.py::test_perft_prints_the_count_last runs "
                               "it and checks the page's 4020960",

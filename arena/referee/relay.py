@@ -230,11 +230,7 @@ class _Relay(_Referee):
             except RefereeProtocolError as exc:
                 raise RefereeFault(str(exc)) from None
             if isinstance(said, Input):
-                block = pending.setdefault(said.seat, [])
-                line = self._next()
-                while not is_command(line):
-                    block.append(line)
-                    line = self._next()
+                line = self._block(pending.setdefault(said.seat, []))
                 continue
             if isinstance(said, Error):
                 self._take_errors([said])
@@ -252,6 +248,24 @@ class _Relay(_Referee):
                 if self.probe and said.seat == 0:
                     raise _Probed()
             line = self._next()
+
+    def _block(self, block: list[str]) -> str:
+        """An `###Input` block's lines added to block: those already read taken as they are
+        (no wait, no clock: they came), then the next ones waited for; the command that
+        ends it."""
+        ref = self.referee
+        assert ref is not None
+        read = ref.lines
+        while True:
+            while read:
+                line = read.popleft()
+                if is_command(line):
+                    return line
+                block.append(line)
+            line = self._next()
+            if is_command(line):
+                return line
+            block.append(line)
 
     def _answer(self, seat: int, lines: list[str], count: int) -> str:
         """Seat's answer to the lines the referee gave it: `count` lines, joined by newlines,

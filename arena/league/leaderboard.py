@@ -389,19 +389,24 @@ def _elo_note(board: Leaderboard) -> list[str]:
     return [*textwrap.wrap(los, LEGEND_WIDTH), *textwrap.wrap(elo, LEGEND_WIDTH)]
 
 
-def _referee_note(board: Leaderboard) -> list[str]:
+def referee_note(board: Leaderboard) -> str | None:
     """Under the standings of games played by a referee process: whether a seat-swapped pair
-    (a rotation) played one map, and the games void by the referee's fault."""
+    (a rotation) played one map, and the games void by the referee's fault; None for a game
+    of rules in arena."""
     if board.referee is None:
-        return []
+        return None
     name, seeded, void = board.referee
     pairs = ("the games of a seat-swapped pair (of a rotation) played the same seed, told to it"
              if seeded else "it takes no seed, so the two games of a seat-swapped pair are independent "
              "games, not one map played from both seats")
     voided = (f"; {void} game{'s were' if void != 1 else ' was'} void (the referee failed them), "
               "counted for no one" if void else "")
-    return textwrap.wrap(f"Games played by the referee process {name} (docs/referees.md): {pairs}{voided}.",
-                         LEGEND_WIDTH)
+    return f"Games played by the referee process {name} (docs/referees.md): {pairs}{voided}."
+
+
+def _referee_note(board: Leaderboard) -> list[str]:
+    note = referee_note(board)
+    return [] if note is None else textwrap.wrap(note, LEGEND_WIDTH)
 
 
 def format_cell(cell: Cell | None) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from itertools import combinations
 from typing import Any
 
+from arena import transcript
 from arena.games import Game, GameError, Grid, State
 from arena.league import Leaderboard, RatingConfig, Row, Store, StoredGame
 from arena.league.boards import ladder_marks
@@ -34,6 +35,16 @@ from arena.registry import Registry
 CHUNK_GAMES = 100   #: games per moves file (data/moves/NNNN.js), loaded by the replay page
 PAGE_GAMES = 100    #: games per page of the games list (data/games/...)
 PAGE_FAULTS = 50    #: faults per page of a bot's fault list (data/faults/...)
+#: a game played by a referee process: steps (answers) per page of its transcript
+#: (data/transcripts/GAME/N.js, loaded by the replay page as it steps), and what the site
+#: keeps of a game's transcript: its lines given, up to this many characters in all (past
+#: it, steps keep their answers only, cut short), each line up to LINE_CHARS, each answer up
+#: to ANSWER_CHARS; `arena replay` prints the record whole
+PAGE_STEPS = 100
+SITE_TRANSCRIPT_CHARS = 1 << 18
+LINE_CHARS = 2000
+ANSWER_CHARS = 2000
+ANSWER_CUT = 200     #: of an answer past SITE_TRANSCRIPT_CHARS
 
 #: how people read a termination (a referee process's fault only in a site that has one:
 #: the site of every other league stays as it was)
@@ -131,6 +142,9 @@ class LeagueData:
     seats: int = 2
     #: bot name -> the numbers of the games it sat in (every game of the list, tallied or not)
     of_bot: dict[str, list[int]] = field(default_factory=dict)
+    #: the games were played by a referee process: a replay is the game's transcript
+    #: (assets/transcript.js), there being no board to draw
+    refereed: bool = False
 
     @property
     def ids(self) -> dict[str, int]:
@@ -352,6 +366,8 @@ class LeagueReader:
             data.versions.setdefault(info.bot, []).append(info)
         data.suspended = store.suspended()
         self._tallies.fill(data)
+        if data.refereed:    # no x and o, whatever the game's name: its seats by number
+            data.seat_names = tuple(f"seat {seat}" for seat in range(data.seats))
         return data
 
 
@@ -418,6 +434,7 @@ class Tallies:
         self.number: dict[str, int] = {}     # fixture key -> game number
         self.of_bot: dict[str, list[int]] = {}   # bot -> the numbers of the games it sat in
         self.seats = 2                       # the most seats a game has
+        self.refereed = False                # a game played by a referee process was added
         #: bot -> its rating path as the board last gave it, and as the site reads it
         self._paths: dict[str, tuple[tuple[tuple[str, Any], ...], list[tuple[int, float, float]]]] = {}
 
@@ -427,6 +444,7 @@ class Tallies:
         self.number[stored.key] = no
         seats = [b.name for b in record.bots]
         self.seats = max(self.seats, len(seats))
+        self.refereed = self.refereed or record.referee is not None
         for name in dict.fromkeys(seats):
             self.of_bot.setdefault(name, []).append(no)
         if not counted:
@@ -478,6 +496,7 @@ class Tallies:
                 vs.unrated = vs.as_x + vs.as_o - games.games
         data.history = {bot.id: self._path(bot.name, data.board.history.get(bot.name, ())) for bot in data.bots}
         data.of_bot = {bot: list(numbers) for bot, numbers in self.of_bot.items()}
+        data.refereed = self.refereed
 
 
 # --- data files -----------------------------------------------------------------------------
@@ -532,16 +551,16 @@ def _pair_and_swap(key: str) -> tuple[int, int] | None:
     return None if parts is None else (parts.pair, parts.swap)
 
 
-def fixture_text(key: str, seats: Sequence[str]) -> str:
-    """A fixture key "a|b|k|swap" as people read it: "pair 1, game 2: b plays x, a plays o";
-    of more than two seats "game 8: a, b, c, d by seat"."""
+def fixture_text(key: str, seats: Sequence[str], places: tuple[str, str] = ("plays x", "plays o")) -> str:
+    """A fixture key "a|b|k|swap" as people read it: "pair 1, game 2: b plays x, a plays o"
+    (places: how the two seats are said); of more than two seats "game 8: a, b, c, d by seat"."""
     parts = parse_fixture_key(key)
     if parts is not None and parts.more:
         return f"game {parts.pair + 1}: {', '.join(seats)} by seat"
     found = _pair_and_swap(key)
     if found is None:
         return f"fixture {key}"
-    return f"pair {found[0] + 1}, game {found[1] + 1}: {seats[0]} plays x, {seats[1]} plays o"
+    return f"pair {found[0] + 1}, game {found[1] + 1}: {seats[0]} {places[0]}, {seats[1]} {places[1]}"
 
 
 def _round_of(key: str) -> int | None:
@@ -608,6 +627,8 @@ class Replayer:
         move as the game writes it, sent only when that is not its number.
         """
         record = stored.record
+        if record.referee is not None:    # no rules here, whatever its name: its transcript
+            return transcript_replay(no, stored, ids)
         game = self.game(record)
         if game is not None and game.info.by_turn:
             return self.replay_turns(no, stored, ids, game)
@@ -719,6 +740,87 @@ class Replayer:
                            for m in moves], changes])
         out.update(turns=turns, error=error, over=error is None and state.is_terminal())
         return out
+
+
+def transcript_replay(no: int, stored: StoredGame, ids: Mapping[str, int]) -> dict[str, Any]:
+    """A game played by a referee process, for the transcript viewer (assets/transcript.js):
+    its facts and its referee's (the seed it was told, its ###Error lines before any answer,
+    its stderr tail, the step its record's transcript was cut at), and how many steps (one
+    seat's answer each) its pages (transcript_pages) hold."""
+    record = stored.record
+    entry = record.referee or {}
+    seed = entry.get("seed")
+    return {
+        "no": no, "key": stored.key, "bots": _bot_ids(record, ids), "game": record.game,
+        "fixture": fixture_text(stored.key, [b.name for b in record.bots], ("in seat 0", "in seat 1")),
+        "rules": record.rule_options, "seed": str(record.seed), "winner": record.winner,
+        "termination": record.termination.value, "faulted": record.faulted,
+        "reason": record.reason, "ranking": record.rank_of(),
+        "stderr": list(record.stderr_tails), "started": record.started_at,
+        "durationMs": round(record.duration_ms, 1),
+        "referee": {"name": entry.get("name", record.game), "fingerprint": entry.get("fingerprint", ""),
+                    "seed": None if seed is None else str(seed), "stderr": entry.get("stderr", ""),
+                    "cut": entry.get("cut"),
+                    "errors": [[e["seat"], e["message"]] for e in transcript.errors_before(record)]},
+        "steps": len(record.moves), "pageSteps": PAGE_STEPS,
+    }
+
+
+def transcript_pages(data: LeagueData) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The transcript of each game played by a referee process, PAGE_STEPS steps a file
+    ("transcripts/GAME/N", N from 1; transcript_page)."""
+    for no, stored in enumerate(data.games, 1):
+        if stored.record.referee is None:
+            continue
+        rows, kept = _site_steps(stored.record)
+        for page in range(1, max(1, -(-len(rows) // PAGE_STEPS)) + 1):
+            yield f"transcripts/{no}/{page}", _transcript_page(rows, kept, page)
+
+
+def transcript_page(stored: StoredGame, page: int) -> dict[str, Any] | None:
+    """Page `page` (from 1) of the transcript of a game played by a referee process: "steps",
+    each [seat, the seat's own turn, the lines given (None: not kept), the lines answered,
+    wall ms, cpu ms or None, the referee's ###Error lines after it as [seat, message]];
+    "first", the number of its first step; "kept", the first step whose lines given the
+    site did not keep (SITE_TRANSCRIPT_CHARS), None if it kept them all. None for a game of
+    rules in arena, or a page past its last."""
+    if stored.record.referee is None:
+        return None
+    rows, kept = _site_steps(stored.record)
+    if not 1 <= page <= max(1, -(-len(rows) // PAGE_STEPS)):
+        return None
+    return _transcript_page(rows, kept, page)
+
+
+def _transcript_page(rows: list[list[Any]], kept: int | None, page: int) -> dict[str, Any]:
+    first = (page - 1) * PAGE_STEPS
+    return {"first": first + 1, "kept": kept, "steps": rows[first:first + PAGE_STEPS]}
+
+
+def _site_steps(record: GameRecord) -> tuple[list[list[Any]], int | None]:
+    """A record's steps as the site keeps them (transcript_pages), and the first step whose
+    lines given it did not keep for SITE_TRANSCRIPT_CHARS (None: it kept every one)."""
+    rows: list[list[Any]] = []
+    room, cut = SITE_TRANSCRIPT_CHARS, None
+    for step in transcript.steps(record):
+        given = None if step.given is None else [_cut(line, LINE_CHARS) for line in step.given]
+        if given is not None:
+            size = sum(len(line) + 1 for line in given)
+            if cut is None and size <= room:
+                room -= size
+            else:
+                cut = step.number if cut is None else cut
+                given = None
+        answered = [_cut(line, ANSWER_CHARS if cut is None else ANSWER_CUT) for line in step.answered]
+        rows.append([step.seat, step.turn, given, answered, round(step.wall_ms, 1),
+                     None if step.cpu_ms is None else round(step.cpu_ms, 1),
+                     [[e["seat"], e["message"]] for e in step.errors]])
+    return rows, cut
+
+
+def _cut(line: str, most: int) -> str:
+    """A line of at most `most` characters, and how many more it had."""
+    return line if len(line) <= most else f"{line[:most]}… ({len(line) - most:,} more characters)"
 
 
 def _square(grid: Grid, cell: int) -> int:

@@ -21,6 +21,7 @@ from typing import Any
 from markupsafe import Markup
 
 from arena.league import Row, StoredGame
+from arena.league.leaderboard import referee_note
 from arena.league.pairs import between
 from arena.record import GameRecord
 from arena.stats import summarize
@@ -151,7 +152,8 @@ def leaderboard_page(data: LeagueData) -> str:
     return render("leaderboard.html", **layout(data, name="leaderboard", title="Leaderboard"),
                   **leaderboard_table(data), game_line=_game_line(data), bot_count=len(data.bots),
                   played=f"{len(data.games):,}",
-                  fault_total=f"{sum(len(f) for f in data.faults.values()):,}")
+                  fault_total=f"{sum(len(f) for f in data.faults.values()):,}",
+                  referee_note=referee_note(data.board))
 
 
 def _anchor_text(data: LeagueData) -> str:
@@ -429,8 +431,9 @@ def bot_page(data: LeagueData, bot: BotInfo) -> str:
 def games_list(data: LeagueData) -> dict[str, Any]:
     """The games list's context (templates/games_list.html) and the scripts that fill it, in
     their order: the paging (assets/gamelist.js), then the rows: of more than two seats, a
-    column for each seat (assets/seats.js), else x and o (assets/games.js)."""
-    return {"bots": [_bot(b) for b in data.bots], "seats": data.seats,
+    column for each seat (assets/seats.js), else x and o (assets/games.js), or of a game
+    played by a referee process seats 0 and 1 (who answers first is the referee's)."""
+    return {"bots": [_bot(b) for b in data.bots], "seats": data.seats, "refereed": data.refereed,
             "scripts": ["gamelist.js", "seats.js" if data.seats > 2 else "games.js"]}
 
 
@@ -444,10 +447,12 @@ def games_page(data: LeagueData) -> str:
 def replay_viewer(data: LeagueData) -> dict[str, Any]:
     """The replay viewer's context (templates/replay_viewer.html) and the scripts that fill it,
     in their order: the frame (assets/viewer.js), then the steps: a game whose seats move at
-    once turn by turn, every seat's move of the turn together (assets/turns.js), any other
-    move by move (assets/replay.js)."""
-    return {"by_turn": data.simultaneous,
-            "scripts": ["viewer.js", "turns.js" if data.simultaneous else "replay.js"]}
+    once turn by turn, every seat's move of the turn together (assets/turns.js), a game
+    played by a referee process answer by answer, its transcript (assets/transcript.js), any
+    other move by move (assets/replay.js)."""
+    return {"by_turn": data.simultaneous, "transcript": data.refereed,
+            "scripts": ["viewer.js", "transcript.js" if data.refereed else "turns.js" if data.simultaneous
+                        else "replay.js"]}
 
 
 def replay_page(data: LeagueData) -> str:

@@ -21,7 +21,16 @@ from arena.errors import ArenaError
 from arena.league import RatingConfig, RatingSystem, Store, StoreError
 from arena.league.sight import inside
 
-from .data import LeagueData, check_rules, fault_pages, league_json, list_pages, load_league, move_chunks
+from .data import (
+    LeagueData,
+    check_rules,
+    fault_pages,
+    league_json,
+    list_pages,
+    load_league,
+    move_chunks,
+    transcript_pages,
+)
 from .pages import all_pages
 
 #: the static files copied from arena/publish/assets into the site's assets/: the games list
@@ -31,6 +40,9 @@ ASSETS = ("style.css", "arena.js", "gamelist.js", "games.js", "viewer.js", "repl
 TURN_ASSETS = ("turns.js",)
 #: the games list of games of more than two seats, copied only into such a league's site
 SEAT_ASSETS = ("seats.js",)
+#: the replay viewer of a game played by a referee process (its transcript), copied only into
+#: such a league's site
+TRANSCRIPT_ASSETS = ("transcript.js",)
 MARKER = ".arena-site"
 
 
@@ -189,10 +201,12 @@ def write_site(data: LeagueData, root: Path) -> None:
     for relative, text in all_pages(data):
         write(relative, text)
     assets = resources.files("arena.publish").joinpath("assets")
-    for name in ASSETS + (TURN_ASSETS if data.simultaneous else ()) + (SEAT_ASSETS if data.seats > 2 else ()):
+    for name in ASSETS + (TURN_ASSETS if data.simultaneous else ()) + (SEAT_ASSETS if data.seats > 2 else ()) \
+            + (TRANSCRIPT_ASSETS if data.refereed else ()):
         write(f"assets/{name}", assets.joinpath(name).read_text("utf-8"))
     files: Iterable[tuple[str, object]] = chain(
-        [("league", league_json(data))], list_pages(data), fault_pages(data), move_chunks(data))
+        [("league", league_json(data))], list_pages(data), fault_pages(data), move_chunks(data),
+        transcript_pages(data))
     for key, value in files:
         write(f"data/{key}.js", data_script(key, value))
     # what this publish wrote, so that the next one replaces nothing else (foreign_files)

@@ -42,6 +42,7 @@ from arena.publish.data import (
     fault_pages,
     league_json,
     list_pages,
+    transcript_page,
 )
 from arena.publish.pages import all_pages, bot_body, leaderboard_table
 from arena.publish.site import data_script
@@ -352,6 +353,13 @@ def site_text(path: str) -> tuple[str, str] | None:
         number = path.removeprefix("data/moves/").removesuffix(".js")
         chunk = replay_chunk(int(number)) if number.isdigit() and len(number) < 10 else None
         return None if chunk is None else (data_script(f"moves/{number}", chunk), "text/javascript")
+    if path.startswith("data/transcripts/") and path.endswith(".js"):   # a referee game's transcript
+        no, _, page = path.removeprefix("data/transcripts/").removesuffix(".js").partition("/")
+        if not (no.isdigit() and page.isdigit() and len(no) < 10 and len(page) < 10
+                and 1 <= int(no) <= len(data.games)):
+            return None
+        found = transcript_page(data.games[int(no) - 1], int(page))
+        return None if found is None else (data_script(f"transcripts/{no}/{page}", found), "text/javascript")
     if _KEPT.site is None:
         site = dict(all_pages(data))
         for key, value in [("league", league_json(data)), *list_pages(data), *fault_pages(data)]:

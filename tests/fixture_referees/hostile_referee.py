@@ -10,7 +10,9 @@ out; garbage: a line that is no command; read: tries to read the file ARG and sa
 what it found, then fails; error: an ###Error on stdout and one on stderr about seat 1, then
 plays on (seat 0 wins); seed: tells seat 0 the seed it was told ("seed S", or "no seed"), seat 0
 wins; flood: ARG more answers of seat 0, each to a line of 100,000 characters, seat 0 wins;
-late: ###End after ARG seconds (the game's own clock runs out first)."""
+late: ###End after ARG seconds (the game's own clock runs out first); transcript: ARG more
+answers, the seats in turn, each given one line of 1,900 characters (every 50th, 5,000), a log
+line on stderr each, an ###Error on stderr about seat 1 after the third, seat 0 wins."""
 
 import subprocess
 import sys
@@ -77,6 +79,15 @@ elif behaviour == "flood":
     for _ in range(int(arg)):
         say("###Input 0", "1 " + "x" * 100_000, "###Output 0 1")
         sys.stdin.readline()
+    say("###End 0 " + "".join(map(str, range(1, players))))
+elif behaviour == "transcript":
+    for step in range(1, int(arg) + 1):
+        seat = step % players
+        say(f"###Input {seat}", f"step{step} " + "y" * (5000 if step % 50 == 0 else 1900), f"###Output {seat} 1")
+        sys.stdin.readline()
+        print(f"referee log: step {step} answered", file=sys.stderr, flush=True)
+        if step == 3:
+            print("###Error 1 your third answer was <b>dull</b>", file=sys.stderr, flush=True)
     say("###End 0 " + "".join(map(str, range(1, players))))
 elif behaviour == "late":
     time.sleep(float(arg))

@@ -30,12 +30,19 @@
     return cells;
   }
 
+  /** The step a row of the step list shows the board after: its data-step, else (a list of
+   *  every step) its place, row i after step i + 1. */
+  function stepOf(row, i) {
+    return row.dataset.step ? Number(row.dataset.step) : i + 1;
+  }
+
   /** Run the viewer for games of one kind, which says:
    *  hashKey: the hash's key of the step shown (#g=N&KEY=K), steps(game): how many there are,
    *  stepAsked(game, params): the step the hash's params ask for, or undefined when none,
    *  marker(seat): the node marking a seat, seatTag(seat): a seat's name in a heading,
    *  build(league, game): the title, result, board and step list of a game just loaded,
-   *  draw(step): the board and what happened, K steps in (the rest is drawn here). */
+   *  draw(step): the board and what happened, K steps in (the rest is drawn here); the step
+   *  list's rows are every step's in order, or carry data-step (a page of the steps). */
   function replayViewer(kind) {
     const status = document.getElementById("replay-status");
     const view = document.getElementById("replay");
@@ -84,11 +91,13 @@
       scrub.max = String(n);
       scrub.value = String(step);
       A.setSteps(controls, step, 0, n);
+      let current = null;
       Array.prototype.forEach.call(stepBody.rows, function (row, i) {
-        row.classList.toggle("current", i === step - 1);
-        row.classList.toggle("future", i >= step);
+        const after = stepOf(row, i);       // the row shows the board after this step
+        row.classList.toggle("current", after === step);
+        row.classList.toggle("future", after > step);
+        if (after === step) current = row;
       });
-      const current = stepBody.rows[step - 1];
       if (current) {
         const wrap = current.closest(".movelist-wrap");
         wrap.scrollTop = Math.max(0, current.offsetTop - wrap.clientHeight / 2);
@@ -134,8 +143,8 @@
     });
     scrub.addEventListener("input", function () { if (game) show(parseInt(scrub.value, 10)); });
     stepBody.addEventListener("click", function (event) {
-      const row = event.target.closest("tr");       // row i shows the board after step i + 1
-      if (row && row.parentNode === stepBody && !event.target.closest("a")) show(row.sectionRowIndex + 1);
+      const row = event.target.closest("tr");
+      if (row && row.parentNode === stepBody && !event.target.closest("a")) show(stepOf(row, row.sectionRowIndex));
     });
     document.addEventListener("keydown", function (event) {
       if (!game || event.altKey || event.ctrlKey || event.metaKey || event.target === scrub) return;

@@ -23,7 +23,6 @@ from arena.referee import (
 )
 from arena.referee.botspec import ARENA_PACKAGE_DIR, bot_spec, command_spec
 from arena.sandbox import Sandbox
-from arena.userfiles import not_regular
 
 from .builds import BuildError, build_bots, build_outputs
 from .config import BotConfig, BotProblem, LeagueConfig, PathCheck, load_config
@@ -50,6 +49,11 @@ class RunSummary:
     seconds: float
 
 
+#: what a league config's missing option file is told beside its path
+NO_FILE_HINT = (" (a path is taken from the config's directory; JSON text starting with '{' is "
+                "also allowed)")
+
+
 def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
     """The config validator's bot check, answered from the loaded plugins; with base_dir
     (the config's directory) files named by file options must exist."""
@@ -60,21 +64,10 @@ def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
             return f"unknown bot {name!r}{did_you_mean(name, names)}; `arena bots` lists them"
         if not decl.plays(game):
             return f"bot {name!r} plays {decl.game}, not {game}"
-        for key in options:
-            if key not in decl.options:
-                allowed = ", ".join(decl.options) or "none"
-                return BotProblem(f"bot {name!r} has no option {key!r} (options: {allowed})", option=key)
-            wrong = decl.options[key].problem(options[key])
-            if wrong is not None:
-                return BotProblem(wrong, option=key)
-            path = decl.options[key].file_path(options[key], base_dir)
-            if base_dir is not None and path is not None and not path.exists():
-                return BotProblem(f"no file {str(path)!r} (a path is taken from the config's "
-                                  "directory; JSON text starting with '{' is also allowed)", option=key)
-            kind = None if path is None or base_dir is None else not_regular(path)
-            if kind is not None:
-                return BotProblem(f"{str(path)!r} is {kind}, not a regular file", option=key)
-        return None
+        problem = decl.options_problem(options, base_dir)
+        if problem is None:
+            return None
+        return BotProblem(problem.message + (NO_FILE_HINT if problem.missing else ""), option=problem.key)
     return check
 
 

@@ -21,7 +21,7 @@ from arena.league.executors.base import GameJob
 from arena.league.executors.local import play_fixtures
 from arena.league.pairs import Tally
 from arena.league.progress import Progress
-from arena.league.schedule import Fixture, fixture_key
+from arena.league.schedule import Fixture
 from arena.league.sight import own_code
 from arena.league.store import Store, VersionNote
 from arena.record import GameRecord
@@ -51,10 +51,7 @@ def match_fixtures(a: str, b: str, games: int, seed: int,
     for i in range(games):
         k, swap = divmod(i, 2)
         opening = opening_of(k, seed + k) if opening_of is not None else ()
-        seats = (a, b) if swap == 0 else (b, a)
-        fixtures.append(Fixture(index=i, key=fixture_key(a, b, k, swap, opening), pairing=f"{a}|{b}",
-                                seat0=seats[0], seat1=seats[1], seed=seed + k, round=i,
-                                opening=opening))
+        fixtures.append(Fixture.of_pair(a, b, k, swap, seed + k, opening, index=i))
     return fixtures
 
 

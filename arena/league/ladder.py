@@ -29,7 +29,7 @@ from arena.sandbox import Sandbox
 
 from .config import LadderConfig, LeagueConfig
 from .drive import CancelToken
-from .executors.base import RunError, cause
+from .executors.base import Placement, RunError, cause
 from .matchmakers import BotStanding, Matchmaker, Pairing, Standings, pair_key
 from .membership import Membership
 from .preflight import start_all
@@ -45,7 +45,7 @@ from .runner import (
     play_source,
     registered_executor,
 )
-from .schedule import Fixture, ffa_key, fixture_key, game_seed, league_openings, parse_fixture_key
+from .schedule import Fixture, game_seed, league_openings, pairing_of, parse_fixture_key
 from .sources import fixtures_of
 from .store import Store, check_store_path
 
@@ -350,19 +350,20 @@ class LadderSource:
         seed = game_seed(self.config.seed, first, second, k)
         opening = tuple(self.openings.opening(self.game, k, seed)) if not self.openings.is_none else ()
         pair = []
-        for swap, seats in enumerate(((first, second), (second, first))):
-            fixture = Fixture(index=self.stored + self.in_flight + swap,
-                              key=fixture_key(first, second, k, swap, opening),
-                              pairing=f"{first}|{second}", seat0=seats[0], seat1=seats[1],
-                              seed=seed, round=2 * k + swap, opening=opening)
-            pair.append(fixture.carrying(self.specs, (self.versions[seats[0]],
-                                                      self.versions[seats[1]])))
+        for swap in (0, 1):
+            fixture = Fixture.of_pair(first, second, k, swap, seed, opening,
+                                      index=self.stored + self.in_flight + swap)
+            pair.append(fixture.carrying(self.specs, self._versions_of(fixture)))
         if pair[0].seat0 != pairing.first:
             pair.reverse()
         a, b = (f"{name}@{self.versions[name]}" for name in (first, second))
         self.met[pair_key(a, b)] += 1
         self.met_now[(first, second)] += 1
         return pair
+
+    def _versions_of(self, fixture: Fixture) -> tuple[int, ...]:
+        """The current versions of a fixture's bots, by seat."""
+        return tuple(self.versions[name] for name in fixture.seats)
 
     def _unfinished(self) -> Fixture | None:
         """The missing game of a pair an earlier run left with one, if its two bots still
@@ -373,13 +374,10 @@ class LadderSource:
             if any(self.versions.get(name) != versions.get(name)
                    or (name, self.versions[name]) in self.suspended for name in (first, second)):
                 continue
-            seats = (first, second) if swap == 0 else (second, first)
-            fixture = Fixture(index=self.stored + self.in_flight,
-                              key=fixture_key(first, second, k, swap, opening),
-                              pairing=f"{first}|{second}", seat0=seats[0], seat1=seats[1],
-                              seed=game_seed(self.config.seed, first, second, k),
-                              round=2 * k + swap, opening=opening)
-            return fixture.carrying(self.specs, (self.versions[seats[0]], self.versions[seats[1]]))
+            fixture = Fixture.of_pair(first, second, k, swap,
+                                      game_seed(self.config.seed, first, second, k), opening,
+                                      index=self.stored + self.in_flight)
+            return fixture.carrying(self.specs, self._versions_of(fixture))
         return None
 
     def _mint_block(self, pairing: Pairing) -> list[Fixture]:
@@ -398,15 +396,13 @@ class LadderSource:
         key_group = tuple(sorted(group))
         block = self.next_block[key_group]
         self.next_block[key_group] += 1
-        seed = game_seed(self.config.seed, "ffa", "|".join(key_group), block)
+        seed = game_seed(self.config.seed, "ffa", pairing_of(group), block)
         fixtures = []
         for turn in range(self.seats):
             seated = [group[(s + turn) % self.seats] for s in range(self.seats)]
-            fixture = Fixture(index=self.stored + self.in_flight + turn,
-                              key=ffa_key(seated, block * self.seats + turn),
-                              pairing="|".join(key_group), seat0=seated[0], seat1=seated[1],
-                              seed=seed, round=block * self.seats + turn, more=tuple(seated[2:]))
-            fixtures.append(fixture.carrying(self.specs, tuple(self.versions[n] for n in seated)))
+            fixture = Fixture.of_block(seated, block * self.seats + turn, seed,
+                                       index=self.stored + self.in_flight + turn)
+            fixtures.append(fixture.carrying(self.specs, self._versions_of(fixture)))
         for a, b in combinations(sorted(f"{name}@{self.versions[name]}" for name in group), 2):
             self.met[(a, b)] += 1
         return fixtures
@@ -444,7 +440,7 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     plugins = plugins or loaded_plugins()
     executor = registered_executor(plugins, config.executor)
     check_store_path(config.store)
-    executor.check(config)
+    executor.check(Placement.of(config))
     with Store(config.store, claim=True) as store:
         known, cache = _take_store(store, config, plugins, new_season, out)
         started = time.monotonic()
@@ -482,7 +478,7 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
 
         if config.source is not None:
             members = _Members(Membership(config.source, config, plugins, store), source,
-                               plugins, store, executor.plays_here(config), progress, out)
+                               plugins, store, executor.plays_here(Placement.of(config)), progress, out)
             source.watch = members.look
 
         def on_record(_fixture: Fixture, record: GameRecord) -> None:

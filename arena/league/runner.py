@@ -27,7 +27,7 @@ from arena.sandbox import Sandbox
 from .builds import BuildError, build_bots, build_outputs
 from .config import BotConfig, BotProblem, LeagueConfig, PathCheck, load_config
 from .drive import CancelToken, Driven, OnRecord, drive
-from .executors.base import Executor, GameJob, RunError, cause
+from .executors.base import Executor, GameJob, Placement, RunError, cause
 from .executors.local import WORKERS_PER_CPU
 from .leaderboard import build_leaderboard, render_top
 from .preflight import start_all
@@ -185,7 +185,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     plugins = plugins or loaded_plugins()
     executor = registered_executor(plugins, config.executor)
     check_store_path(config.store)   # before a build writes anything or a game is played
-    executor.check(config)
+    executor.check(Placement.of(config))
     with Store(config.store, claim=True) as store:   # a second run is refused: nothing written
         known, cache = _take_store(store, config, plugins, new_season, out)
         started = time.monotonic()   # the games' time: the builds' is not counted
@@ -250,10 +250,10 @@ def play_source(playing: Playing, store: Store, manifests: Mapping[str, Manifest
         # the local executor's workers start playing now; the preflight overlaps their
         # first games, whose records are read (and stored) only once it has passed
         began = progress.clock()
-        games = executor.play(playing.job, playing.source, playing.workers, config)
+        games = executor.play(playing.job, playing.source, playing.workers, Placement.of(config))
         try:
             # bots start where games are played: here, not on a cluster's nodes
-            if bots and executor.plays_here(config):
+            if bots and executor.plays_here(Placement.of(config)):
                 _preflight(dataclasses.replace(config, bots=bots), playing.job, playing.plugins,
                            keep_going, progress)
             _say_versions(store.sync_versions(manifests), known, out)

@@ -37,10 +37,10 @@ from arena.record import GameRecord
 from arena.referee import BotSpec
 from arena.referee.botspec import ARENA_PACKAGE_DIR
 
-from ..config import LeagueConfig, RayConfig
+from ..config import RayConfig
 from ..schedule import Fixture
 from ..sources import FixtureList, FixtureSource, SourceStalled, as_source, take_from
-from .base import Executor, GameJob
+from .base import Executor, GameJob, Placement
 from .rayfiles import RayExecutorError, Shipment, build_bundle
 from .raynode import GamePlayer
 
@@ -59,16 +59,16 @@ class RayExecutor(Executor):
 
     name = "ray"
 
-    def check(self, config: LeagueConfig) -> None:
+    def check(self, placement: Placement) -> None:
         import_ray()   # a missing Ray is said before anything starts
 
-    def plays_here(self, config: LeagueConfig) -> bool:
+    def plays_here(self, placement: Placement) -> bool:
         # bots start where games are played: here only with a private local instance
-        return config.ray is None or config.ray.address is None
+        return placement.ray is None or placement.ray.address is None
 
     def play(self, job: GameJob, source: FixtureSource, workers: int,
-             config: LeagueConfig | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
-        return play_fixtures_ray(job, source, config.ray if config is not None else None, workers)
+             placement: Placement | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
+        return play_fixtures_ray(job, source, placement.ray if placement is not None else None, workers)
 
 
 def play_fixtures_ray(job: GameJob, fixtures: FixtureSource | list[Fixture],

@@ -267,9 +267,9 @@ class Run:
             # the local executor's workers start playing now; the preflight overlaps their
             # first games, whose records are read (and stored) only once it has passed
             began = self.progress.clock() if self.progress is not None else time.monotonic()
+            bots = games.bots(self)
             records = self.executor.play(self.job, source, self.workers, self.placement)
             try:
-                bots = games.bots(self)
                 # bots start where games are played: here, not on a cluster's nodes
                 if bots and self.executor.plays_here(self.placement):
                     self._preflight(bots)

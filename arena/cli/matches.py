@@ -91,7 +91,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         openings = _openings(args, game, (a, b), seed)
         sandbox = sandbox_from(args)
         run.job = GameJob(game=game.name, rules=given_rules(game, args.rule), bots={a.name: a, b.name: b},
-                          settings=settings, sandbox_mode=sandbox.mode,
+                          settings=settings, made=game, sandbox_mode=sandbox.mode,
                           limits=Limits(memory_mb=args.memory_mb))
         identity = match_identity(run.job, seed, openings.identity(), sprt)
         if store is not None:

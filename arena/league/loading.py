@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import did_you_mean
-from arena.plugins import Plugins, loaded_plugins
+from arena.plugins import Plugins, plugins_or_loaded
 
 from .config import BotProblem, LeagueConfig, PathCheck, load_config
 
@@ -50,14 +50,12 @@ def option_files(plugins: Plugins, base_dir: str | Path):
 
 def load_league(path: str, plugins: Plugins | None = None,
                 publish_check: PathCheck | None = None) -> LeagueConfig:
-    """A league config validated against the registered bots and games (and with
-    publish_check, its `publish` path: a run's)."""
-    plugins = plugins or loaded_plugins()
+    """A league config validated against the plugins' bots, games, dialects and the rest
+    (by default the loaded plugins'; and with publish_check, its `publish` path: a run's)."""
+    plugins = plugins_or_loaded(plugins)
     base = Path(path).resolve().parent
-    return load_config(path, known_bots_check(plugins, base),
-                       games=plugins.games, dialects=plugins.dialects,
-                       executors=plugins.executors.names(), publish_check=publish_check,
-                       option_files=option_files(plugins, base))
+    return load_config(path, known_bots_check(plugins, base), plugins=plugins,
+                       publish_check=publish_check, option_files=option_files(plugins, base))
 
 
 __all__ = ["NO_FILE_HINT", "known_bots_check", "load_league", "option_files"]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TextIO, TypeVar
 
-from arena.plugins import PluginError, Plugins
+from arena.plugins import Plugins
 from arena.record import GameRecord
 from arena.referee import BotSpec, MatchSettings
 from arena.referee.botspec import ARENA_PACKAGE_DIR, bot_spec, command_spec
@@ -136,7 +136,8 @@ class Run:
                  options: RunOptions | None = None, executor: Executor | None = None) -> None:
         self._plugins, self.placement = plugins, placement or Placement()
         self.options = options or RunOptions()
-        self.executor = executor or registered_executor(self.plugins, self.placement.executor)
+        # PluginError here for an executor a plugin registered that is none (the registry refused it)
+        self.executor = executor or self.plugins.executors.require(self.placement.executor)
         self.out = self.options.out or sys.stderr
         self.progress = self.options.progress
         self.config: LeagueConfig | None = None
@@ -343,15 +344,6 @@ def _close(records: Any) -> None:
         close()
 
 
-def registered_executor(plugins: Plugins, name: str) -> Executor:
-    """The executor registered as name; PluginError if a plugin registered something else."""
-    executor = plugins.executors.require(name)
-    if not all(callable(getattr(executor, method, None)) for method in ("play", "check", "plays_here")):
-        raise PluginError(f"plugin {plugins.executors.plugin(name)!r}: executor {name!r} is "
-                          f"{executor!r}, not an arena.league.executors.Executor (subclass it)")
-    return executor
-
-
 # --- the job and the bots' versions -----------------------------------------------------------
 
 def make_job(config: LeagueConfig, plugins: Plugins,
@@ -415,4 +407,4 @@ def bot_versions(config: LeagueConfig, plugins: Plugins, store: Store) -> list[V
 
 
 __all__ = ["Ending", "Games", "Run", "RunOptions", "RunSummary", "bot_manifests", "bot_versions",
-           "fingerprint_bots", "make_job", "registered_executor"]
+           "fingerprint_bots", "make_job"]

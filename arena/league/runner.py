@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from arena.games import GameRegistry
+from arena.games import Game
 from arena.openings import repeat_warning
-from arena.plugins import Plugins, loaded_plugins
+from arena.plugins import Plugins, plugins_or_loaded
 from arena.record import Termination
+from arena.registry import Registry
 
 from .builds import BuildError, build_bots
 from .config import BotConfig, LeagueConfig
@@ -25,6 +26,7 @@ from .ladder import Ladder
 from .leaderboard import build_leaderboard, render_top
 from .loading import known_bots_check, load_league, option_files
 from .progress import Progress, standings_every
+from .rating_systems import RatingSystem, rating_system
 from .run import (
     Ending,
     Games,
@@ -35,7 +37,6 @@ from .run import (
     bot_versions,
     fingerprint_bots,
     make_job,
-    registered_executor,
 )
 from .schedule import Fixture, ffa_balance, schedule
 from .sources import FixtureList
@@ -86,7 +87,8 @@ class Schedule(Games[Ending]):
         progress.already = already
         if standings != 0:
             pairings = len({f.pairing for f in fixtures})
-            progress.standings = lambda: live_standings(store, config)
+            system = rating_system(config.rating, run.plugins)
+            progress.standings = lambda: live_standings(store, config, system=system)
             progress.standings_every = standings or standings_every(pairings, self.todo)
         return progress
 
@@ -106,10 +108,11 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, **options: 
     end (0: never; None: whole rounds, about ten times a run). cancel: a token that stops
     the run as Ctrl-C does (drive)."""
     games: Games[Ending] = Ladder(config) if config.ladder is not None else Schedule(config)
-    return Run(plugins or loaded_plugins(), Placement.of(config), RunOptions(**options)).league(config, games)
+    return Run(plugins_or_loaded(plugins), Placement.of(config), RunOptions(**options)).league(config, games)
 
 
-def _drawn_schedule(store: Store, config: LeagueConfig, games: GameRegistry, out: TextIO) -> list[Fixture]:
+def _drawn_schedule(store: Store, config: LeagueConfig, games: Registry[type[Game]],
+                    out: TextIO) -> list[Fixture]:
     """The league's schedule. A free-for-all league's is the one its stored games follow:
     a store whose games an earlier arena scheduled (FFA_METHODS' "greedy") keeps that
     schedule, said in one line, so they stay the league's games and it resumes where it
@@ -133,11 +136,13 @@ def _drawn_schedule(store: Store, config: LeagueConfig, games: GameRegistry, out
     return fixtures
 
 
-def live_standings(store: Store, config: LeagueConfig, rows: int = 10) -> list[str]:
-    """The top of the league's table now, from the store, as the final leaderboard reads it."""
+def live_standings(store: Store, config: LeagueConfig, rows: int = 10,
+                   system: RatingSystem | None = None) -> list[str]:
+    """The top of the league's table now, from the store, as the final leaderboard reads it
+    (rated by system; by default the one the config's rating settings name)."""
     retired = store.retired()
     board = build_leaderboard(store.records(current=True), config.rating,
-                              [name for name in config.bot_names if name not in retired])
+                              [name for name in config.bot_names if name not in retired], system=system)
     return render_top(board, rows)
 
 
@@ -153,5 +158,5 @@ def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
 
 __all__ = ["WORKERS_PER_CPU", "BuildError", "GameJob", "RunError", "RunOptions", "RunSummary",
            "Schedule", "bot_manifests", "bot_versions", "build_bots", "cause", "fingerprint_bots",
-           "known_bots_check", "load_league", "make_job", "option_files", "registered_executor",
+           "known_bots_check", "load_league", "make_job", "option_files",
            "repeated_games", "run_league"]

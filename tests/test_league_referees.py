@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from test_referee_hostile import processes_with
 
-from arena.league.config import ConfigError
+from arena.league.config import ConfigError, validate_entrant
 from arena.league.refereegame import GAME_KEYS
 from arena.league.runner import load_league
 
@@ -282,3 +282,19 @@ def test_every_key_of_a_referee_game_is_documented():
     section = text[text.index("## A game played by a referee process"):text.index("## `time_control`")]
     assert set(GAME_KEYS) == set(re.findall(r"^\| `(\w+)` \|", section, re.M))
     assert "| `first_move_ms` |" in text
+
+
+def test_a_newcomer_is_checked_as_the_configs_bots_are(tmp_path, ttt):
+    # before: a ladder's newcomer or a server's submission could give a dialect (refused
+    # later by the roster, naming the server's file) and sit in the referee's directory
+    config = load_league(str(ttt_config(tmp_path / "l.yaml", TTT_GAME.format(marker=""), bots=2)))
+    (ttt / "referee" / "mine").mkdir()
+    (ttt / "mine").mkdir()
+    for home, more, said in ((ttt / "referee" / "mine", {}, "which holds bot 'mine''s directory"),
+                             (ttt / "mine", {"dialect": "arena"},
+                              "bots[2].dialect: a game played by a referee process relays its referee's lines")):
+        (home / "bot.py").write_text("print('0 0')\n")
+        entry = {"name": "mine", "command": f"python3 {home / 'bot.py'}", "dir": str(home), **more}
+        with pytest.raises(ConfigError) as raised:
+            validate_entrant(entry, config)
+        assert said in str(raised.value) and "\n" not in str(raised.value)

@@ -408,9 +408,8 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
     if referee is not None:
         check_referee_sight(reader, referee, bots, store, publish)
     for i, bot in enumerate(bots):
-        if referee is not None and "dialect" in top["bots"][i]:
-            reader.fail(("bots", i, "dialect"), "a game played by a referee process relays its "
-                                                "referee's lines to the bots as they are: leave dialect out")
+        if referee is not None:
+            _no_dialect(reader, top["bots"][i], i)
         why = None if bot.command is None else known.dialects.require(bot.dialect).supports(played)
         if why is not None:
             reader.fail(("bots", i, "dialect"), why)
@@ -619,6 +618,9 @@ def validate_entrant(raw: Any, config: LeagueConfig, known_bots: BotCheck | None
     if bot.name in config.bot_names:
         reader.fail(("bots", at, "name"), f"duplicate bot name {bot.name!r} (already used by "
                                           f"bots[{config.bot_names.index(bot.name)}]); names must be unique")
+    if config.referee is not None:   # a game played by a referee process: as the config's bots
+        _no_dialect(reader, raw, at)
+        check_referee_sight(reader, config.referee, (*config.bots, bot), config.store, config.publish)
     if bot.command is not None:
         why = known.dialects.require(bot.dialect).supports(config.made_game(known.games))
         if why is not None:
@@ -626,3 +628,11 @@ def validate_entrant(raw: Any, config: LeagueConfig, known_bots: BotCheck | None
     # the others' entries as written are not at hand (they only name an error's key)
     check_sight(reader, [{}] * at + [raw], (*config.bots, bot), config.base_dir, config.store)
     return bot
+
+
+def _no_dialect(reader: Reader, raw: Any, at: int) -> None:
+    """A bot of a game played by a referee process gives no dialect: it reads its referee's
+    lines as they are."""
+    if isinstance(raw, Mapping) and "dialect" in raw:
+        reader.fail(("bots", at, "dialect"), "a game played by a referee process relays its referee's "
+                                             "lines to the bots as they are: leave dialect out")

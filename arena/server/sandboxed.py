@@ -378,7 +378,7 @@ def validate(config_path: Path, entry: Mapping[str, Any], against: str, games: i
     if games < 2 or games % 2:
         raise SubmissionError(f"validation games must be an even number >= 2 (seat-swapped "
                               f"pairs), got {games!r}")
-    if plugins.games.create(config.game, **config.rules).seats != 2:
+    if config.made_game(plugins.games).seats != 2:   # (its referee process's, or registered)
         raise SubmissionError(f"validation plays games of two seats; {config.game} here has more")
     opponent = next((bot for bot in config.bots if bot.name == against), None)
     if opponent is None:

@@ -141,12 +141,12 @@ def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchT
     """
     already = 0
     if store is not None:
-        stored = list(store.records(current=True))    # the games of the bots as they are now
+        stored = list(store.games.records(current=True))    # the games of the bots as they are now
         for game in stored:
             tally.add(game.record, game.fixture_index)
         already = len(stored)
     state = _read_pairs(tally, sprt, check(sprt, tally.pentanomial)) if sprt is not None else None
-    todo = store.missing(fixtures) if store is not None else fixtures
+    todo = store.games.missing(fixtures) if store is not None else fixtures
     if state is not None and state.decision is not Decision.CONTINUE:
         todo = []
 
@@ -300,7 +300,7 @@ def version_lines(notes: Iterable[VersionNote], store: Store) -> list[str]:
     versions count as the version fingerprinted now, as in a league."""
     lines = []
     for note in notes:
-        versions = store.versions(note.bot)
+        versions = store.bots.versions(note.bot)
         old = sum(v.games for v in versions if v.version != note.version)
         if note.why == ["new bot"]:
             stored = sum(v.games for v in versions)

@@ -52,7 +52,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     with Store(config.store, readonly=True) as store:
         warn_damage("run", store)
         # a ladder's bots may have joined or left while it ran: the store keeps its last config
-        bots = store.snapshot().get("bots") if config.ladder is not None else None
+        bots = store.league.snapshot().get("bots") if config.ladder is not None else None
         names = [bot["name"] for bot in bots] if isinstance(bots, list) else config.bot_names
         board = store_board(store, config.rating, names, config.name,
                             all_versions=args.all_versions)
@@ -84,7 +84,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         with Store(store_path, readonly=True) as store:
             warn_damage("leaderboard", store)
             if rating is None:
-                rating, names, title = _stored_settings(store.meta(), path)
+                rating, names, title = _stored_settings(store.league.meta(), path)
             board = store_board(store, rating, names, title or "", args.anchor,
                                 rating_system_from(args), args.all_versions)
     except StoreError:   # a store arena refuses: the line names it and what is wrong
@@ -138,7 +138,7 @@ def cmd_versions(args: argparse.Namespace) -> int:
     names = league_source(args.store)[2]   # a config's bots, as the leaderboard reads them
     with _open_store(args.store, readonly=True) as store:
         warn_damage("versions", store)
-        infos = store.versions(args.bot)
+        infos = store.bots.versions(args.bot)
         marks = version_marks(store, names)
     if args.bot is not None and not infos:
         raise UserError(f"{args.store} has no bot {args.bot!r}")
@@ -159,7 +159,7 @@ def cmd_versions(args: argparse.Namespace) -> int:
 def cmd_forget(args: argparse.Namespace) -> int:
     bot, version = _split_bot(args.bot)
     with _open_store(args.store) as store:
-        infos = [i for i in store.versions(bot) if version is None or i.version == version]
+        infos = [i for i in store.bots.versions(bot) if version is None or i.version == version]
         if not infos:
             raise UserError(f"{args.store} has no {args.bot!r} (`arena versions {args.store}` lists them)")
         games = sum(i.games for i in infos)   # a game between two of its versions counts twice
@@ -171,16 +171,16 @@ def cmd_forget(args: argparse.Namespace) -> int:
             if answer.strip().lower() not in ("y", "yes"):
                 print("nothing forgotten")
                 return 1
-        gone = store.forget(bot, version)
+        gone = store.bots.forget(bot, version)
     print(f"forgot {what}: {gone} games deleted")
     return 0
 
 
 def cmd_retire(args: argparse.Namespace) -> int:
     with _open_store(args.store) as store:
-        if not store.versions(args.bot):
+        if not store.bots.versions(args.bot):
             raise UserError(f"{args.store} has no bot {args.bot!r} (`arena versions {args.store}` lists them)")
-        store.retire(args.bot, not args.undo)
+        store.bots.retire(args.bot, not args.undo)
     print(f"{args.bot}: back in the league; the next run plays its games" if args.undo else
           f"{args.bot}: retired; its games stay as history, it plays no new games and leaves "
           f"the leaderboard (--all-versions shows it)")

@@ -22,7 +22,7 @@ def store_board(store: Store, rating: RatingConfig, names: Sequence[str] | None,
     if all_versions or names is None:
         wanted = None
     else:
-        retired = store.retired()
+        retired = store.bots.retired()
         wanted = [name for name in names if name not in retired]
     board = build_leaderboard(games, rating, wanted, title, anchor, system)
     return ladder_marks(with_versions(board, versions), store, all_versions, names)
@@ -35,15 +35,15 @@ def ladder_marks(board: Leaderboard, store: Store, all_versions: bool = False,
     no more as history: retired (arena retire), removed (not among names, the config's
     bots; None: those of the config the store is bound to) or old (replaced by a newer
     version)."""
-    snapshot = store.snapshot()
+    snapshot = store.league.snapshot()
     if snapshot.get("schedule") != "ladder":
         return board
     section = snapshot.get("ladder")
     min_games = section.get("min_games") if isinstance(section, dict) else None
     if not isinstance(min_games, int):
         min_games = LadderConfig.min_games
-    current = store.current_versions()
-    suspended = store.suspended()
+    current = store.bots.current()
+    suspended = store.bots.suspended()
     if not all_versions:
         now = {bot: why for (bot, version), why in suspended.items() if current.get(bot) == version}
         return with_marks(board, min_games, now)
@@ -65,14 +65,14 @@ def version_marks(store: Store, names: Sequence[str] | None = None) -> dict[tupl
     names, the config's bots; None: those of the config the store is bound to) and old
     (replaced by a newer version); () for a version in play. `arena versions` and the
     leaderboard's --all-versions both say it so."""
-    bots = store.snapshot().get("bots")
+    bots = store.league.snapshot().get("bots")
     in_config = (set(names) if names is not None else
                  {bot.get("name") for bot in bots if isinstance(bot, dict)} if isinstance(bots, list)
                  else None)
-    retired = store.retired()
-    suspended = store.suspended()
+    retired = store.bots.retired()
+    suspended = store.bots.suspended()
     found = {}
-    for info in store.versions():
+    for info in store.bots.versions():
         on = {"suspended": (info.bot, info.version) in suspended, "retired": info.bot in retired,
               "removed": in_config is not None and info.bot not in in_config, "old": not info.current}
         found[(info.bot, info.version)] = tuple(mark for mark in MARKS if on.get(mark))

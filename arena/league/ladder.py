@@ -102,7 +102,7 @@ class LadderSource:
         self.next_block: Counter[tuple[str, ...]] = Counter()
         self.seats = game.seats
         self.met: Counter[tuple[str, str]] = Counter()         # pair_key of NAME@V -> pairs
-        self.suspended = store.suspended()
+        self.suspended = store.bots.suspended()
         self.stored = 0          # the ladder's games stored, all runs (this season)
         self.in_flight = 0       # fixtures handed out whose record has not come back
         #: games in play by bot version: counted as games, so a bot whose game is slow is
@@ -115,11 +115,11 @@ class LadderSource:
         #: the ladder's membership, which calls join, change, leave and retune
         self.watch: Callable[[], None] | None = None
         self._watched = clock()
-        self.rng = random.Random(f"{config.seed}|{store.count()}")
+        self.rng = random.Random(f"{config.seed}|{store.games.count()}")
         pairs: set[tuple[str, str, int]] = set()   # pairs earlier runs started, by version
         #: (first, second, k) -> swap -> (opening, versions by name) of the stored games
         halves: dict[tuple[str, str, int], dict[int, tuple[tuple[int, ...], dict[str, int]]]] = {}
-        for _id, stored, played in store.seated_since(0):
+        for _id, stored, played in store.games.since(0):
             seats = self._learn(stored.key, stored.record, played)
             parts = parse_fixture_key(stored.key)
             if parts is not None and parts.more:    # a block of a game of more seats
@@ -185,7 +185,7 @@ class LadderSource:
 
     def done(self, fixture: Fixture, record: GameRecord) -> None:
         """A game came back: rate it, count it, suspend a version faulting too often."""
-        versions = fixture.versions or self.store.versions_of(fixture.seats)
+        versions = fixture.versions or self.store.bots.versions_of(fixture.seats)
         self.in_flight -= 1
         self.busy.subtract(zip(fixture.seats, versions))
         if record.termination is Termination.ABORTED:
@@ -302,7 +302,7 @@ class LadderSource:
             return
         kinds = ", ".join(f"{n} {kind}" for kind, n in counts.kinds.most_common())
         reason = f"faulted in {counts.faults} of {counts.games} games ({kinds})"
-        self.store.suspend(seat[0], seat[1], reason)
+        self.store.bots.suspend(seat[0], seat[1], reason)
         self.suspended[seat] = reason
         self.say(f"{seat[0]} v{seat[1]}: suspended, {reason}; it plays no more until a new "
                  "version")
@@ -449,19 +449,19 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         known, cache = _take_store(store, config, plugins, new_season, out)
         started = time.monotonic()
         manifests = bot_manifests(config, plugins, store, cache)
-        store.sync_versions(manifests, record=False)
-        retired = store.retired() & set(config.bot_names)
+        store.bots.sync(manifests, record=False)
+        retired = store.bots.retired() & set(config.bot_names)
         for name in sorted(retired):
             print(f"{name}: retired, plays no new games (arena retire --undo brings it back)",
                   file=out)
         playing = tuple(bot for bot in config.bots if bot.name not in retired)
         job = make_job(config, plugins, manifests)
-        versions = {bot.name: store.versions_of((bot.name, bot.name))[0] for bot in playing}
+        versions = {bot.name: store.bots.versions_of((bot.name, bot.name))[0] for bot in playing}
         matchmaker = plugins.matchmakers.require(config.ladder.matchmaker)()
         game = job.made if job.made is not None else plugins.games.create(config.game, **config.rules)
         limit = config.ladder.games
         progress = progress or Progress(limit or 0)
-        earlier = store.suspended()
+        earlier = store.bots.suspended()
         source = LadderSource(config, store, matchmaker, versions, job.bots, game,
                               league_openings(config, plugins.games),
                               say=lambda line: progress.print_above(line, out))
@@ -527,13 +527,13 @@ class _Members:
             return
         config = update.config
         # the store keeps the config as it now is (its bots): the tables and the site read it
-        self.store.bind(config, league_openings(config, self.plugins.games).identity())
+        self.store.league.bind(config, league_openings(config, self.plugins.games).identity())
         self.source.retune(config)
         if config.ladder is not None and config.ladder.games != self.progress.total:
             self.progress.total = config.ladder.games or 0
         new = [note.bot for note in update.changed] + list(update.added)
         specs = self._specs(config, new) if new else {}
-        current = self.store.current_versions()
+        current = self.store.bots.current()
         for line in replace(update, added=[]).lines():   # a bot joins once it has started
             self.say(line)
         versions = {**current, **{note.bot: note.version for note in update.changed}}
@@ -555,7 +555,7 @@ class _Members:
         """How to start these bots, each with its current version's fingerprint (a worker
         starts a changed bot afresh rather than reuse its old process)."""
         job = make_job(config, self.plugins)
-        prints = {v.bot: v.fingerprint for v in self.store.versions() if v.current}
+        prints = {v.bot: v.fingerprint for v in self.store.bots.versions() if v.current}
         return {name: replace(job.bots[name], fingerprint=prints.get(name) or job.bots[name].fingerprint)
                 for name in names}
 

@@ -148,7 +148,7 @@ def bot_manifests(config: LeagueConfig, plugins: Plugins, store: Store,
     """Fingerprint every bot of the league (by name), keeping the file hashes in the store;
     the files the bots' builds wrote are outputs, no part of a bot."""
     return fingerprint_bots(store, config.bots, plugins, config.base_dir,
-                            build_outputs(list(config.bots), config.base_dir, store.build_records()),
+                            build_outputs(list(config.bots), config.base_dir, store.caches.builds()),
                             cache)
 
 
@@ -158,18 +158,18 @@ def fingerprint_bots(store: Store, bots: Iterable[BotConfig], plugins: Plugins, 
     in the store, as a league and `arena match --store` both do. The store's files and the
     outputs (files the run writes) are never part of a bot. cache: this run's hash cache,
     when it has hashed files already (a build's inputs)."""
-    stored = store.hash_cache()
+    stored = store.caches.hashes()
     cache = cache if cache is not None else RunCache(stored)
     skip = store_files(store.path) | {Path(path).resolve() for path in outputs}
     manifests = {bot.name: manifest_of(bot, plugins, cache, base_dir, skip) for bot in bots}
     if dict(cache) != stored:   # a warm run writes nothing
-        store.save_hash_cache(cache)
+        store.caches.save_hashes(cache)
     return manifests
 
 
 def bot_versions(config: LeagueConfig, plugins: Plugins, store: Store) -> list[VersionNote]:
     """Fingerprint every bot of the league and record its version in the store: what changed."""
-    return store.sync_versions(bot_manifests(config, plugins, store))
+    return store.bots.sync(bot_manifests(config, plugins, store))
 
 
 def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: int | None = None,
@@ -199,18 +199,18 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         # the versions games are looked up and stored for; recorded once the bots have
         # started, so that a bot stopped by the preflight (never played) is no version
         manifests = bot_manifests(config, plugins, store, cache)
-        store.sync_versions(manifests, record=False)
-        retired = store.retired() & set(config.bot_names)
+        store.bots.sync(manifests, record=False)
+        retired = store.bots.retired() & set(config.bot_names)
         for name in sorted(retired):
             print(f"{name}: retired, plays no new games (arena retire --undo brings it back)", file=out)
         fixtures = [f for f in _drawn_schedule(store, config, plugins.games, out)
                     if not retired.intersection(f.seats)]
-        todo = store.missing(fixtures)
+        todo = store.games.missing(fixtures)
         progress = _watch(progress, store, config, fixtures, len(todo), standings)
         workers = _bounded_workers(executor, workers or config.workers, progress)
         job = make_job(config, plugins, manifests)
         # each fixture carries its bots and their versions, as a fixture minted later would
-        todo = [fixture.carrying(job.bots, store.versions_of(fixture.seats)) for fixture in todo]
+        todo = [fixture.carrying(job.bots, store.bots.versions_of(fixture.seats)) for fixture in todo]
         source = FixtureList(todo)
         playing = tuple(bot for bot in config.bots if bot.name not in retired) if todo else ()
         driven = play_source(Playing(executor, job, source, workers, config, plugins),
@@ -220,7 +220,7 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         played = driven.played
         summary = RunSummary(total=len(fixtures), already=len(fixtures) - len(todo), played=played,
                              interrupted=interrupted, seconds=time.monotonic() - started)
-        stored = len(fixtures) - len(store.missing(fixtures))   # of this league's fixtures
+        stored = len(fixtures) - len(store.games.missing(fixtures))   # of this league's fixtures
         repeats = repeated_games(store, fixtures)
     verb = "stopped" if interrupted else "finished"
     if repeats:
@@ -263,7 +263,7 @@ def play_source(playing: Playing, store: Store, manifests: Mapping[str, Manifest
             if bots and executor.plays_here(config):
                 _preflight(dataclasses.replace(config, bots=bots), playing.job, playing.plugins,
                            keep_going, progress)
-            _say_versions(store.sync_versions(manifests), known, out)
+            _say_versions(store.bots.sync(manifests), known, out)
             progress.start(start, since=began)
         except BaseException:
             _close(games)     # stops the workers started above
@@ -286,17 +286,17 @@ def _take_store(store: Store, config: LeagueConfig, plugins: Plugins, new_season
     season begins): whether it knew bots already, and the run's file hashes. A store of
     another league is refused first, before a build runs or anything is written."""
     openings = league_openings(config, plugins.games).identity()
-    store.check_bind(config, openings, new_season=new_season)
+    store.league.check_bind(config, openings, new_season=new_season)
     # built once the store is ours (it keeps what each build was made from and wrote),
     # before a new season begins: a failed build leaves the league as it was
-    cache = RunCache(store.hash_cache())
-    store.save_build_records(build_bots(list(config.bots), config.base_dir, store.build_records(),
+    cache = RunCache(store.caches.hashes())
+    store.caches.save_builds(build_bots(list(config.bots), config.base_dir, store.caches.builds(),
                                         cache, out, store_files(store.path)))
-    known = bool(store.current_versions())
-    season = store.season
-    store.bind(config, openings, new_season=new_season)
-    if store.season != season:
-        print(f"season {store.season} begins: the {store.count()} games of earlier seasons "
+    known = bool(store.bots.current())
+    season = store.league.season
+    store.league.bind(config, openings, new_season=new_season)
+    if store.league.season != season:
+        print(f"season {store.league.season} begins: the {store.games.count()} games of earlier seasons "
               f"stay in {config.store} as history", file=out)
     return known, cache
 
@@ -309,7 +309,7 @@ def _drawn_schedule(store: Store, config: LeagueConfig, games: GameRegistry, out
     fixtures = schedule(config, games)
     if config.games is None:
         return fixtures
-    stored = store.done_keys()
+    stored = store.games.done_keys()
     if stored - {f.key for f in fixtures}:     # games of keys this schedule has not
         earlier = schedule(config, games, ffa_method="greedy")
         if len(stored & {f.key for f in earlier}) > len(stored & {f.key for f in fixtures}):
@@ -355,8 +355,8 @@ def _say_versions(notes: list[VersionNote], known: bool, out: TextIO) -> None:
 
 def live_standings(store: Store, config: LeagueConfig, rows: int = 10) -> list[str]:
     """The top of the league's table now, from the store, as the final leaderboard reads it."""
-    retired = store.retired()
-    board = build_leaderboard(store.records(current=True), config.rating,
+    retired = store.bots.retired()
+    board = build_leaderboard(store.games.records(current=True), config.rating,
                               [name for name in config.bot_names if name not in retired])
     return render_top(board, rows)
 
@@ -365,7 +365,7 @@ def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
     """The warning of arena.openings when the league's stored games that ended normally
     repeat one another (a fault's games repeat for the bot's reason, not the start)."""
     keys = {f.key for f in fixtures}
-    records = [g.record for g in store.records(current=True, keys=keys)
+    records = [g.record for g in store.games.records(current=True, keys=keys)
                if g.record.termination is Termination.NORMAL]
     return repeat_warning([[m.move for m in r.moves] for r in records],
                           at_once=any(r.moves_at_once for r in records))

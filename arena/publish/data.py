@@ -177,20 +177,20 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     rating is given; the title defaults to the league's name; system rates the bots
     (by default the one the rating settings name).
     """
-    meta = store.meta()
+    meta = store.league.meta()
     settings = rating if rating is not None else rating_from_meta(meta)
-    rows = list(store.seated_records(current=True))   # the bots' current versions
+    rows = list(store.games.seated(current=True))   # the bots' current versions
     games = [game for game, _versions in rows]
     name = meta.get("name", "")
     title = title or name or "League"
     names = bots_from_meta(meta)
-    retired = store.retired()   # history only: not in the standings
-    infos = store.versions()
+    retired = store.bots.retired()   # history only: not in the standings
+    infos = store.bots.versions()
     board = build_leaderboard(games, settings, names and [n for n in names if n not in retired], title,
                               system=system)
     # each row's version is the one whose games it rates, as `arena leaderboard` gives it
     prints = {(info.bot, info.version): info.fingerprint for info in infos}
-    rated = {row.bot: store.versions_of([row.bot])[0] for row in board.rows}
+    rated = {row.bot: store.bots.versions_of([row.bot])[0] for row in board.rows}
     board = ladder_marks(with_versions(board, {bot: (v, prints[bot, v]) for bot, v in rated.items()
                                                if (bot, v) in prints}), store)
     slugs = slugify([row.bot for row in board.rows])
@@ -203,14 +203,14 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     if not meta.get("rules") and games:
         rules = dict(games[0].record.rule_options)
     data = LeagueData(title=title, name=name, game=game, rules=rules,
-                      created=meta.get("created", ""), updated=store.last_change(),
+                      created=meta.get("created", ""), updated=store.league.last_change(),
                       settings=settings, board=board, bots=bots, games=games,
                       played={game.key: versions for game, versions in rows},
                       simultaneous=_simultaneous(game, rules), seat_names=_seat_names(game, rules),
                       seats=max((len(g.record.bots) for g in games), default=2))
     for info in infos:
         data.versions.setdefault(info.bot, []).append(info)
-    data.suspended = store.suspended()
+    data.suspended = store.bots.suspended()
     _tally(data)
     return data
 

@@ -236,8 +236,8 @@ def read_store(store_path: str, title: str, known: tuple[Any, ...]) -> Reading |
             return None
         _KEPT.store = Store(store_path, readonly=True)
     store = _KEPT.store
-    state = (store.count(), tuple(sorted(store.current_versions().items())), tuple(sorted(store.retired())),
-             tuple(sorted(store.suspended())), store.meta().get("config", ""))
+    state = (store.games.count(), tuple(sorted(store.bots.current().items())), tuple(sorted(store.bots.retired())),
+             tuple(sorted(store.bots.suspended())), store.league.meta().get("config", ""))
     if state == known:
         return None
     data = load_league(store, title=title)

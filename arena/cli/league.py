@@ -48,14 +48,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"arena run: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     from arena.league import Store
-    from arena.league.boards import store_board
+    from arena.league.boards import standings
     with Store(config.store, readonly=True) as store:
         warn_damage("run", store)
         # a ladder's bots may have joined or left while it ran: the store keeps its last config
         bots = store.league.snapshot().get("bots") if config.ladder is not None else None
         names = [bot["name"] for bot in bots] if isinstance(bots, list) else config.bot_names
-        board = store_board(store, config.rating, names, config.name,
-                            all_versions=args.all_versions)
+        board = standings(store, config.rating, names, config.name,
+                          all_versions=args.all_versions).board
     print(render(board, args.format))
     if config.publish is not None and not summary.interrupted:
         index = publish(config.store, config.publish, config.rating, config.name, command="run")
@@ -77,7 +77,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from arena.league import Store, StoreError, render
-    from arena.league.boards import store_board
+    from arena.league.boards import standings
     path = args.source
     store_path, rating, names, title = league_source(path)
     try:
@@ -85,8 +85,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             warn_damage("leaderboard", store)
             if rating is None:
                 rating, names, title = _stored_settings(store.league.meta(), path)
-            board = store_board(store, rating, names, title or "", args.anchor,
-                                rating_system_from(args), args.all_versions)
+            board = standings(store, rating, names, title or "", args.anchor,
+                              rating_system_from(args), args.all_versions).board
     except StoreError:   # a store arena refuses: the line names it and what is wrong
         if is_store(store_path) or Path(f"{store_path}-wal").exists():
             raise

@@ -1,31 +1,47 @@
-"""A store's leaderboard as the commands and the site show it: its games in the store's
-order (a league's fixture order, a ladder's play order), each row's version, and a
-ladder's marks (new, suspended with its causes; with every version, those retired, removed
-from the config or replaced by a newer one, as history)."""
+"""A store's standings, built once for the commands (arena leaderboard, arena run's final
+table), the site and a run's live table: its games in the store's order (a league's fixture
+order, a ladder's play order), each row's version, and a ladder's marks (new, suspended with
+its causes; with every version, those retired, removed from the config or replaced by a
+newer one, as history)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from .config import LadderConfig, RatingConfig
 from .leaderboard import MARKS, Leaderboard, build_leaderboard, with_marks, with_versions
 from .rating_systems import RatingSystem
-from .store import Store
+from .store import Store, StoredGame
 
 
-def store_board(store: Store, rating: RatingConfig, names: Sequence[str] | None, title: str = "",
-                anchor: str | None = None, system: RatingSystem | None = None,
-                all_versions: bool = False) -> Leaderboard:
-    """The leaderboard of a store: the current versions of names (retired bots left out;
-    None: every bot met in the games), or with all_versions every version as NAME@VERSION."""
-    games, versions = store.rated_games(all_versions)
+class StoreBoard(NamedTuple):
+    """A store's leaderboard and the games it rates."""
+
+    board: Leaderboard
+    #: the games rated, in the order rated, each with the versions of its bots by seat
+    seated: list[tuple[StoredGame, tuple[int, ...]]]
+
+    @property
+    def games(self) -> list[StoredGame]:
+        """The games rated, in the order rated."""
+        return [game for game, _versions in self.seated]
+
+
+def standings(store: Store, rating: RatingConfig, names: Sequence[str] | None, title: str = "",
+              anchor: str | None = None, system: RatingSystem | None = None,
+              all_versions: bool = False) -> StoreBoard:
+    """The standings of a store: the current versions of names (retired bots left out;
+    None: every bot met in the games), or with all_versions every version as NAME@VERSION,
+    rated by system (by default the one rating names), elo_anchor's Elo 0 (None: the mean)."""
+    seated, versions = store.games.rated(all_versions)
     if all_versions or names is None:
         wanted = None
     else:
         retired = store.bots.retired()
         wanted = [name for name in names if name not in retired]
-    board = build_leaderboard(games, rating, wanted, title, anchor, system)
-    return ladder_marks(with_versions(board, versions), store, all_versions, names)
+    board = build_leaderboard([game for game, _versions in seated], rating, wanted, title, anchor, system)
+    return StoreBoard(ladder_marks(with_versions(board, versions), store, all_versions, names), seated)
 
 
 def ladder_marks(board: Leaderboard, store: Store, all_versions: bool = False,

@@ -25,12 +25,13 @@ from arena.referee.botspec import ARENA_PACKAGE_DIR, bot_spec, command_spec
 from arena.sandbox import Sandbox
 from arena.userfiles import not_regular
 
+from .boards import standings
 from .builds import BuildError, build_bots, build_outputs
 from .config import BotConfig, BotProblem, LeagueConfig, PathCheck, load_config
 from .drive import CancelToken, Driven, OnRecord, drive
 from .executors.base import Executor, GameJob, RunError, cause
 from .executors.local import WORKERS_PER_CPU
-from .leaderboard import build_leaderboard, render_top
+from .leaderboard import render_top
 from .preflight import start_all
 from .progress import Progress, standings_every
 from .schedule import Fixture, ffa_balance, league_openings, schedule
@@ -355,10 +356,7 @@ def _say_versions(notes: list[VersionNote], known: bool, out: TextIO) -> None:
 
 def live_standings(store: Store, config: LeagueConfig, rows: int = 10) -> list[str]:
     """The top of the league's table now, from the store, as the final leaderboard reads it."""
-    retired = store.bots.retired()
-    board = build_leaderboard(store.games.records(current=True), config.rating,
-                              [name for name in config.bot_names if name not in retired])
-    return render_top(board, rows)
+    return render_top(standings(store, config.rating, config.bot_names).board, rows)
 
 
 def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:

@@ -1,8 +1,8 @@
 """A league store turned into plain, JSON-able data for the site.
 
 Games are numbered 1..N in the order ratings read them (a league's fixture order, a
-ladder's play order: Store.records), so a
-game's number, its list page and its moves file follow from its position alone.
+ladder's play order: the store's games.records), so a game's number, its list page and
+its moves file follow from its position alone.
 Every game is replayed through its rules here, so the browser only draws: it never
 needs to know a game's rules; a published site checks every game against them first
 (check_rules), so a record that lies is refused rather than shown.
@@ -18,9 +18,8 @@ from itertools import combinations
 from typing import Any
 
 from arena.games import Game, GameError, GameRegistry, Grid, State
-from arena.league import Leaderboard, RatingConfig, Row, Store, StoredGame, build_leaderboard
-from arena.league.boards import ladder_marks
-from arena.league.leaderboard import with_versions
+from arena.league import Leaderboard, RatingConfig, Row, Store, StoredGame
+from arena.league.boards import standings
 from arena.league.pairs import between
 from arena.league.rating_systems import RatingSystem
 from arena.league.schedule import parse_fixture_key
@@ -179,20 +178,13 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     """
     meta = store.league.meta()
     settings = rating if rating is not None else rating_from_meta(meta)
-    rows = list(store.games.seated(current=True))   # the bots' current versions
-    games = [game for game, _versions in rows]
     name = meta.get("name", "")
     title = title or name or "League"
-    names = bots_from_meta(meta)
-    retired = store.bots.retired()   # history only: not in the standings
+    # the bots' current versions, retired bots as history only (not in the standings), each
+    # row's version the one whose games it rates: as `arena leaderboard` gives it
+    read = standings(store, settings, bots_from_meta(meta), title, system=system)
+    board, rows, games = read.board, read.seated, read.games
     infos = store.bots.versions()
-    board = build_leaderboard(games, settings, names and [n for n in names if n not in retired], title,
-                              system=system)
-    # each row's version is the one whose games it rates, as `arena leaderboard` gives it
-    prints = {(info.bot, info.version): info.fingerprint for info in infos}
-    rated = {row.bot: store.bots.versions_of([row.bot])[0] for row in board.rows}
-    board = ladder_marks(with_versions(board, {bot: (v, prints[bot, v]) for bot, v in rated.items()
-                                               if (bot, v) in prints}), store)
     slugs = slugify([row.bot for row in board.rows])
     bots = [BotInfo(i, row.bot, slug, row) for i, (row, slug) in enumerate(zip(board.rows, slugs))]
     try:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .config import LadderConfig, RatingConfig
-from .leaderboard import MARKS, Leaderboard, build_leaderboard, with_marks, with_versions
+from .leaderboard.board import MARKS, Leaderboard, build_leaderboard, with_marks, with_versions
 from .rating_systems import RatingSystem
 from .store import Store, StoredGame
 

@@ -212,10 +212,10 @@ def referee_turnaround_us(sandbox: Sandbox, games: int = 10) -> float:
         marks["reply"] = time.perf_counter()
         read(self)
 
-    def timed_request(self: BotChannel, lines: list[str], expects_reply: bool = True) -> None:
+    def timed_request(self: BotChannel, lines: list[str], expects_reply: bool = True, **more: int) -> None:
         if expects_reply and "reply" in marks:
             spans.append(time.perf_counter() - marks.pop("reply"))
-        request(self, lines, expects_reply)
+        request(self, lines, expects_reply, **more)
 
     BotChannel.read_stdout, BotChannel.request = timed_read, timed_request  # type: ignore[method-assign]
     try:

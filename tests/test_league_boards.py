@@ -12,7 +12,7 @@ from statistics import NormalDist
 
 from arena.league import Store, make_fixtures
 from arena.league.schedule import parse_fixture_key
-from arena.record import BotEntry, GameRecord, Termination
+from arena.record import BotEntry, GameRecord, MoveRecord, Termination
 
 
 def arena(*args: str) -> str:
@@ -22,11 +22,18 @@ def arena(*args: str) -> str:
     return out.stdout
 
 
+#: moves of a tic-tac-toe game that x wins, o wins, or that is drawn (the records are
+#: replayed through the rules where a site is published)
+MOVES = {0: [0, 3, 1, 4, 2], 1: [3, 0, 4, 1, 8, 2], None: [0, 1, 2, 4, 3, 5, 7, 6, 8]}
+
+
 def record(fixture, winner_name, game="tictactoe"):
     """fixture's game, won by winner_name (None: a draw)."""
     winner = None if winner_name is None else fixture.seats.index(winner_name)
     return GameRecord(game=game, rule_options={}, seed=fixture.seed,
-                      bots=[BotEntry(fixture.seat0), BotEntry(fixture.seat1)], winner=winner)
+                      bots=[BotEntry(fixture.seat0), BotEntry(fixture.seat1)], winner=winner,
+                      moves=[MoveRecord(seat=ply % 2, move=str(cell), wall_ms=1.0)
+                             for ply, cell in enumerate(MOVES[winner])])
 
 
 def disagreeing_store(path):

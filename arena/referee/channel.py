@@ -61,7 +61,8 @@ class BotChannel:
         self.limits = limits
         self.label = label
         self.lines: deque[str] = deque()
-        self.outstanding = 0          # requests sent whose reply has not come yet
+        self.outstanding = 0          # lines of replies asked for that have not come yet
+        self.reply_lines = 1          # lines in the reply to the last request (the rest are late)
         self.fault: BotFault | None = None
         self.stdout_closed = False
         self.stderr_closed = False
@@ -84,12 +85,14 @@ class BotChannel:
                 and not self.lines and self._stdout.pending == 0 and self.proc.poll() is None)
 
     # -- writing -------------------------------------------------------------
-    def request(self, lines: list[str], expects_reply: bool = True) -> None:
-        """Queue lines for the bot; expects_reply counts them as one request."""
+    def request(self, lines: list[str], expects_reply: bool = True, replies: int = 1) -> None:
+        """Queue lines for the bot; expects_reply counts them as one request, whose reply
+        is `replies` lines."""
         if lines:
             self._out += ("\n".join(lines) + "\n").encode()
         if expects_reply:
-            self.outstanding += 1
+            self.outstanding += replies
+            self.reply_lines = replies
         self.flush()
 
     def flush(self) -> None:
@@ -143,10 +146,10 @@ class BotChannel:
                 self._set_fault(Termination.MALFORMED,
                                 f"printed {line[:80]!r} when nothing was asked")
                 return
-            self.outstanding -= 1
-            if self.outstanding == 0:
+            if self.outstanding <= self.reply_lines:
                 self.lines.append(line)
             # else: the late answer to a request already given up on (timeout strike)
+            self.outstanding -= 1
 
     def read_stderr(self) -> None:
         """Keep the last stderr_tail_bytes of stderr; past max_stderr_bytes it is a fault."""
@@ -217,10 +220,11 @@ class BotChannel:
                 return
 
 
-@dataclass
+@dataclass(slots=True)
 class Wait:
-    """One bot's reply being waited for: by when, how the wait is named in a fault, and
-    (see Multiplexer.wait_line) whether a timeout kills it and who judges it at the deadline."""
+    """One bot's reply being waited for: by when, how the wait is named in a fault,
+    (see Multiplexer.wait_line) whether a timeout kills it and who judges it at the
+    deadline, and how many lines the reply is."""
 
     channel: BotChannel
     deadline: float
@@ -228,6 +232,7 @@ class Wait:
     kill_on_timeout: bool = True
     judge: Callable[[], float | str] | None = None
     moment: str = ""       #: for an exit, without it: "to move 5" ("": when)
+    replies: int = 1       #: lines in the reply
 
 
 class Multiplexer:
@@ -260,7 +265,12 @@ class Multiplexer:
 
         At the deadline, judge() (if given) says whether the bot is late after all: a
         text saying why it is, or the seconds until it should be asked again."""
-        wait = Wait(active, deadline, when, kill_on_timeout, judge, moment)
+        return self.wait_reply(Wait(active, deadline, when, kill_on_timeout, judge, moment))
+
+    def wait_reply(self, wait: Wait) -> str:
+        """The reply a wait is for (its lines joined by newlines), or BotFault, as
+        wait_line says."""
+        active = wait.channel
         spun = not self.spin_s
         while True:
             line = self._reply(wait)
@@ -299,10 +309,14 @@ class Multiplexer:
         """The waiting bot's reply if it is in; BotFault if it faulted, exited or is judged
         late at its deadline; None to wait on (a judge may have moved the deadline)."""
         active = wait.channel
-        if active.lines:
+        lines = active.lines
+        if lines:
             # a reply before a fault (an extra line in the same write) is played first;
             # the fault ends the game at the referee's next look
-            return active.lines.popleft()
+            if wait.replies == 1:
+                return lines.popleft()
+            if len(lines) >= wait.replies:
+                return "\n".join([lines.popleft() for _ in range(wait.replies)])
         if active.fault is not None:
             raise active.fault
         if active.stdout_closed:
@@ -312,7 +326,7 @@ class Multiplexer:
         if wait.deadline - time.monotonic() > 0:
             return None
         self._read_ready(0)  # a reply already there is judged as a reply, not missed
-        if active.lines or active.fault is not None or active.stdout_closed:
+        if len(active.lines) >= wait.replies or active.fault is not None or active.stdout_closed:
             return self._reply(wait)
         verdict = wait.judge() if wait.judge is not None else ""
         if isinstance(verdict, str):
@@ -322,6 +336,8 @@ class Multiplexer:
             if wait.kill_on_timeout:
                 active.proc.kill_tree()
             extra = f"; it had printed {pending} bytes with no newline" if pending else ""
+            if active.lines:
+                extra = f"; it had printed {len(active.lines)} of its {wait.replies} lines" + extra
             why = f" ({verdict})" if verdict else ""
             raise BotFault(Termination.TIMEOUT, f"no reply {wait.when}{why}{extra}")
         wait.deadline = time.monotonic() + verdict

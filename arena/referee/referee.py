@@ -1,5 +1,9 @@
-"""Plays one game between two sandboxed bots. The only place time is enforced;
-every fault a bot commits becomes the game's termination, never an exception."""
+"""Plays one game between sandboxed bots. The only place time is enforced; every fault a
+bot commits becomes the game's termination, never an exception.
+
+A game goes through its steps (_Referee): the bots start, the handshake, the turns, the
+ending. Every request to a bot in a turn is a Move (move.py), judged by its seat's clock:
+one seat's move (_one_move), or the moves of seats that move at once (_joint_turn)."""
 
 from __future__ import annotations
 
@@ -8,33 +12,23 @@ import os
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from arena.games import SIMULTANEOUS, Game, GameError, IllegalMoveError, InvalidMoveError, State
 from arena.protocol import Dialect, ProtocolError, TurnInfo
 from arena.record import BotEntry, GameRecord, MoveRecord, Result, SeatOut, Termination
 from arena.sandbox import HostError, Sandbox, SandboxError
-from arena.sandbox.procfs import CpuMark, own_wait_seconds
 
 from .botpool import BotPool
 from .botspec import BotSpec, dialect_of
-from .channel import BotChannel, BotFault, Multiplexer, OutputLimits, Wait, spin_seconds
-from .timecontrol import Clock, MoveMeter, TimeControl, TimeoutPolicy
+from .channel import BotChannel, BotFault, Multiplexer, spin_seconds
+from .move import Move, Seat
+from .settings import MatchSettings
+
+__all__ = ["LocalPlayer", "MatchSettings", "bot_seed", "play_game"]
 
 QUIT_GRACE_S = 0.05  # how long a bot gets to exit by itself after 'quit'
-
-
-@dataclass(frozen=True)
-class MatchSettings:
-    """Everything about how games are run that is not the game or the bots."""
-
-    time: TimeControl = TimeControl()
-    timeout_policy: TimeoutPolicy = TimeoutPolicy()
-    output: OutputLimits = OutputLimits()
-    #: the dialects bots speak, as the run's registry resolved them (a league's make_job),
-    #: so a worker needs no registry of its own; a name not here: the loaded plugins'
-    dialects: Mapping[str, Dialect] = field(default_factory=dict, compare=False)
+_DEFAULT_SETTINGS = MatchSettings()
 
 
 def bot_seed(game_seed: int, seat: int, name: str) -> int:
@@ -47,26 +41,13 @@ def bot_seed(game_seed: int, seat: int, name: str) -> int:
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> 1
 
 
-class _Seat:
-    def __init__(self, seat: int, spec: BotSpec, control: TimeControl, dialect: Dialect) -> None:
-        self.seat = seat
-        self.spec = spec
-        self.dialect = dialect
-        self.clock = Clock(control)
-        self.channel: BotChannel | None = None
-        self.strikes = 0
-        self.first_turn = True
-        self.mark: Callable[[], CpuMark | None] | None = None   #: see MoveMeter
-        self.put_out = False    #: out for a fault while the others played on
-
-
 #: a player in the referee's own process (a person at the terminal): gets the state
 #: and the opponent's last move, returns a move. Never used for rated games.
 LocalPlayer = Callable[[State, "int | None"], int]
 
 
 def play_game(game: Game, bots: Sequence[BotSpec], seed: int, sandbox: Sandbox,
-              settings: MatchSettings = MatchSettings(),
+              settings: MatchSettings = _DEFAULT_SETTINGS, *,
               local: Mapping[int, LocalPlayer] | None = None, pool: BotPool | None = None,
               opening: Sequence[int] = ()) -> GameRecord:
     """Play one game, bots[0] moving first (bots[i] in seat i); the record says how it
@@ -76,115 +57,348 @@ def play_game(game: Game, bots: Sequence[BotSpec], seed: int, sandbox: Sandbox,
     pool, bot processes are taken from it and handed back after a clean game. The
     opening's moves are played first, by the referee, and recorded as the opening;
     it must be legal and leave the game open (arena.openings checks both)."""
-    local = local or {}
     seats_of_game = game.initial_state().seats
     if len(bots) != seats_of_game:
         raise GameError(f"game {game.name!r} with rules {dict(game.options)} has {seats_of_game} seats, "
                         f"not the {len(bots)} of the bots given")
-    started = time.monotonic()
-    record = GameRecord(
-        game=game.name, rule_options=dict(game.options), seed=seed,
-        bots=[BotEntry(name=b.name, spec=b.spec, options=dict(b.options)) for b in bots],
-        started_at=datetime.now(UTC).isoformat(timespec="milliseconds"), stderr_tails=[""] * len(bots))
-    seats = [_Seat(i, spec, settings.time, dialect_of(spec.dialect, settings.dialects))
-             for i, spec in enumerate(bots)]
-    mux: Multiplexer | None = None
-    pending: list[Callable[[], None]] = []   # readings of replies left for later (_one_move)
-    state = _play_opening(game, opening, record, seed)
-    try:
-        for s in seats:
-            why = s.dialect.supports(game) or (_refuses_opening(s.dialect) if opening else None)
+    return _Referee(game, bots, seed, settings, local or {}).play(sandbox, pool, opening)
+
+
+class _Faulted(Exception):
+    def __init__(self, seat: int, fault: BotFault) -> None:
+        super().__init__(fault.reason)
+        self.seat = seat
+        self.fault = fault
+
+
+class _Referee:
+    """One game as it is played: the rules and the state, the seats, the record, and what
+    waits on the bots (the multiplexer, and the readings of replies left for later)."""
+
+    state: State
+    mux: Multiplexer
+
+    def __init__(self, game: Game, bots: Sequence[BotSpec], seed: int, settings: MatchSettings,
+                 local: Mapping[int, LocalPlayer]) -> None:
+        self.game, self.seed, self.settings, self.local = game, seed, settings, local
+        self.started = time.monotonic()
+        self.record = GameRecord(
+            game=game.name, rule_options=dict(game.options), seed=seed,
+            bots=[BotEntry(name=b.name, spec=b.spec, options=dict(b.options)) for b in bots],
+            started_at=datetime.now(UTC).isoformat(timespec="milliseconds"), stderr_tails=[""] * len(bots))
+        self.seats = [Seat(i, spec, settings.time, dialect_of(spec.dialect, settings.dialects))
+                      for i, spec in enumerate(bots)]
+        self.later: list[Callable[[], None]] = []   # readings left for later (Move.keep_readings)
+        self.rng = random.Random(seed)
+        self.last_turn: tuple[int | None, ...] | None = None   # the last joint move, per seat
+
+    def play(self, sandbox: Sandbox, pool: BotPool | None, opening: Sequence[int]) -> GameRecord:
+        """The game from its opening to its end, and its bots ended (kept in the pool where
+        they may play on)."""
+        record = self.record
+        self.state = _play_opening(self.game, opening, record, self.seed)
+        try:
+            self._start_bots(sandbox, pool, bool(opening))
+            self._handshake()
+            record.startup_ms = round((time.monotonic() - self.started) * 1000, 3)
+            self._play_turns(opening[-1] if opening else None)
+            self._end()
+        except _Faulted as faulted:
+            self._end_by(faulted)
+        except KeyboardInterrupt:
+            record.termination = Termination.ABORTED
+            record.reason = "interrupted"
+            raise
+        finally:
+            self._settle()
+            if record.startup_ms:
+                record.play_ms = round((time.monotonic() - self.started) * 1000 - record.startup_ms, 3)
+            _finish(self.seats, record, getattr(self, "mux", None), pool)   # no mux: a bot failed to start
+            record.duration_ms = round((time.monotonic() - self.started) * 1000, 3)
+        return record
+
+    # -- the start --------------------------------------------------------------------
+
+    def _start_bots(self, sandbox: Sandbox, pool: BotPool | None, opened: bool) -> None:
+        """Every bot's process, once every dialect can play this game (and its opening):
+        taken from the pool where it has one, else started; a bot that cannot start has
+        failed to."""
+        for s in self.seats:
+            why = s.dialect.supports(self.game) or (_refuses_opening(s.dialect) if opened else None)
             if why:
                 raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, why))
-        for s in seats:
-            if s.seat in local:
-                continue
-            if pool is not None and s.dialect.reusable:
-                s.channel = pool.take(s.spec)
-                if s.channel is not None:
-                    s.channel.new_game()
-                    continue
-            try:
-                argv, runtime = s.dialect.runtime(s.spec.argv)   # e.g. CodinGame's JavaScript globals
-                proc = sandbox.start(list(argv), readable=[*s.spec.readable, *runtime], env=s.spec.env)
-            except HostError:
-                raise        # the machine's, not the bot's: no game is charged for it
-            except SandboxError as exc:
-                raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, f"could not start: {exc}")) from exc
-            s.channel = BotChannel(proc, settings.output, s.spec.name)
+        for s in self.seats:
+            if s.seat not in self.local:
+                s.channel = self._channel(s, sandbox, pool)
         if pool is not None:
             pool.end_retired()   # the last game's bots, while this game's start
-        mux = Multiplexer([s.channel for s in seats if s.channel is not None], spin_seconds())
+        self.mux = Multiplexer([s.channel for s in self.seats if s.channel is not None], spin_seconds())
         mine = os.sched_getaffinity(0)
-        for s in seats:
+        for s in self.seats:
             if s.channel is not None and not _kept_to_my_cpu(s.channel.proc.pid, mine):
                 s.mark = s.channel.proc.cpu_mark
-        _handshake(game, seats, seed, settings, mux)
-        record.startup_ms = round((time.monotonic() - started) * 1000, 3)
-        rng = random.Random(seed)
-        last_move: int | None = opening[-1] if opening else None
-        last_turn: tuple[int | None, ...] | None = None   # the last joint move, per seat
+
+    def _channel(self, s: Seat, sandbox: Sandbox, pool: BotPool | None) -> BotChannel:
+        if pool is not None and s.dialect.reusable:
+            channel = pool.take(s.spec)
+            if channel is not None:
+                channel.new_game()
+                return channel
+        try:
+            argv, runtime = s.dialect.runtime(s.spec.argv)   # e.g. CodinGame's JavaScript globals
+            proc = sandbox.start(list(argv), readable=[*s.spec.readable, *runtime], env=s.spec.env)
+        except HostError:
+            raise        # the machine's, not the bot's: no game is charged for it
+        except SandboxError as exc:
+            raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, f"could not start: {exc}")) from exc
+        return BotChannel(proc, self.settings.output, s.spec.name)
+
+    def _handshake(self) -> None:
+        control = self.settings.time
+        deadline = time.monotonic() + (control.startup_ms + control.overhead_ms) / 1000
+        bots = [(s, s.channel) for s in self.seats if s.channel is not None]
+        for s, channel in bots:
+            lines = s.dialect.start_lines(self.game, s.seat, bot_seed(self.seed, s.seat, s.spec.name),
+                                          control.move_ms, s.clock.bank_ms)
+            channel.request(lines, expects_reply=s.dialect.expects_ready)
+        for s, channel in bots:
+            if not s.dialect.expects_ready:
+                continue
+            try:
+                line = self.mux.wait_line(channel, deadline,
+                                          f"while starting up (handshake, {control.startup_ms} ms allowed)",
+                                          moment="while starting up")
+                s.dialect.check_ready(line)
+            except BotFault as fault:
+                raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, fault.reason)) from fault
+            except ProtocolError as exc:
+                raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, str(exc))) from exc
+
+    # -- the turns --------------------------------------------------------------------
+
+    def _play_turns(self, last_move: int | None) -> None:
+        """Turns until the game is over: every mover at once, or one seat at a time (in
+        rounds, each move records its round as its turn). A seat whose move faults is out
+        where the rules let the others play on."""
         turns = 0
         mover: int | None = None
-        rounds = game.info.rounds    # seats move in rounds: each move records its round as its turn
-        while not state.is_terminal():
-            if state.to_move == SIMULTANEOUS:
-                state, last_turn = _joint_turn(game, seats, state, turns, last_turn, settings, mux, rng, record,
-                                               local)
+        rounds = self.game.info.rounds
+        while not self.state.is_terminal():
+            if self.state.to_move == SIMULTANEOUS:
+                self._joint_turn(turns)
                 turns += 1
                 continue
-            s = seats[state.to_move]
-            if mover is None or mover in local:
-                _check_idle(seats, mux)   # no wait has read the bots' output since the last poll
+            s = self.seats[self.state.to_move]
+            if mover is None or mover in self.local:
+                self._check_idle()   # no wait has read the bots' output since the last poll
             else:
-                _raise_faults(seats)      # the last move's wait read every bot's output
-            if s.seat in local or s.seat == mover:
-                _settle(pending)    # a seat's clock is charged before its next move is timed
+                self._raise_faults()      # the last move's wait read every bot's output
+            if s.seat in self.local or s.seat == mover:
+                self._settle()    # a seat's clock is charged before its next move is timed
             if rounds and mover is not None and s.seat <= mover:
                 turns += 1
-            if s.seat in local:
-                move, state = _local_move(game, s, state, last_move, local[s.seat], record)
+            try:
+                last_move = self._one_move(s, last_move)
+            except _Faulted as faulted:
+                after = self.state.play_without([0], [faulted.seat]) if len(self.seats) > 2 else None
+                if after is None:
+                    raise
+                self._put_out(faulted.seat, faulted.fault, turns)
+                self.state = after
             else:
-                try:
-                    move, state = _one_move(game, s, state, last_move, settings, mux, rng, record, pending)
-                except _Faulted as faulted:
-                    after = _put_out(game, seats, state, faulted, turns, record)
-                    if after is None:
-                        raise
-                    state, mover = after, s.seat
-                    continue
-            if rounds:
-                record.moves[-1].turn = turns
-            last_move, mover = move, s.seat
-        _settle(pending)
-        _check_idle(seats, mux)  # an unasked line with the last move is a fault all the same
+                if rounds:
+                    self.record.moves[-1].turn = turns
+            mover = s.seat
+
+    def _one_move(self, s: Seat, last_move: int | None) -> int:
+        """Ask the seat for its move and play it: a person in the referee's process, or
+        its bot by a Move. Readings the move leaves for later are taken once the next
+        move's request is written, while that bot thinks, not between the two."""
+        state = self.state
+        if s.seat in self.local:
+            move, entry = self._ask_person(s.seat, last_move)
+            self.state = state.play(move)  # a local player must hand back a legal move
+            self.record.moves.append(entry)
+            return move
+        ply = len(self.record.moves)
+        # the bot is told its own time (move and bank), not the start-up allowance; by
+        # position: made between a reply and the next request, and keywords cost more
+        turn = TurnInfo(state, last_move, state.legal_moves(), self.settings.time.move_ms, s.clock.bank_ms, ply, s.seat)
+        asked = Move(s, self.settings, s.dialect.turn_lines(self.game, turn), f"move {ply + 1}")
+        wait = asked.send()
+        self._settle()   # the readings the last reply left for later
+        try:
+            line = asked.judge(self.mux.wait_reply(wait))
+        except BotFault as fault:
+            return self._play_struck(asked, fault, turn)
+        entry = asked.record(line.strip()[:32])   # as it came, until it is parsed
+        self.record.moves.append(entry)
+        asked.keep_readings(self.later)
+        try:
+            move = s.dialect.parse_move(self.game, turn, line)
+            self.state = state.play(move)
+        except InvalidMoveError as exc:
+            raise _Faulted(s.seat, BotFault(Termination.MALFORMED, f"move {ply + 1}: {exc}")) from exc
+        except IllegalMoveError as exc:
+            raise _Faulted(s.seat, BotFault(Termination.ILLEGAL_MOVE, f"move {ply + 1}: {exc}")) from exc
+        entry.move = self.game.move_text(move)
+        return move
+
+    def _play_struck(self, asked: Move, fault: BotFault, turn: TurnInfo) -> int:
+        """A random legal move played for a seat whose move timed out, while its strikes
+        last; else the fault is the seat's."""
+        why = asked.struck(fault)
+        if why is None:
+            raise _Faulted(asked.seat.seat, asked.seat_fault(fault)) from None   # the fault travels as the payload
+        move = self._random(turn.legal)
+        entry = asked.record(self.game.move_text(move))
+        entry.substituted = why
+        self.record.moves.append(entry)
+        self.state = self.state.play(move)
+        return move
+
+    def _random(self, legal: Sequence[int]) -> int:
+        return legal[int(self.rng.random() * len(legal))]
+
+    def _ask_person(self, seat: int, last_move: int | None, turn: int | None = None) -> tuple[int, MoveRecord]:
+        sent = time.monotonic()
+        move = self.local[seat](self.state, last_move)
+        return move, MoveRecord(seat=seat, move=self.game.move_text(move),
+                                wall_ms=round((time.monotonic() - sent) * 1000, 3), turn=turn)
+
+    def _joint_turn(self, turn: int) -> None:
+        """One turn where several seats move at once: every mover's request is written before
+        any reply is read, each bot's clock starting as its own is written; the replies are
+        judged as they come, and no bot is told another's move of the turn before the next
+        turn's request, which goes out once every move is in. A seat that faults is out where
+        the rules let the others play on (more than two seats); else the fault ends the game."""
+        state = self.state
+        movers = state.movers()
+        self.mux.poll_others()   # what the bots said since the last turn: an unasked line is a fault
+        faults = [(seat, ch.fault) for seat in movers
+                  if (ch := self.seats[seat].channel) is not None and ch.fault is not None]
+        asked = {seat: self._ask_joint(seat, turn) for seat in movers
+                 if seat not in self.local and seat not in dict(faults)}
+        moves, entries = self._joint_replies(asked, faults)
+        for seat in movers:
+            if seat in self.local:   # after the bots: a person does not hold up their clocks
+                moves[seat], entries[seat] = self._ask_person(seat, None, turn)
+        joint = [moves.get(seat, 0) for seat in movers]
+        after: State | None
+        if not faults:
+            after = state.play_joint(joint)
+        else:
+            after = state.play_without(joint, [seat for seat, _ in faults]) if len(self.seats) > 2 else None
+        if after is None:     # the turn is not played: its moves are not recorded
+            raise _Faulted(*faults[0])
+        self.record.moves.extend(entries[seat] for seat in movers if seat in entries)
+        for seat, fault in faults:
+            self._put_out(seat, fault, turn)
+        self.state = after
+        self.last_turn = tuple(moves.get(seat) for seat in range(len(self.seats)))
+
+    def _ask_joint(self, seat: int, turn: int) -> tuple[Move, TurnInfo]:
+        """A mover's request of a joint turn, written (its clock started)."""
+        s, state = self.seats[seat], self.state
+        info = TurnInfo(state=state, last_move=None, legal=state.moves_of(seat), move_ms=self.settings.time.move_ms,
+                        bank_ms=s.clock.bank_ms, ply=turn, seat=seat, last_turn=self.last_turn)
+        asked = Move(s, self.settings, s.dialect.turn_lines(self.game, info), f"move on turn {turn + 1}")
+        asked.send()
+        return asked, info
+
+    def _joint_replies(self, asked: Mapping[int, tuple[Move, TurnInfo]], faults: list[tuple[int, BotFault]],
+                       ) -> tuple[dict[int, int], dict[int, MoveRecord]]:
+        """The asked movers' moves and their records, each taken as its reply comes; a
+        seat whose reply faulted is added to `faults`."""
+        moves: dict[int, int] = {}
+        entries: dict[int, MoveRecord] = {}
+        by_channel = {move.wait.channel: (seat, move, info) for seat, (move, info) in asked.items()}
+        waiting = [move.wait for move, _ in asked.values()]
+        while waiting:
+            wait, got = self.mux.wait_first(waiting)
+            waiting.remove(wait)
+            seat, move, info = by_channel[wait.channel]
+            try:
+                moves[seat], entries[seat] = self._joint_move(move, info, got)
+            except BotFault as fault:
+                faults.append((seat, fault))
+        return moves, entries
+
+    def _joint_move(self, asked: Move, info: TurnInfo, got: str | BotFault) -> tuple[int, MoveRecord]:
+        """The seat's part of the joint move and its record, from its reply (readings
+        taken at once); BotFault if it faulted."""
+        game = self.game
+        try:
+            line = asked.judge(got)
+        except BotFault as fault:
+            why = asked.struck(fault)
+            if why is None:
+                raise asked.seat_fault(fault) from None
+            move = self._random(info.legal)
+            entry = asked.record(game.move_text(move), turn=info.ply)
+            entry.substituted = why
+            return move, entry
+        try:
+            move = asked.seat.dialect.parse_move(game, info, line)
+        except InvalidMoveError as exc:
+            raise BotFault(Termination.MALFORMED, f"turn {info.ply + 1}: {exc}") from exc
+        if move not in info.legal:
+            raise BotFault(Termination.ILLEGAL_MOVE, f"turn {info.ply + 1}: {game.move_text(move)!r} is not "
+                           f"one of its moves {[game.move_text(m) for m in info.legal]}")
+        entry = asked.record(game.move_text(move), turn=info.ply)
+        asked.take_readings()
+        return move, entry
+
+    def _put_out(self, seat: int, fault: BotFault, turn: int) -> None:
+        """A seat out for its fault while the others play on (the rules let them: more
+        than two seats, play_without): its process killed, its going out recorded."""
+        s = self.seats[seat]
+        s.put_out = True
+        if s.channel is not None:
+            s.channel.proc.kill_tree()    # out: nothing it does now counts
+        self.record.out.append(SeatOut(seat, turn, fault.termination, f"{s.spec.name} (seat {seat}): {fault.reason}"))
+
+    def _settle(self) -> None:
+        """Take the readings of replies left for later (Move.keep_readings)."""
+        later = self.later
+        while later:
+            later.pop()()
+
+    def _check_idle(self) -> None:
+        self.mux.poll_others()
+        self._raise_faults()
+
+    def _raise_faults(self) -> None:
+        for s in self.seats:
+            if s.channel is not None and s.channel.fault is not None and not s.put_out:
+                raise _Faulted(s.seat, s.channel.fault)
+
+    # -- the ending -------------------------------------------------------------------
+
+    def _end(self) -> None:
+        """The rules ended the game: its result, once the bots' last words are read."""
+        self._settle()
+        self._check_idle()  # an unasked line with the last move is a fault all the same
+        record, state = self.record, self.state
         record.termination = Termination.NORMAL
-        if len(seats) == 2:
+        if len(self.seats) == 2:
             record.winner = state.winner
-            record.reason = "draw" if state.winner is None else f"{game.info.seat_names[state.winner]} wins"
+            record.reason = "draw" if state.winner is None else f"{self.game.info.seat_names[state.winner]} wins"
             record.ranking = record.rank_of()
         else:
-            _rank(record, seats, state)
-    except _Faulted as faulted:
+            _rank(record, self.seats, state)
+
+    def _end_by(self, faulted: _Faulted) -> None:
+        """A seat's fault ended the game: its result."""
+        record = self.record
         record.termination = faulted.fault.termination
         record.faulted = faulted.seat
-        record.reason = f"{bots[faulted.seat].name} (seat {faulted.seat}): {faulted.fault.reason}"
-        if len(seats) == 2:
+        record.reason = f"{self.seats[faulted.seat].spec.name} (seat {faulted.seat}): {faulted.fault.reason}"
+        if len(self.seats) == 2:
             record.winner = 1 - faulted.seat
             record.ranking = record.rank_of()
         else:   # the rules could not go on without it
-            _rank(record, seats, state, faulted.seat)
-    except KeyboardInterrupt:
-        record.termination = Termination.ABORTED
-        record.reason = "interrupted"
-        raise
-    finally:
-        _settle(pending)
-        if record.startup_ms:
-            record.play_ms = round((time.monotonic() - started) * 1000 - record.startup_ms, 3)
-        _finish(seats, record, mux, pool)
-        record.duration_ms = round((time.monotonic() - started) * 1000, 3)
-    return record
+            _rank(record, self.seats, self.state, faulted.seat)
 
 
 def _kept_to_my_cpu(pid: int, mine: set[int]) -> bool:
@@ -222,167 +436,6 @@ def _refuses_opening(dialect: Dialect) -> str | None:
             "(docs/protocol.md); play it with openings: none")
 
 
-class _Faulted(Exception):
-    def __init__(self, seat: int, fault: BotFault) -> None:
-        super().__init__(fault.reason)
-        self.seat = seat
-        self.fault = fault
-
-
-def _handshake(game: Game, seats: list[_Seat], seed: int, settings: MatchSettings,
-               mux: Multiplexer) -> None:
-    control = settings.time
-    deadline = time.monotonic() + (control.startup_ms + control.overhead_ms) / 1000
-    for s in seats:
-        if s.channel is None:
-            continue
-        lines = s.dialect.start_lines(game, s.seat, bot_seed(seed, s.seat, s.spec.name), control.move_ms,
-                                      s.clock.bank_ms)
-        s.channel.request(lines, expects_reply=s.dialect.expects_ready)
-    for s in seats:
-        if s.channel is None or not s.dialect.expects_ready:
-            continue
-        try:
-            line = mux.wait_line(s.channel, deadline, f"while starting up (handshake, {control.startup_ms} ms allowed)",
-                                 moment="while starting up")
-            s.dialect.check_ready(line)
-        except BotFault as fault:
-            raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, fault.reason)) from fault
-        except ProtocolError as exc:
-            raise _Faulted(s.seat, BotFault(Termination.STARTUP_FAILURE, str(exc))) from exc
-
-
-def _check_idle(seats: list[_Seat], mux: Multiplexer) -> None:
-    mux.poll_others()
-    _raise_faults(seats)
-
-
-def _raise_faults(seats: list[_Seat]) -> None:
-    for s in seats:
-        if s.channel is not None and s.channel.fault is not None and not s.put_out:
-            raise _Faulted(s.seat, s.channel.fault)
-
-
-def _local_move(game: Game, s: _Seat, state: State, last_move: int | None, player: LocalPlayer,
-                record: GameRecord) -> tuple[int, State]:
-    sent = time.monotonic()
-    move = player(state, last_move)
-    after = state.play(move)  # a local player must hand back a legal move
-    record.moves.append(MoveRecord(seat=s.seat, move=game.move_text(move),
-                                   wall_ms=round((time.monotonic() - sent) * 1000, 3)))
-    return move, after
-
-
-def _one_move(game: Game, s: _Seat, state, last_move, settings: MatchSettings, mux: Multiplexer,
-              rng: random.Random, record: GameRecord, pending: list[Callable[[], None]]) -> tuple[int, State]:
-    """Ask the seat's bot for a move and play it. A reply too quick to cost anything
-    (MoveMeter.free) is not measured. One that is surely in time leaves its readings
-    (CPU, waits, the clock's charge) in `pending`: the next move takes them once its
-    request is written, while that bot thinks, not between the two (the loop takes them
-    first when the same seat moves again: its clock must be charged)."""
-    control = settings.time
-    allowed = s.clock.allowed_ms()
-    legal = state.legal_moves()
-    ply = len(record.moves)
-    startup_extra = 0
-    if s.first_turn and not s.dialect.expects_ready:
-        startup_extra = control.startup_ms  # no handshake: start-up happens on the first turn
-    s.first_turn = False
-    # the bot is told its own time (move and bank), not the start-up allowance
-    turn = TurnInfo(state=state, last_move=last_move, legal=legal, move_ms=control.move_ms,
-                    bank_ms=s.clock.bank_ms, ply=ply, seat=s.seat)
-    ch = s.channel
-    assert ch is not None  # a seat played by a process
-    budget_ms = allowed + startup_extra + control.overhead_ms
-    meter = MoveMeter(budget_ms / 1000, control.load_grace, ch.proc.usage, own_wait_seconds, s.mark)
-    lines = s.dialect.turn_lines(game, turn)
-    meter.start()      # the clock starts before the bot can see its request (MoveMeter)
-    ch.request(lines)
-    meter.sent()       # this move's first reading, if start() only marked, while the bot wakes up
-    _settle(pending)   # and the readings the last reply left for later
-    when = f"to move {ply + 1} within {allowed + startup_extra} ms"
-    strikes_left = settings.timeout_policy.mode == "strikes" and \
-        s.strikes < settings.timeout_policy.strikes
-
-    def charge(wall_ms: float) -> None:
-        # a reply read before the referee found the bot late is in time: the wall time
-        # now may hold delays of the referee's that no counter shows (another thread
-        # holding the interpreter lock), so it is charged at most the budget
-        used_ms = min(meter.used_s(wall_ms / 1000) * 1000, budget_ms)
-        s.clock.charge(max(0.0, used_ms - control.overhead_ms - startup_extra))
-
-    try:
-        line = mux.wait_line(ch, meter.started + budget_ms / 1000, when,
-                             kill_on_timeout=not strikes_left, judge=meter.judge, moment=f"to move {ply + 1}")
-        replied = time.monotonic()
-        wall_ms = (replied - meter.started) * 1000
-        free = meter.free(replied, (control.overhead_ms + startup_extra) / 1000)
-        later = not free and meter.surely_in_time(replied)
-        if not free and not later:
-            meter.look()
-            if meter.cpu_s * 1000 >= budget_ms:
-                if not strikes_left:
-                    ch.proc.kill_tree()
-                raise BotFault(Termination.TIMEOUT, f"replied too late {when}: it used "
-                                                    f"{meter.cpu_s * 1000:.0f} ms of CPU")
-            charge(wall_ms)
-    except BotFault as fault:
-        if fault.termination is Termination.TIMEOUT and strikes_left:
-            s.strikes += 1
-            s.clock.bank_ms = 0
-            move = legal[int(rng.random() * len(legal))]
-            record.moves.append(MoveRecord(
-                seat=s.seat, move=game.move_text(move), wall_ms=round((time.monotonic() - meter.started) * 1000, 3),
-                cpu_ms=None, substituted=f"timeout strike {s.strikes} of {settings.timeout_policy.strikes}"))
-            return move, state.play(move)
-        if startup_extra and fault.termination in (Termination.CRASH, Termination.RESOURCE_LIMIT):
-            # no handshake: dying before the first reply is failing to start
-            fault = BotFault(Termination.STARTUP_FAILURE, fault.reason)
-        raise _Faulted(s.seat, fault) from None   # the fault travels as the payload
-    entry = MoveRecord(seat=s.seat, move=line.strip()[:32], wall_ms=round(wall_ms, 3))
-    record.moves.append(entry)
-
-    def readings() -> None:
-        if later:
-            meter.read_late(replied)
-            charge(wall_ms)
-        entry.cpu_ms = round(meter.cpu_s * 1000, 3)
-        entry.wait_ms = round(meter.wait_s * 1000, 3)
-
-    if free:
-        s.clock.charge(0.0)    # no readings: nothing they could say is charged
-    elif later:
-        pending.append(readings)
-    else:
-        readings()
-    try:
-        move = s.dialect.parse_move(game, turn, line)
-        after = state.play(move)
-    except InvalidMoveError as exc:
-        raise _Faulted(s.seat, BotFault(Termination.MALFORMED, f"move {ply + 1}: {exc}")) from exc
-    except IllegalMoveError as exc:
-        raise _Faulted(s.seat, BotFault(Termination.ILLEGAL_MOVE, f"move {ply + 1}: {exc}")) from exc
-    entry.move = game.move_text(move)
-    return move, after
-
-
-def _put_out(game: Game, seats: list[_Seat], state: State, faulted: _Faulted, turn: int,
-             record: GameRecord) -> State | None:
-    """The state with the seat whose move faulted out, where the rules let the others play on
-    (more than two seats; play_without), its process killed and its going out recorded; None
-    where the fault ends the game."""
-    after = state.play_without([0], [faulted.seat]) if len(seats) > 2 else None
-    if after is None:
-        return None
-    s = seats[faulted.seat]
-    s.put_out = True
-    if s.channel is not None:
-        s.channel.proc.kill_tree()    # out: nothing it does now counts
-    record.out.append(SeatOut(faulted.seat, turn, faulted.fault.termination,
-                              f"{s.spec.name} (seat {faulted.seat}): {faulted.fault.reason}"))
-    return after
-
-
 def _result(record: GameRecord, seat: int) -> Result:
     """What a seat is told at the end: as the outcome says with two seats (aborted: a
     draw); with more, a win for first place alone, a draw for a shared first, else a loss."""
@@ -393,7 +446,7 @@ def _result(record: GameRecord, seat: int) -> Result:
     return Result.WIN if record.ranking.count(0) == 1 else Result.DRAW
 
 
-def _rank(record: GameRecord, seats: list[_Seat], state: State, ended_by: int | None = None) -> None:
+def _rank(record: GameRecord, seats: list[Seat], state: State, ended_by: int | None = None) -> None:
     """The final ranking of a game of more than two seats, by the one rule (docs/protocol.md,
     "Faults and the ranking"): as the rules rank the seats, those put out for a fault while
     the game went on included (each out at its fault's moment, as the rules put a seat out);
@@ -419,147 +472,14 @@ def _rank(record: GameRecord, seats: list[_Seat], state: State, ended_by: int | 
                                                 for seat in sorted(range(len(seats)), key=ranking.__getitem__))
 
 
-class _Ask:
-    """One bot asked for its part of a joint move: its clock started when its own request
-    was written; take() judges the reply or the fault that came instead (as _one_move does)."""
-
-    def __init__(self, game: Game, s: _Seat, state: State, turn: int, last_turn: tuple[int | None, ...] | None,
-                 settings: MatchSettings) -> None:
-        control = settings.time
-        self.s, self.settings = s, settings
-        self.allowed = s.clock.allowed_ms()
-        self.startup_extra = control.startup_ms if s.first_turn and not s.dialect.expects_ready else 0
-        s.first_turn = False
-        self.info = TurnInfo(state=state, last_move=None, legal=state.moves_of(s.seat), move_ms=control.move_ms,
-                             bank_ms=s.clock.bank_ms, ply=turn, seat=s.seat, last_turn=last_turn)
-        ch = s.channel
-        assert ch is not None   # a seat played by a process
-        self.budget_ms = self.allowed + self.startup_extra + control.overhead_ms
-        self.meter = MoveMeter(self.budget_ms / 1000, control.load_grace, ch.proc.usage, own_wait_seconds, s.mark)
-        lines = s.dialect.turn_lines(game, self.info)
-        self.when = f"to move on turn {turn + 1} within {self.allowed + self.startup_extra} ms"
-        self.strikes_left = settings.timeout_policy.mode == "strikes" and s.strikes < settings.timeout_policy.strikes
-        self.meter.start()     # this bot's clock starts before it can see its own request
-        ch.request(lines)
-        self.meter.sent()
-        self.wait = Wait(ch, self.meter.started + self.budget_ms / 1000, self.when,
-                         kill_on_timeout=not self.strikes_left, judge=self.meter.judge,
-                         moment=f"to move on turn {turn + 1}")
-
-    def take(self, game: Game, got: str | BotFault, rng: random.Random) -> tuple[int, MoveRecord]:
-        """The seat's move and its record, from its reply; BotFault if it faulted."""
-        s, meter, control = self.s, self.meter, self.settings.time
-        replied = time.monotonic()
-        wall_ms = (replied - meter.started) * 1000
-        try:
-            if isinstance(got, BotFault):
-                raise got
-            if not meter.free(replied, (control.overhead_ms + self.startup_extra) / 1000):
-                if meter.surely_in_time(replied):
-                    meter.read_late(replied)   # read after other bots' replies: no more than it could use by then
-                else:
-                    meter.look()
-                if meter.cpu_s * 1000 >= self.budget_ms:
-                    if not self.strikes_left:
-                        s.channel.proc.kill_tree()    # type: ignore[union-attr]
-                    raise BotFault(Termination.TIMEOUT, f"replied too late {self.when}: it used "
-                                                        f"{meter.cpu_s * 1000:.0f} ms of CPU")
-                used_ms = min(meter.used_s(wall_ms / 1000) * 1000, self.budget_ms)
-                s.clock.charge(max(0.0, used_ms - control.overhead_ms - self.startup_extra))
-            else:
-                s.clock.charge(0.0)
-        except BotFault as fault:
-            if fault.termination is Termination.TIMEOUT and self.strikes_left:
-                s.strikes += 1
-                s.clock.bank_ms = 0
-                legal = self.info.legal
-                move = legal[int(rng.random() * len(legal))]
-                return move, MoveRecord(seat=s.seat, move=game.move_text(move), wall_ms=round(wall_ms, 3),
-                                        substituted=f"timeout strike {s.strikes} of "
-                                                    f"{self.settings.timeout_policy.strikes}", turn=self.info.ply)
-            if self.startup_extra and fault.termination in (Termination.CRASH, Termination.RESOURCE_LIMIT):
-                fault = BotFault(Termination.STARTUP_FAILURE, fault.reason)   # no handshake: failing to start
-            raise fault from None
-        line = got
-        try:
-            move = s.dialect.parse_move(game, self.info, line)
-        except InvalidMoveError as exc:
-            raise BotFault(Termination.MALFORMED, f"turn {self.info.ply + 1}: {exc}") from exc
-        if move not in self.info.legal:
-            raise BotFault(Termination.ILLEGAL_MOVE, f"turn {self.info.ply + 1}: {game.move_text(move)!r} is not "
-                           f"one of its moves {[game.move_text(m) for m in self.info.legal]}")
-        return move, MoveRecord(seat=s.seat, move=game.move_text(move), wall_ms=round(wall_ms, 3),
-                                cpu_ms=round(meter.cpu_s * 1000, 3), wait_ms=round(meter.wait_s * 1000, 3),
-                                turn=self.info.ply)
-
-
-def _joint_turn(game: Game, seats: list[_Seat], state: State, turn: int, last_turn: tuple[int | None, ...] | None,
-                settings: MatchSettings, mux: Multiplexer, rng: random.Random, record: GameRecord,
-                local: Mapping[int, LocalPlayer]) -> tuple[State, tuple[int | None, ...]]:
-    """One turn where several seats move at once: every mover's request is written before
-    any reply is read, each bot's clock starting as its own is written; the replies are
-    judged as they come, and no bot is told another's move of the turn before the next
-    turn's request, which goes out once every move is in. A seat that faults is out where
-    the rules let the others play on (more than two seats); else the fault ends the game."""
-    movers = state.movers()
-    mux.poll_others()       # what the bots said since the last turn: an unasked line is a fault
-    faults: list[tuple[int, BotFault]] = []
-    for seat in movers:
-        channel = seats[seat].channel
-        if channel is not None and channel.fault is not None:
-            faults.append((seat, channel.fault))
-    asks = {seat: _Ask(game, seats[seat], state, turn, last_turn, settings)
-            for seat in movers if seat not in local and seat not in dict(faults)}
-    moves: dict[int, int] = {}
-    entries: dict[int, MoveRecord] = {}
-    waits = {ask.wait.channel: ask for ask in asks.values()}
-    pending = [ask.wait for ask in asks.values()]
-    while pending:
-        wait, got = mux.wait_first(pending)
-        pending.remove(wait)
-        ask = waits[wait.channel]
-        try:
-            moves[ask.s.seat], entries[ask.s.seat] = ask.take(game, got, rng)
-        except BotFault as fault:
-            faults.append((ask.s.seat, fault))
-    for seat in movers:
-        if seat in local:        # after the bots: a person does not hold up their clocks
-            sent = time.monotonic()
-            moves[seat] = local[seat](state, None)
-            entries[seat] = MoveRecord(seat=seat, move=game.move_text(moves[seat]),
-                                       wall_ms=round((time.monotonic() - sent) * 1000, 3), turn=turn)
-    joint = [moves.get(seat, 0) for seat in movers]
-    after: State | None
-    if not faults:
-        after = state.play_joint(joint)
-    else:
-        after = state.play_without(joint, [seat for seat, _ in faults]) if len(seats) > 2 else None
-    if after is None:     # the turn is not played: its moves are not recorded
-        raise _Faulted(*faults[0])
-    record.moves.extend(entries[seat] for seat in movers if seat in entries)
-    for seat, why in faults:
-        s = seats[seat]
-        s.put_out = True
-        if s.channel is not None:
-            s.channel.proc.kill_tree()    # out: nothing it does now counts
-        record.out.append(SeatOut(seat, turn, why.termination, f"{s.spec.name} (seat {seat}): {why.reason}"))
-    return after, tuple(moves.get(seat) for seat in range(len(seats)))
-
-
-def _settle(pending: list[Callable[[], None]]) -> None:
-    """Take the readings of replies left for later (see _one_move)."""
-    while pending:
-        pending.pop()()
-
-
-def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,
+def _finish(seats: list[Seat], record: GameRecord, mux: Multiplexer | None,
             pool: BotPool | None) -> None:
     """Tell live bots the result; keep clean reusable ones in the pool. The others end: a
     live bot without a fault whose dialect can tell it to quit gets QUIT_GRACE_S to exit;
     any other is killed at once (it has nothing left to say: a CodinGame bot is never told
     the game is over). With a pool their exits are the pool's to wait for, while the
     worker starts its next game's bots."""
-    ending: list[tuple[_Seat, BotChannel, bool]] = []
+    ending: list[tuple[Seat, BotChannel, bool]] = []
     for s in seats:
         ch = s.channel
         if ch is None:
@@ -582,6 +502,14 @@ def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,
         if not polite:
             ch.proc.kill_tree()
         ending.append((s, ch, polite))
+    _end_processes(ending, record, pool)
+    if mux is not None:
+        mux.close()
+
+
+def _end_processes(ending: list[tuple[Seat, BotChannel, bool]], record: GameRecord, pool: BotPool | None) -> None:
+    """End the bots' processes not kept (those told to quit, polite, after QUIT_GRACE_S),
+    their stderr tails recorded: by the pool where there is one, else here."""
     kill_at = time.monotonic() + QUIT_GRACE_S
     if pool is not None:
         for s, ch, polite in ending:
@@ -598,5 +526,3 @@ def _finish(seats: list[_Seat], record: GameRecord, mux: Multiplexer | None,
             ch.drain_stderr()
             ch.proc.close()
             record.stderr_tails[s.seat] = ch.stderr_tail()
-    if mux is not None:
-        mux.close()

@@ -226,90 +226,103 @@ def drop_privileges(tools: Tools, uid: int) -> list[str]:
     ]
 
 
-def bwrap_argv(
-    tools: Tools,
-    *,
-    uid: int | None,
-    scratch: str,
-    scratch_bytes: int,
-    ro_paths: Sequence[str],
-    files: Sequence[tuple[int, str]],
-    rw_paths: Sequence[str] = (),
-    info_fd: int | None,
-    command: Sequence[str],
-) -> list[str]:
+@dataclass(frozen=True)
+class Mounts:
+    """What a bwrap sandbox shows its bot: its scratch dir (its working directory, on a tmpfs
+    of scratch_bytes), the paths bound read-only and read-write, and files copied into the
+    scratch dir from open descriptors, as (fd, name relative to it) pairs."""
+
+    scratch: str
+    scratch_bytes: int
+    ro_paths: Sequence[str] = ()
+    rw_paths: Sequence[str] = ()
+    files: Sequence[tuple[int, str]] = ()
+
+
+def bwrap_argv(tools: Tools, mounts: Mounts, *, uid: int | None, info_fd: int | None,
+               command: Sequence[str]) -> list[str]:
     """bwrap argv: new namespaces, a read-only system, a tmpfs scratch dir as cwd.
 
     `uid` is the bot uid when the referee is root (bwrap then runs privileged and
     setpriv drops to `uid` inside), None for a normal user (bwrap makes a user
-    namespace). `files` are (fd, relative name) pairs copied into the scratch dir.
-    `rw_paths` are bound read-write; binds go parents first, so one inside another wins.
+    namespace). Binds go parents first, so one inside another wins.
     """
     assert tools.bwrap is not None
-    args = [tools.bwrap]
-    if uid is not None:
-        # Privileged bwrap keeps every capability unless told otherwise; keep only
-        # what setpriv needs to become `uid` (it then drops those too). No user
-        # namespace: one would map the bot to root, which RLIMIT_NPROC ignores.
-        args += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
-        args += ["--unshare-cgroup-try", "--cap-drop", "ALL"]
-        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
-    else:
-        args += ["--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net"]
-        args += ["--unshare-uts", "--unshare-cgroup-try", "--disable-userns"]
+    system, covered = system_binds()
     # bwrap stays outside as the monitor; the init shell is pid 1 of the new pid
     # namespace: killing it kills every process of the bot, setsid or not.
-    args += ["--die-with-parent", "--new-session", "--as-pid-1"]
-    system, covered = system_binds()
-    args += system
+    args = [tools.bwrap, *_bwrap_namespaces(uid), "--die-with-parent", "--new-session", "--as-pid-1", *system]
     args += ["--proc", "/proc", "--dev", "/dev"]
-    args += ["--perms", "1777", "--size", str(scratch_bytes), "--tmpfs", "/tmp"]
-    made = {"/", "/proc", "/dev", "/tmp", *covered}
-
-    def parents(path: str) -> None:
-        missing = []
-        parent = os.path.dirname(path)
-        while parent not in made:
-            missing.append(parent)
-            parent = os.path.dirname(parent)
-        for directory in reversed(missing):
-            # Created by bwrap on its own tmpfs root; 0755 so that a non-root bot
-            # uid can walk to its binds (e.g. /root is 0700 on the host).
-            args.extend(["--perms", "0755", "--dir", directory])
-            made.add(directory)
-
-    # The scratch dir: owned by root when bwrap runs privileged, hence 0777 (only
-    # this bot's uid exists in the sandbox); the user's own otherwise.
-    dir_mode = "0777" if uid is not None else "0700"
-    file_mode = "0666" if uid is not None else "0644"
-    parents(scratch)
-    if inside(scratch, "/tmp"):
-        args += ["--perms", dir_mode, "--dir", scratch]  # shares /tmp's size limit
-    else:
-        args += ["--perms", dir_mode, "--size", str(scratch_bytes), "--tmpfs", scratch]
-    made.add(scratch)
-    for fd, name in files:
-        dest = os.path.join(scratch, name)
-        missing = []
-        parent = os.path.dirname(dest)
-        while parent not in made:
-            missing.append(parent)
-            parent = os.path.dirname(parent)
-        for directory in reversed(missing):
-            args += ["--perms", dir_mode, "--dir", directory]
-            made.add(directory)
-        args += ["--perms", file_mode, "--file", str(fd), dest]
-    binds = sorted([(path, "--ro-bind") for path in ro_paths] + [(path, "--bind") for path in rw_paths])
+    args += ["--perms", "1777", "--size", str(mounts.scratch_bytes), "--tmpfs", "/tmp"]
+    tree = _Tree({"/", "/proc", "/dev", "/tmp", *covered})
+    args += _scratch_args(mounts, tree, privileged=uid is not None)
+    binds = sorted([(path, "--ro-bind") for path in mounts.ro_paths] + [(path, "--bind") for path in mounts.rw_paths])
     for path, how in binds:
-        parents(path)
+        # parents made by bwrap on its own tmpfs root; 0755 so that a non-root bot uid can
+        # walk to its binds (e.g. /root is 0700 on the host)
+        args += tree.parents(path, "0755")
         args += [how, path, path]
-        made.add(path)
-    args += ["--chdir", scratch]
+        tree.made.add(path)
+    args += ["--chdir", mounts.scratch]
     if info_fd is not None:
         args += ["--info-fd", str(info_fd)]
     args.append("--")
     args += _init_and_drop(tools, uid, nnp=False)  # bwrap sets no_new_privs itself
     return args + list(command)
+
+
+def _bwrap_namespaces(uid: int | None) -> list[str]:
+    """bwrap's namespace and capability arguments, for a privileged bwrap (uid: the bot's)
+    or a user's."""
+    if uid is not None:
+        # Privileged bwrap keeps every capability unless told otherwise; keep only
+        # what setpriv needs to become `uid` (it then drops those too). No user
+        # namespace: one would map the bot to root, which RLIMIT_NPROC ignores.
+        return ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                "--unshare-cgroup-try", "--cap-drop", "ALL",
+                "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+    return ["--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net",
+            "--unshare-uts", "--unshare-cgroup-try", "--disable-userns"]
+
+
+class _Tree:
+    """The directories a bwrap argv has made so far."""
+
+    def __init__(self, made: Iterable[str]) -> None:
+        self.made = set(made)
+
+    def parents(self, path: str, mode: str) -> list[str]:
+        """Arguments that make the parents of `path` not made yet (with `mode`), top down."""
+        missing = []
+        parent = os.path.dirname(path)
+        while parent not in self.made:
+            missing.append(parent)
+            parent = os.path.dirname(parent)
+        args: list[str] = []
+        for directory in reversed(missing):
+            args += ["--perms", mode, "--dir", directory]
+            self.made.add(directory)
+        return args
+
+
+def _scratch_args(mounts: Mounts, tree: _Tree, privileged: bool) -> list[str]:
+    """The scratch dir and the files copied into it. Owned by root when bwrap runs
+    privileged, hence 0777 (only this bot's uid exists in the sandbox); the user's own
+    otherwise."""
+    scratch = mounts.scratch
+    dir_mode = "0777" if privileged else "0700"
+    file_mode = "0666" if privileged else "0644"
+    args = tree.parents(scratch, "0755")
+    if inside(scratch, "/tmp"):
+        args += ["--perms", dir_mode, "--dir", scratch]  # shares /tmp's size limit
+    else:
+        args += ["--perms", dir_mode, "--size", str(mounts.scratch_bytes), "--tmpfs", scratch]
+    tree.made.add(scratch)
+    for fd, name in mounts.files:
+        dest = os.path.join(scratch, name)
+        args += tree.parents(dest, dir_mode)
+        args += ["--perms", file_mode, "--file", str(fd), dest]
+    return args
 
 
 def _init_and_drop(tools: Tools, uid: int | None, nnp: bool) -> list[str]:

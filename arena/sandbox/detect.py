@@ -62,10 +62,8 @@ def _probe(mode: str, tools: Tools) -> str | None:
     try:
         with tempfile.TemporaryDirectory(prefix="arena-probe-") as scratch:
             if mode == "bwrap":
-                argv = command.bwrap_argv(
-                    tools, uid=uid, scratch=scratch, scratch_bytes=1 << 20, ro_paths=(),
-                    files=(), info_fd=None, command=[true],
-                )
+                argv = command.bwrap_argv(tools, command.Mounts(scratch, scratch_bytes=1 << 20),
+                                          uid=uid, info_fd=None, command=[true])
             elif mode == "unshare":
                 argv = command.unshare_argv(tools, uid=uid, command=[true])
             else:

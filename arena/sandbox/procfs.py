@@ -146,6 +146,21 @@ class _Proc:
         self.ticked = ticked        #: ... or its stat's ticks, where the clock cannot be read
 
 
+class _Walk:
+    """What a walk of a tree (TreeSampler._walk) has found so far, and the processes it is
+    still to read."""
+
+    def __init__(self, root: int, states: bool) -> None:
+        self.states = states        #: whether threads' states are read (runnable)
+        self.todo = [root]
+        self.plan: list[_Proc] = []
+        self.complete = True
+        self.ns = self.ticks = 0
+        self.clocks: dict[int, int] = {}
+        self.waits: dict[int, float] = {}
+        self.runnable = False
+
+
 class _Changed(Exception):
     """The tree is not what the last walk found: walk it again."""
 
@@ -272,76 +287,77 @@ class TreeSampler:
     def _walk(self, states: bool) -> TreeUsage:
         """A sample that finds the tree afresh, from the root down, and keeps its plan."""
         self.walks += 1
-        ns = ticks = 0
-        clocks: dict[int, int] = {}
-        waits: dict[int, float] = {}
-        runnable = False
-        plan: list[_Proc] = []
-        complete = True
         closes = self._closes
-        todo = [self.root]
-        while todo:
-            pid = todo.pop()
-            init = pid == self.root and self.root_is_init
-            own = None if init else process_cpu_ns(pid)   # before the stat, as in _follow
-            got = self._read(f"/proc/{pid}/stat")
-            if got is None:
-                complete = False
-                continue
-            stat_fd, data = got
-            # alive (its stat read after) yet no clock: a host that keeps CPU clocks from
-            # us; its stat's ticks are better than nothing
-            ticked = own is None and not init
-            try:
-                rest = data[data.rindex(b")") + 2:].split()
-                threads = int(rest[17])
-                ticks += int(rest[13]) + int(rest[14]) + (int(rest[11]) + int(rest[12]) if ticked else 0)
-            except (ValueError, IndexError):
-                complete = False
-                continue
-            if own is not None:
-                ns += own
-                clocks[pid] = own
-            if threads == 1:
-                tids = [pid]
-                runnable = runnable or (states and rest[0] == b"R")
+        walk = _Walk(self.root, states)
+        while walk.todo:
+            proc = self._walk_process(walk, walk.todo.pop())
+            if proc is None:
+                walk.complete = False
             else:
-                try:
-                    tids = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
-                except OSError:
-                    complete = False
-                    continue
-            tasks: list[_Task] = []
-            for tid in tids:
-                task = f"/proc/{pid}/task/{tid}"
-                if init:
-                    sched: tuple[int, bytes] | None = (-1, b"")   # no fd: not read
-                else:
-                    sched = self._read(task + "/schedstat")
-                if sched is not None and sched[0] >= 0:
-                    try:
-                        waits[tid] = int(sched[1].split()[1]) / 1e9
-                    except (ValueError, IndexError):
-                        sched = None
-                tstat_fd = None
-                if threads > 1:
-                    tstat = self._read(task + "/stat")
-                    if tstat is not None:
-                        tstat_fd = tstat[0]
-                        if states and not runnable:
-                            runnable = tstat[1][tstat[1].rindex(b")") + 2:][:1] == b"R"
-                kids = self._read(task + "/children")
-                if kids is not None:
-                    todo.extend(int(child) for child in kids[1].split())
-                if sched is None or kids is None or (threads > 1 and tstat_fd is None):
-                    complete = False
-                else:
-                    tasks.append(_Task(tid, sched[0], kids[0], kids[1], tstat_fd))
-            plan.append(_Proc(pid, stat_fd, threads, tasks, own is not None, ticked))
+                walk.plan.append(proc)
         # a tree read with a gap (a thread gone mid-walk) is walked again next time
-        self._plan = plan if complete and closes == self._closes else None
-        self.clocks = clocks
-        return TreeUsage((ns + ticks * TICK_NS) / 1e9, waits, runnable)
+        self._plan = walk.plan if walk.complete and closes == self._closes else None
+        self.clocks = walk.clocks
+        return TreeUsage((walk.ns + walk.ticks * TICK_NS) / 1e9, walk.waits, walk.runnable)
+
+    def _walk_process(self, walk: _Walk, pid: int) -> _Proc | None:
+        """One process of a walk: its CPU time and its threads read, its children queued;
+        None where a file of it could not be read."""
+        init = pid == self.root and self.root_is_init
+        own = None if init else process_cpu_ns(pid)   # before the stat, as in _follow
+        got = self._read(f"/proc/{pid}/stat")
+        if got is None:
+            return None
+        stat_fd, data = got
+        # alive (its stat read after) yet no clock: a host that keeps CPU clocks from
+        # us; its stat's ticks are better than nothing
+        ticked = own is None and not init
+        try:
+            rest = data[data.rindex(b")") + 2:].split()
+            threads = int(rest[17])
+            walk.ticks += int(rest[13]) + int(rest[14]) + (int(rest[11]) + int(rest[12]) if ticked else 0)
+        except (ValueError, IndexError):
+            return None
+        if own is not None:
+            walk.ns += own
+            walk.clocks[pid] = own
+        if threads == 1:
+            tids = [pid]
+            walk.runnable = walk.runnable or (walk.states and rest[0] == b"R")
+        else:
+            try:
+                tids = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
+            except OSError:
+                return None
+        read = [self._walk_task(walk, f"/proc/{pid}/task/{tid}", tid, init, threads > 1) for tid in tids]
+        tasks = [task for task in read if task is not None]
+        if len(tasks) < len(read):
+            return None
+        return _Proc(pid, stat_fd, threads, tasks, own is not None, ticked)
+
+    def _walk_task(self, walk: _Walk, task: str, tid: int, init: bool, threaded: bool) -> _Task | None:
+        """One thread of a walk (`task` its /proc directory): its run-queue wait read (not
+        an init's), whether it is runnable, its children queued; None where a file of it
+        could not be read."""
+        sched: tuple[int, bytes] | None = (-1, b"") if init else self._read(task + "/schedstat")  # -1: not read
+        if sched is not None and sched[0] >= 0:
+            try:
+                walk.waits[tid] = int(sched[1].split()[1]) / 1e9
+            except (ValueError, IndexError):
+                sched = None
+        tstat_fd = None
+        if threaded:
+            tstat = self._read(task + "/stat")
+            if tstat is not None:
+                tstat_fd = tstat[0]
+                if walk.states and not walk.runnable:
+                    walk.runnable = tstat[1][tstat[1].rindex(b")") + 2:][:1] == b"R"
+        kids = self._read(task + "/children")
+        if kids is not None:
+            walk.todo.extend(int(child) for child in kids[1].split())
+        if sched is None or kids is None or (threaded and tstat_fd is None):
+            return None
+        return _Task(tid, sched[0], kids[0], kids[1], tstat_fd)
 
     def close(self) -> None:
         """Close every open file (a later sample opens them again)."""

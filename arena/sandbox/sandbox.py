@@ -16,8 +16,8 @@ import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import command, slots
@@ -207,92 +207,84 @@ class Sandbox:
         exe = command.resolve_executable(argv[0], path, os.getcwd(), argv[1:])
         ro = self._readable_paths(exe, readable)
         rw = self._writable_paths(writable)
-        ro = [item for item in ro if item not in rw]
-        files = _check_files(cwd_files)
-        slot = slots.acquire(self._lock_dir) if self._lock_dir is not None else None
-        uid = slot.uid if slot else None
-        scratch: Path | None = None
-        ours: list[int] = []  # our ends of the pipes, closed here if the start fails
-        theirs: list[int] = []  # the launcher's ends, closed here once it has them
-        popen: subprocess.Popen[bytes] | None = None
-        lent: list[tuple[str, int, int]] = []  # writable dirs lent to the bot uid, and their owners
+        start = _Start(argv=argv, program=[exe, *argv[1:]], path=path, env=env,
+                       ro=[item for item in ro if item not in rw], rw=rw, files=_check_files(cwd_files))
+        taken = _Taken(slots.acquire(self._lock_dir) if self._lock_dir is not None else None)
         try:
-            if uid is not None:
-                self._check_reachable(exe, ro, rw)
+            if taken.uid is not None:
+                self._check_reachable(exe, start.ro, rw)
                 for directory in rw:
-                    _lend(directory, uid, lent)
-            scratch = self._make_scratch(files, uid)
-            for _ in range(3):
-                read_end, write_end = os.pipe()
-                ours.append(read_end)
-                theirs.append(write_end)
-            stdin_r, stdin_w = ours[0], theirs[0]  # stdin flows the other way round
-            ours[0], theirs[0] = stdin_w, stdin_r
-            program = [exe, *argv[1:]]
-            info_r = None
-            if self.mode == "bwrap":
-                info_r, info_w = os.pipe()
-                ours.append(info_r)
-                theirs.append(info_w)
-                file_fds = []
-                for name in files:
-                    fd = os.open(scratch / name, os.O_RDONLY | os.O_CLOEXEC)
-                    theirs.append(fd)
-                    file_fds.append((fd, name))
-                launch_argv = command.bwrap_argv(
-                    self._tools, uid=uid, scratch=str(scratch), scratch_bytes=self.limits.scratch_mb * MIB,
-                    ro_paths=command.minimal_paths([*command.python_dirs(), *ro], command.system_binds()[1]),
-                    rw_paths=rw, files=file_fds, info_fd=info_w, command=program,
-                )
-            elif self.mode == "unshare":
-                launch_argv = command.unshare_argv(self._tools, uid=uid, command=program)
-            else:
-                launch_argv = command.plain_argv(self._tools, uid=uid, command=program)
-            full_argv = prlimit_argv(self._tools.prlimit, self.limits, self._nproc) + launch_argv
-            try:
-                popen = subprocess.Popen(
-                    full_argv, stdin=theirs[0], stdout=theirs[1], stderr=theirs[2],
-                    env=command.bot_env(str(scratch), path, env), cwd=scratch,
-                    close_fds=True, pass_fds=theirs[3:], start_new_session=True,
-                )
-            except OSError as exc:   # the launcher (prlimit), not the bot's program: the host's
-                raise HostError(
-                    f"could not launch {full_argv[0]!r} for bot {argv!r}: {exc}; hint: check util-linux"
-                ) from exc
-            finally:
-                while theirs:
-                    os.close(theirs.pop())
+                    _lend(directory, taken.uid, taken.lent)
+            taken.scratch = self._make_scratch(start.files, taken.uid)
+            taken.open_pipes()
+            popen = self._popen(start, taken)
             # All three non-blocking: a bot that stops reading its stdin must not
             # be able to block the referee in a write once the pipe is full.
-            for fd in ours[:3]:
+            for fd in taken.ours[:3]:
                 os.set_blocking(fd, False)
-            init_pid = None
-            if info_r is not None:
-                init_pid = _read_child_pid(info_r)
-                ours.remove(info_r)
-                os.close(info_r)
-            return SandboxedProcess(Launch(
-                popen=popen, mode=self.mode, limits=self.limits, scratch_dir=scratch,
-                stdin_fd=ours[0], stdout_fd=ours[1], stderr_fd=ours[2], init_pid=init_pid, slot=slot,
-                kill_as_uid=self._kill_as(uid), own_uid_orphans=uid is not None,
-                remove_scratch=self._scratch.remove_dir,
-                give_back=functools.partial(_give_back, lent) if lent else None,
-            ))
+            return self._process(popen, taken)
         except BaseException:
-            if popen is not None:
-                popen.kill()  # bwrap and unshare take their namespace down with them
-                popen.wait()
-            for fd in ours + theirs:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-            if scratch is not None:
-                self._scratch.remove_dir(scratch)
-            _give_back(lent)
-            if slot is not None:
-                slot.release()
+            taken.give_back(self._scratch.remove_dir)
             raise
+
+    def _popen(self, start: _Start, taken: _Taken) -> subprocess.Popen[bytes]:
+        """The launcher started on the pipes' far ends (closed here once it has them)."""
+        assert taken.scratch is not None
+        full_argv = prlimit_argv(self._tools.prlimit, self.limits, self._nproc) + self._launch_argv(start, taken)
+        theirs = taken.theirs
+        try:
+            taken.popen = subprocess.Popen(
+                full_argv, stdin=theirs[0], stdout=theirs[1], stderr=theirs[2],
+                env=command.bot_env(str(taken.scratch), start.path, start.env), cwd=taken.scratch,
+                close_fds=True, pass_fds=theirs[3:], start_new_session=True,
+            )
+        except OSError as exc:   # the launcher (prlimit), not the bot's program: the host's
+            raise HostError(
+                f"could not launch {full_argv[0]!r} for bot {start.argv!r}: {exc}; hint: check util-linux"
+            ) from exc
+        finally:
+            while theirs:
+                os.close(theirs.pop())
+        return taken.popen
+
+    def _launch_argv(self, start: _Start, taken: _Taken) -> list[str]:
+        """The launch argv of this sandbox's mode. For bwrap: with the pipe on which it tells
+        its child's pid, and the descriptors of the files it copies into the scratch dir."""
+        if self.mode == "unshare":
+            return command.unshare_argv(self._tools, uid=taken.uid, command=start.program)
+        if self.mode != "bwrap":
+            return command.plain_argv(self._tools, uid=taken.uid, command=start.program)
+        assert taken.scratch is not None
+        taken.info_r, info_w = os.pipe()
+        taken.ours.append(taken.info_r)
+        taken.theirs.append(info_w)
+        file_fds = []
+        for name in start.files:
+            fd = os.open(taken.scratch / name, os.O_RDONLY | os.O_CLOEXEC)
+            taken.theirs.append(fd)
+            file_fds.append((fd, name))
+        ro = command.minimal_paths([*command.python_dirs(), *start.ro], command.system_binds()[1])
+        mounts = command.Mounts(str(taken.scratch), self.limits.scratch_mb * MIB, ro, start.rw, file_fds)
+        return command.bwrap_argv(self._tools, mounts, uid=taken.uid, info_fd=info_w, command=start.program)
+
+    def _process(self, popen: subprocess.Popen[bytes], taken: _Taken) -> SandboxedProcess:
+        """The started bot, handed what it owns from now on (its namespace's init read
+        from bwrap's pipe)."""
+        ours, uid = taken.ours, taken.uid
+        init_pid = None
+        if taken.info_r is not None:
+            init_pid = _read_child_pid(taken.info_r)
+            ours.remove(taken.info_r)
+            os.close(taken.info_r)
+        assert taken.scratch is not None
+        lent = taken.lent
+        return SandboxedProcess(Launch(
+            popen=popen, mode=self.mode, limits=self.limits, scratch_dir=taken.scratch,
+            stdin_fd=ours[0], stdout_fd=ours[1], stderr_fd=ours[2], init_pid=init_pid, slot=taken.slot,
+            kill_as_uid=self._kill_as(uid), own_uid_orphans=uid is not None,
+            remove_scratch=self._scratch.remove_dir,
+            give_back=functools.partial(_give_back, lent) if lent else None,
+        ))
 
     def _make_scratch(self, files: Mapping[str, bytes], uid: int | None) -> Path:
         """A new private scratch dir holding `files`, owned by the bot uid outside bwrap."""
@@ -384,6 +376,62 @@ class Sandbox:
                     f"lacks {need}; hint: chmod {need} {blocker!r}"
                     + (", or install bubblewrap (mode 'bwrap' shows only what it binds)" if parents else "")
                 )
+
+
+@dataclass(frozen=True)
+class _Start:
+    """What starting one bot needs, checked: its argv as given and as run (the program's
+    path resolved), its PATH and extra environment, the paths shown read-only and
+    read-write, and the files put in its scratch dir."""
+
+    argv: Sequence[str]
+    program: list[str]
+    path: str
+    env: Mapping[str, str] | None
+    ro: list[str]
+    rw: list[str]
+    files: dict[str, bytes]
+
+
+class _Taken:
+    """What a start has taken so far, all given back if it fails: the uid slot (as root),
+    the writable directories lent to its uid, the scratch dir, the pipes and the launcher."""
+
+    def __init__(self, slot: slots.UidSlot | None) -> None:
+        self.slot = slot
+        self.uid = slot.uid if slot else None
+        self.lent: list[tuple[str, int, int]] = []   # writable dirs lent to the bot uid, and their owners
+        self.scratch: Path | None = None
+        self.ours: list[int] = []     # our ends of the pipes, closed here if the start fails
+        self.theirs: list[int] = []   # the launcher's ends, closed here once it has them
+        self.info_r: int | None = None   # where bwrap tells its child's pid
+        self.popen: subprocess.Popen[bytes] | None = None
+
+    def open_pipes(self) -> None:
+        """stdin, stdout and stderr: ours[i] and theirs[i] the two ends of each."""
+        for _ in range(3):
+            read_end, write_end = os.pipe()
+            self.ours.append(read_end)
+            self.theirs.append(write_end)
+        stdin_r, stdin_w = self.ours[0], self.theirs[0]  # stdin flows the other way round
+        self.ours[0], self.theirs[0] = stdin_w, stdin_r
+
+    def give_back(self, remove_dir: Callable[[Path], None]) -> None:
+        """Undo a start that failed: the launcher killed, every descriptor closed, the
+        scratch dir removed, the lent directories and the uid slot given back."""
+        if self.popen is not None:
+            self.popen.kill()  # bwrap and unshare take their namespace down with them
+            self.popen.wait()
+        for fd in self.ours + self.theirs:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if self.scratch is not None:
+            remove_dir(self.scratch)
+        _give_back(self.lent)
+        if self.slot is not None:
+            self.slot.release()
 
 
 #: (process, directory) pairs whose dead processes' scratch roots have been cleaned

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TextIO
 
 from arena.errors import ArenaError
-from arena.games import Game, GameRegistry, State, default_registry
+from arena.games import Game, State, default_registry
 
 PROTOCOL_VERSION = 1
 
@@ -217,11 +217,11 @@ def _plain_state(cls: Any, fields: dict[str, Any]) -> Any:
 
 
 def create_game(name: str, rules: dict[str, str]) -> Game:
-    """The game a handshake names, from the registry every arena consumer shares. A
-    built-in game is made without loading the plugins (a bot starts for every game, and
-    loading them costs it pluggy and an entry-point scan); a plugin game loads them."""
-    registry: GameRegistry = default_registry()
-    if name not in registry.names():
+    """The game a handshake names. A built-in game is made without loading the plugins (a
+    bot starts for every game, and loading them costs it pluggy and an entry-point scan);
+    a plugin game loads the games there are, as the bot's process starts."""
+    registry = default_registry()
+    if name not in registry:
         from arena.plugins import games_only_registry
         registry = games_only_registry()
     return registry.create(name, **rules)

@@ -244,7 +244,7 @@ def test_built_in_games_bots_and_commands_are_default_plugins_needing_no_install
                                      "reference-bots"}
     assert plugins.commands.plugin("match") == "builtin-commands"
     assert plugins.commands.plugin("train") == "reference-bots"   # the CLI never imports bots
-    assert plugins.dialects.names() == ["arena", "codingame", "theaigames", "riddles"]
+    assert plugins.dialects.names() == ["arena", "codingame", "theaigames", "riddles", "aichallenge2010"]
     assert {plugins.dialects.plugin(name) for name in plugins.dialects} == {"builtin-dialects"}
     assert plugins.executors.names() == ["local", "ray"]
     assert {plugins.executors.plugin(name) for name in plugins.executors} == {"builtin-executors"}

@@ -25,26 +25,9 @@ EXIT_CLOSED_PIPE = 141   #: the reader of stdout went away (128 + SIGPIPE)
 
 
 def commands() -> dict[str, Command]:
-    """The subcommands the loaded plugins registered, by name, in registration order; an
-    entry that is not a Command is reported (once) and left out."""
-    registry = loaded().commands
-    found: dict[str, Command] = {}
-    for name, command in registry.items():
-        if isinstance(command, Command) and command.name == name:
-            found[name] = command
-        elif not _reported(name):
-            print(f"arena: WARNING: plugin {registry.plugin(name) or '?'!r}: command {name!r} is not "
-                  "an arena.cli.Command with that name; left out", file=sys.stderr)
-    return found
-
-
-_REPORTED: set[str] = set()
-
-
-def _reported(name: str) -> bool:
-    seen = name in _REPORTED
-    _REPORTED.add(name)
-    return seen
+    """The subcommands the loaded plugins registered, by name, in registration order (the
+    registry refuses, and the loading reports, an entry that is not a Command)."""
+    return dict(loaded().commands.items())
 
 
 class _CommandParser(argparse.ArgumentParser):

@@ -56,7 +56,7 @@ def make_game(name: str, rule_options: Sequence[str] = ()):
     from arena.games import FromFile
     from arena.userfiles import read_rule_file
     games = loaded().games
-    declared = {opt.name: opt for opt in games.get(name).info.options}
+    declared = {opt.name: opt for opt in games.require(name).info.options}
     options: dict[str, object] = {}
     for item in rule_options:
         key, sep, value = item.partition("=")
@@ -100,7 +100,7 @@ def bot_for(text: str, game) -> BotSpec:
     else:
         spec = None
     try:
-        spec = spec or resolve_bot(text, _registered_bot)
+        spec = spec or resolve_bot(text, _registered_bot, dialects=loaded().dialects.names())
     except BotSpecError:
         hint = did_you_mean(text, [b.name for b in loaded().bots.all()])
         if hint and ":" not in text:
@@ -166,7 +166,8 @@ def settings_from(args: argparse.Namespace):
         policy = TimeoutPolicy(mode=mode, strikes=int(count) if count else 3)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    return MatchSettings(time=time_control, timeout_policy=policy)
+    dialects = dict(loaded().dialects.items())   # the referee's, as a league's job carries them
+    return MatchSettings(time=time_control, timeout_policy=policy, dialects=dialects)
 
 
 def with_reads(spec, args: argparse.Namespace):

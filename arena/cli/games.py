@@ -18,7 +18,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     registry = loaded().games
     width = max(len(n) for n in registry.names())
     for name in registry.names():
-        info = registry.get(name).info
+        info = registry.require(name).info
         print(f"{name:<{width}}  {info.summary}")
         if args.verbose:
             _print_rules(info, width)

@@ -78,6 +78,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from arena.league import Store, StoreError, render
     from arena.league.boards import standings
+    from arena.registry import UnknownNameError
     path = args.source
     store_path, rating, names, title = league_source(path)
     try:
@@ -93,6 +94,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         raise UserError(f"{path} is not a league store or config") from None
     except sqlite3.Error as exc:   # a file that is not a usable league store
         raise UserError(f"{path} is not a league store or config: {exc}") from None
+    except UnknownNameError:   # the store's rating system no plugin here has: said as it is
+        raise
     except ValueError as exc:
         if args.anchor is None or "anchor" not in str(exc):
             raise UserError(f"{path} is not a league store or config: {exc}") from None

@@ -100,7 +100,7 @@ def cmd_match(args: argparse.Namespace) -> int:
                                   None if openings.is_none else
                                   lambda k, pair_seed: openings.opening(game, k, pair_seed))
         job = GameJob(game=game.name, rules=given_rules(game, args.rule), bots={a.name: a, b.name: b},
-                      settings=settings, sandbox_mode=sandbox.mode,
+                      settings=settings, made=game, sandbox_mode=sandbox.mode,
                       limits=Limits(memory_mb=args.memory_mb))
         # a RunError or StoreError (the host, the disk: no bot's fault) is a usage error here,
         # as it always was for a match; `arena run` reports a failed run with EXIT_FAILED

@@ -13,7 +13,7 @@ from .common import loaded
 def cmd_bots(args: argparse.Namespace) -> int:
     plugins = loaded()
     if args.game:
-        plugins.games.get(args.game)
+        plugins.games.require(args.game)
     bots = [b for b in plugins.bots.all() if not args.game or b.plays(args.game)]
     if args.format == "json":
         print(json.dumps([{"name": b.name, "game": b.game, "plugin": b.plugin,

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from arena.hooks import hookimpl
+from arena.registry import Registry
 
-from .registry import BUILTIN_GAMES, GameRegistry
+from .base import Game
+from .registry import BUILTIN_GAMES
 
 
 @hookimpl
-def arena_register_games(registry: GameRegistry) -> None:
+def arena_register_games(registry: Registry[type[Game]]) -> None:
     """Tic-tac-toe, the three nine-board games and Tron."""
     for game in BUILTIN_GAMES:
         registry.add(game)

@@ -22,8 +22,8 @@ from typing import Any
 from arena.bounds import BIG, bounded
 from arena.bounds import describe as _describe
 from arena.errors import did_you_mean
-from arena.games import FromFile, GameRegistry
-from arena.plugins import loaded_plugins
+from arena.games import FromFile, Game
+from arena.plugins import Plugins, plugins_or_loaded
 from arena.protocol import Dialect
 from arena.referee.timecontrol import TimeControl, TimeoutPolicy
 from arena.registry import Registry
@@ -204,60 +204,68 @@ NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 # --- entry points ---------------------------------------------------------------------------
 
 def load_config(path: str | os.PathLike[str], known_bots: BotCheck | None = None, *,
-                games: GameRegistry | None = None,
+                plugins: Plugins | None = None,
+                games: Registry[type[Game]] | None = None,
                 dialects: Registry[Dialect] | None = None,
                 executors: Collection[str] | None = None,
                 publish_check: PathCheck | None = None,
                 option_files: OptionFiles | None = None) -> LeagueConfig:
     """Read and validate a league YAML file; raises ConfigError (one line) on any problem.
-    Games, dialects and executors (the names `executor:` may give) are the loaded plugins'
-    unless given; publish_check, when given, checks the `publish` path (a run writes it);
+    The games, dialects, executors (the names `executor:` may give), rating systems and
+    matchmakers it may name are the plugins' (games, dialects, executors: those given
+    instead); publish_check, when given, checks the `publish` path (a run writes it);
     option_files names the files registered bots' options show them (for the sight check)."""
     data, reader = read_yaml(path)
     return _build(reader, data, Path(path).resolve().parent, known_bots,
-                  _known(games, dialects, executors), Path(path), publish_check, option_files)
+                  _known(plugins, games, dialects, executors), Path(path), publish_check, option_files)
 
 
 def config_from_dict(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] = ".",
-                     known_bots: BotCheck | None = None, games: GameRegistry | None = None,
+                     known_bots: BotCheck | None = None, plugins: Plugins | None = None,
+                     games: Registry[type[Game]] | None = None,
                      dialects: Registry[Dialect] | None = None,
                      source: str = "<config>",
                      executors: Collection[str] | None = None) -> LeagueConfig:
     """Validate a config given as a dict (no line numbers); raises ConfigError."""
     reader = Reader(source, {})
     return _build(reader, data, Path(base_dir).resolve(), known_bots,
-                  _known(games, dialects, executors), None)
+                  _known(plugins, games, dialects, executors), None)
 
 
 @dataclass(frozen=True)
 class _Known:
-    """The games, dialects and executors a config may name."""
+    """The games, dialects, executors, rating systems and matchmakers a config may name."""
 
-    games: GameRegistry
+    games: Registry[type[Game]]
     dialects: Registry[Dialect]
     executors: tuple[str, ...]
+    rating_systems: tuple[str, ...]
+    matchmakers: tuple[str, ...]
 
 
-def _known(games: GameRegistry | None, dialects: Registry[Dialect] | None,
-           executors: Collection[str] | None) -> _Known:
-    """What a config may name: the given registries, else the loaded plugins' (built-ins first,
-    then plugin games, dialects and executors)."""
-    plugins = loaded_plugins()
+def _known(plugins: Plugins | None, games: Registry[type[Game]] | None,
+           dialects: Registry[Dialect] | None, executors: Collection[str] | None) -> _Known:
+    """What a config may name: the plugins' (built-ins first, then plugins'), or the games,
+    dialects and executors given. An executor a plugin registered but that was refused may
+    be named: the run then says why it was refused."""
+    plugins = plugins_or_loaded(plugins)
     return _Known(plugins.games if games is None else games,
                   plugins.dialects if dialects is None else dialects,
-                  tuple(plugins.executors.names() if executors is None else executors))
+                  tuple([*plugins.executors.names(), *plugins.executors.refused]
+                        if executors is None else executors),
+                  tuple(plugins.rating_systems.names()), tuple(plugins.matchmakers.names()))
 
 
 # --- checking -------------------------------------------------------------------------------------
 
-def _rating(reader: Reader, raw: Any) -> RatingConfig:
-    """The rating section; its system one the loaded plugins registered."""
+def _rating(reader: Reader, raw: Any, known: _Known) -> RatingConfig:
+    """The rating section; its system one the plugins registered."""
     rating: RatingConfig = reader.section(raw, ("rating",), RatingConfig)
-    systems = loaded_plugins().rating_systems
+    systems = known.rating_systems
     if rating.system not in systems:
-        hint = did_you_mean(rating.system, systems.names())
+        hint = did_you_mean(rating.system, systems)
         reader.fail(("rating", "system"), f"unknown rating system {rating.system!r}{hint}; known: "
-                                          f"{', '.join(systems.names())}")
+                                          f"{', '.join(systems)}")
     return rating
 
 
@@ -384,7 +392,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         reader.fail(("bots",), f"a game of {game} with these rules seats {seats} bots; the "
                                f"league has {len(bots)}")
     schedule, candidates = _schedule(reader, top, bots)
-    ladder = _ladder(reader, top) if schedule == "ladder" else None
+    ladder = _ladder(reader, top, known) if schedule == "ladder" else None
     sandbox_mode, limits = _sandbox(reader, top.get("sandbox"))
 
     return LeagueConfig(
@@ -394,7 +402,7 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
         time_control=reader.section(top.get("time_control"), ("time_control",), TimeControl),
         timeout_policy=timeout_policy,
         sandbox_mode=sandbox_mode, limits=limits,
-        rating=_rating(reader, top.get("rating")),
+        rating=_rating(reader, top.get("rating"), known),
         workers=reader.value(top.get("workers", os.cpu_count() or 1), ("workers",), int,
                              {"min": 1, "max": MAX_WORKERS}),
         pin_workers=reader.value(top.get("pin_workers", True), ("pin_workers",), bool, {}),
@@ -506,18 +514,17 @@ def _schedule(reader: Reader, top: Mapping[str, Any],
     return schedule, tuple(seen)
 
 
-def _ladder(reader: Reader, top: Mapping[str, Any]) -> LadderConfig:
+def _ladder(reader: Reader, top: Mapping[str, Any], known: _Known) -> LadderConfig:
     """The ladder section (optional: every key has a default): a registered matchmaker, stop
     conditions (none: it runs until stopped), newcomers' games and suspension."""
     path: KeyPath = ("ladder",)
     given = reader.mapping(top.get("ladder"), path, LADDER_KEYS)
     matchmaker = reader.value(given.get("matchmaker", DEFAULT_MATCHMAKER), path + ("matchmaker",),
                               str, {})
-    known = loaded_plugins().matchmakers.names()
-    if matchmaker not in known:
+    if matchmaker not in known.matchmakers:
         reader.fail(path + ("matchmaker",), f"unknown matchmaker {matchmaker!r}"
-                                            f"{did_you_mean(matchmaker, known)}; known: "
-                                            f"{', '.join(known)}")
+                                            f"{did_you_mean(matchmaker, known.matchmakers)}; known: "
+                                            f"{', '.join(known.matchmakers)}")
     games = reader.value(given.get("games"), path + ("games",), int | None,
                          {"min": 1, "max": 10 * MAX_GAMES})
     hours = given.get("hours")
@@ -545,8 +552,8 @@ def _ladder(reader: Reader, top: Mapping[str, Any]) -> LadderConfig:
                         suspend_share=share, suspend_after=after)
 
 
-def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str, base: Path) -> dict[str, Any]:
-    options = {opt.name: opt for opt in games.get(game).info.options}
+def _rules(reader: Reader, raw: Any, games: Registry[type[Game]], game: str, base: Path) -> dict[str, Any]:
+    options = {opt.name: opt for opt in games.require(game).info.options}
     if raw is not None and not options:
         reader.fail(("rules",), f"game {game!r} has no rule options; remove 'rules'")
     given = reader.mapping(raw, ("rules",), list(options), what=f"a mapping of {game!r} rule options")
@@ -562,11 +569,12 @@ def _rules(reader: Reader, raw: Any, games: GameRegistry, game: str, base: Path)
             guess = did_you_mean(value, [c for c in choices if isinstance(c, str)]) \
                 if isinstance(value, str) else ""
             reader.fail(("rules", key), f"must be one of {allowed}, got {_describe(value)}{guess}")
-    return games.get(game).complete_options(given)
+    return games.require(game).complete_options(given)
 
 
 def validate_entrant(raw: Any, config: LeagueConfig, known_bots: BotCheck | None = None, *,
-                     games: GameRegistry | None = None, dialects: Registry[Dialect] | None = None,
+                     plugins: Plugins | None = None, games: Registry[type[Game]] | None = None,
+                     dialects: Registry[Dialect] | None = None,
                      source: str | None = None) -> BotConfig:
     """One more bot for a league (a ladder's newcomer, a submission to a server), checked as
     the config's own bots are: its keys, its registered bot and options or its command and
@@ -574,7 +582,7 @@ def validate_entrant(raw: Any, config: LeagueConfig, known_bots: BotCheck | None
     or another bot's directory, nor another bot its). It takes the place bots[N] after the
     config's N bots, which errors name, after source (the config's file, else
     "<entrant>"); ConfigError (one line) on any problem."""
-    known = _known(games, dialects, None)
+    known = _known(plugins, games, dialects, None)
     reader = Reader(source or (str(config.source) if config.source else "<entrant>"), {})
     at = len(config.bots)
     bot = bot_entry(reader, raw, ("bots", at), config.base_dir, config.game, known_bots, known.dialects)

@@ -31,7 +31,7 @@ def same_rules(stored: str, current: str, game: str) -> bool:
     games = game_registry()
     if game not in games.names():  # e.g. a plugin game no longer installed
         return False
-    defaults = {opt.name: opt.default for opt in games.get(game).info.options}
+    defaults = {opt.name: opt.default for opt in games.require(game).info.options}
     return set(old) <= set(new) and all(
         old[k] == new[k] if k in old else k in defaults and new[k] == defaults[k] for k in new)
 

@@ -22,7 +22,7 @@ from typing import TextIO
 
 from arena.games import Game
 from arena.openings import Openings
-from arena.plugins import Plugins, loaded_plugins
+from arena.plugins import Plugins, plugins_or_loaded
 from arena.record import GameRecord, Termination
 from arena.referee import BotSpec
 from arena.sandbox import Sandbox
@@ -34,7 +34,7 @@ from .matchmakers import BotStanding, Matchmaker, Pairing, Standings, pair_key
 from .membership import Membership
 from .preflight import start_all
 from .progress import Progress
-from .rating_systems import Rater, TrueSkill, rater, rating_system, skill_los
+from .rating_systems import Rater, RatingSystem, TrueSkill, rater, rating_system, skill_los
 from .runner import (
     Playing,
     RunSummary,
@@ -43,7 +43,6 @@ from .runner import (
     bot_manifests,
     make_job,
     play_source,
-    registered_executor,
 )
 from .schedule import Fixture, ffa_key, fixture_key, game_seed, league_openings, parse_fixture_key
 from .sources import fixtures_of
@@ -85,7 +84,7 @@ class LadderSource:
     def __init__(self, config: LeagueConfig, store: Store, matchmaker: Matchmaker,
                  versions: Mapping[str, int], specs: Mapping[str, BotSpec], game: Game,
                  openings: Openings, say: Callable[[str], None] = print,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, system: RatingSystem | None = None) -> None:
         assert config.ladder is not None
         self.config, self.ladder, self.store = config, config.ladder, store
         self.matchmaker, self.game, self.openings, self.say = matchmaker, game, openings, say
@@ -94,7 +93,7 @@ class LadderSource:
         # the standings, the live table and `until` read the model the leaderboard is ranked
         # by (TrueSkill, or TrueSkill fitted to all games: trueskill-ep); a plugin's system
         # gives no mu and sigma to match by, and TrueSkill stands in for it
-        system = rating_system(config.rating)
+        system = system if system is not None else rating_system(config.rating)
         self.rater: Rater = rater(system if isinstance(system, TrueSkill) else TrueSkill(), config.rating)
         self.known: dict[tuple[str, int], _Version] = {}
         self.next_pair: Counter[tuple[str, str]] = Counter()   # (first, second) sorted -> k
@@ -441,8 +440,8 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     by Ctrl-C or the token rather than a stop condition."""
     assert config.ladder is not None, "run_ladder needs a config with schedule: ladder"
     out = out or sys.stderr
-    plugins = plugins or loaded_plugins()
-    executor = registered_executor(plugins, config.executor)
+    plugins = plugins_or_loaded(plugins)
+    executor = plugins.executors.require(config.executor)
     check_store_path(config.store)
     executor.check(config)
     with Store(config.store, claim=True) as store:
@@ -464,7 +463,8 @@ def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         earlier = store.bots.suspended()
         source = LadderSource(config, store, matchmaker, versions, job.bots, game,
                               league_openings(config, plugins.games),
-                              say=lambda line: progress.print_above(line, out))
+                              say=lambda line: progress.print_above(line, out),
+                              system=rating_system(config.rating, plugins))
         already = source.stored
         progress.total, progress.already = limit or 0, already
         if limit is None:   # no end to count down to: the status line tells the standings' top

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Protocol
 
-from arena.plugins import loaded_plugins
+from arena.plugins import Plugins, plugins_or_loaded
 from arena.record import GameRecord
 from arena.stats.trueskill_ep import SkillFit
 
@@ -296,7 +296,7 @@ def _shown(mu: float, sigma: float) -> Rating:
     return Rating(value=exposed, figures=(mu, sigma, exposed), band=mu)
 
 
-def rating_system(settings: RatingConfig) -> RatingSystem:
-    """The registered rating system the settings name (UnknownExtensionError if none is)."""
-    system: RatingSystem = loaded_plugins().rating_systems.require(settings.system)
-    return system
+def rating_system(settings: RatingConfig, plugins: Plugins | None = None) -> RatingSystem:
+    """The rating system the settings name, of the plugins (by default the loaded ones);
+    UnknownNameError if none is registered so."""
+    return plugins_or_loaded(plugins).rating_systems.require(settings.system)

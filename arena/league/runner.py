@@ -13,19 +13,20 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.errors import did_you_mean
-from arena.games import GameRegistry
+from arena.games import Game
 from arena.openings import repeat_warning
-from arena.plugins import PluginError, Plugins, loaded_plugins
+from arena.plugins import Plugins, plugins_or_loaded
 from arena.record import Termination
 from arena.referee import (
     BotSpec,
     MatchSettings,
 )
 from arena.referee.botspec import ARENA_PACKAGE_DIR, bot_spec, command_spec
+from arena.registry import Registry
 from arena.sandbox import Sandbox
 from arena.userfiles import not_regular
 
-from .boards import standings
+from . import boards
 from .builds import BuildError, build_bots, build_outputs
 from .config import BotConfig, BotProblem, LeagueConfig, PathCheck, load_config
 from .drive import CancelToken, Driven, OnRecord, drive
@@ -34,6 +35,7 @@ from .executors.local import WORKERS_PER_CPU
 from .leaderboard import render_top
 from .preflight import start_all
 from .progress import Progress, standings_every
+from .rating_systems import RatingSystem, rating_system
 from .schedule import Fixture, ffa_balance, league_openings, schedule
 from .sources import FixtureList, FixtureSource
 from .store import Store, StoreError, VersionNote, check_store_path
@@ -94,14 +96,12 @@ def option_files(plugins: Plugins, base_dir: str | Path):
 
 def load_league(path: str, plugins: Plugins | None = None,
                 publish_check: PathCheck | None = None) -> LeagueConfig:
-    """A league config validated against the registered bots and games (and with
-    publish_check, its `publish` path: a run's)."""
-    plugins = plugins or loaded_plugins()
+    """A league config validated against the plugins' bots, games, dialects and the rest
+    (by default the loaded plugins'; and with publish_check, its `publish` path: a run's)."""
+    plugins = plugins_or_loaded(plugins)
     base = Path(path).resolve().parent
-    return load_config(path, known_bots_check(plugins, base),
-                       games=plugins.games, dialects=plugins.dialects,
-                       executors=plugins.executors.names(), publish_check=publish_check,
-                       option_files=option_files(plugins, base))
+    return load_config(path, known_bots_check(plugins, base), plugins=plugins,
+                       publish_check=publish_check, option_files=option_files(plugins, base))
 
 
 def make_job(config: LeagueConfig, plugins: Plugins,
@@ -133,15 +133,6 @@ def _spec(bot: BotConfig, plugins: Plugins, base_dir) -> BotSpec:
     spec = command_spec(bot.name, bot.dialect, bot.command or "", cwd=str(base_dir), readable=extra,
                         dialects=plugins.dialects.names())
     return dataclasses.replace(spec, spec=bot.spec)
-
-
-def registered_executor(plugins: Plugins, name: str) -> Executor:
-    """The executor registered as name; PluginError if a plugin registered something else."""
-    executor = plugins.executors.require(name)
-    if not all(callable(getattr(executor, method, None)) for method in ("play", "check", "plays_here")):
-        raise PluginError(f"plugin {plugins.executors.plugin(name)!r}: executor {name!r} is "
-                          f"{executor!r}, not an arena.league.executors.Executor (subclass it)")
-    return executor
 
 
 def bot_manifests(config: LeagueConfig, plugins: Plugins, store: Store,
@@ -190,8 +181,9 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
     and at the end (0: never; None: whole rounds, about ten times a run). cancel: a token
     that stops the run as Ctrl-C does (drive)."""
     out = out or sys.stderr
-    plugins = plugins or loaded_plugins()
-    executor = registered_executor(plugins, config.executor)
+    plugins = plugins_or_loaded(plugins)
+    # PluginError here for an executor a plugin registered that is none (the registry refused it)
+    executor = plugins.executors.require(config.executor)
     check_store_path(config.store)   # before a build writes anything or a game is played
     executor.check(config)
     with Store(config.store, claim=True) as store:   # a second run is refused: nothing written
@@ -207,7 +199,8 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, workers: in
         fixtures = [f for f in _drawn_schedule(store, config, plugins.games, out)
                     if not retired.intersection(f.seats)]
         todo = store.games.missing(fixtures)
-        progress = _watch(progress, store, config, fixtures, len(todo), standings)
+        progress = _watch(progress, store, config, fixtures, len(todo), standings,
+                          rating_system(config.rating, plugins))
         workers = _bounded_workers(executor, workers or config.workers, progress)
         job = make_job(config, plugins, manifests)
         # each fixture carries its bots and their versions, as a fixture minted later would
@@ -302,7 +295,8 @@ def _take_store(store: Store, config: LeagueConfig, plugins: Plugins, new_season
     return known, cache
 
 
-def _drawn_schedule(store: Store, config: LeagueConfig, games: GameRegistry, out: TextIO) -> list[Fixture]:
+def _drawn_schedule(store: Store, config: LeagueConfig, games: Registry[type[Game]],
+                    out: TextIO) -> list[Fixture]:
     """The league's schedule. A free-for-all league's is the one its stored games follow:
     a store whose games an earlier arena scheduled (FFA_METHODS' "greedy") keeps that
     schedule, said in one line, so they stay the league's games and it resumes where it
@@ -327,14 +321,14 @@ def _drawn_schedule(store: Store, config: LeagueConfig, games: GameRegistry, out
 
 
 def _watch(progress: Progress | None, store: Store, config: LeagueConfig, fixtures: list[Fixture],
-           todo: int, standings: int | None) -> Progress:
+           todo: int, standings: int | None, system: RatingSystem) -> Progress:
     """The run's progress over the league's fixtures, todo of them left, with its standings
-    every that many games (0: never; None: whole rounds)."""
+    (rated by system) every that many games (0: never; None: whole rounds)."""
     progress = progress or Progress(len(fixtures), len(fixtures) - todo)
     progress.already = len(fixtures) - todo
     if standings != 0:
         pairings = len({f.pairing for f in fixtures})
-        progress.standings = lambda: live_standings(store, config)
+        progress.standings = lambda: live_standings(store, config, system=system)
         progress.standings_every = standings or standings_every(pairings, todo)
     return progress
 
@@ -354,9 +348,11 @@ def _say_versions(notes: list[VersionNote], known: bool, out: TextIO) -> None:
                   if note.version > 1 else str(note), file=out)
 
 
-def live_standings(store: Store, config: LeagueConfig, rows: int = 10) -> list[str]:
-    """The top of the league's table now, from the store, as the final leaderboard reads it."""
-    return render_top(standings(store, config.rating, config.bot_names).board, rows)
+def live_standings(store: Store, config: LeagueConfig, rows: int = 10,
+                   system: RatingSystem | None = None) -> list[str]:
+    """The top of the league's table now, from the store, as the final leaderboard reads it
+    (rated by system; by default the one the config's rating settings name)."""
+    return render_top(boards.standings(store, config.rating, config.bot_names, system=system).board, rows)
 
 
 def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
@@ -399,4 +395,4 @@ __all__ = ["WORKERS_PER_CPU", "BuildError", "GameJob", "Playing", "RunError", "R
            "bot_manifests",
            "bot_versions", "build_bots", "cause", "fingerprint_bots", "known_bots_check",
            "load_league", "make_job", "play_source",
-           "registered_executor", "repeated_games", "run_league"]
+           "repeated_games", "run_league"]

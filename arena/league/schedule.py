@@ -18,10 +18,11 @@ from itertools import combinations
 from math import comb, gcd
 from typing import NamedTuple
 
-from arena.games import GameRegistry
+from arena.games import Game
 from arena.openings import NONE, Openings, parse_spec
-from arena.plugins import loaded_plugins
+from arena.plugins import plugins_or_loaded
 from arena.referee import BotSpec
+from arena.registry import Registry
 
 from .config import LeagueConfig
 
@@ -492,18 +493,19 @@ def ffa_balance(fixtures: Sequence[Fixture], bots: Sequence[str]) -> str | None:
             f"{'; '.join(said)}; two bots meet in {low} to {max(met.values())} games")
 
 
-def schedule(config: LeagueConfig, games: GameRegistry | None = None,
+def schedule(config: LeagueConfig, games: Registry[type[Game]] | None = None,
              ffa_method: str = "rounds") -> list[Fixture]:
     """The fixtures of a league config, in playing (and rating) order (ffa_method: how a
-    free-for-all schedule is drawn, FFA_METHODS)."""
+    free-for-all schedule is drawn, FFA_METHODS); its game made from games (by default the
+    loaded plugins')."""
     if config.games is not None:
-        seats = (games or loaded_plugins().games).create(config.game, **config.rules).seats
+        seats = _made(config, games).seats
         return make_ffa_fixtures(config.bot_names, seats, config.games, config.seed, ffa_method)
     openings = league_openings(config, games)
     if openings.is_none:
         return make_fixtures(config.bot_names, config.games_per_pairing, config.seed,
                              candidates=config.candidates)
-    game = (games or loaded_plugins().games).create(config.game, **config.rules)
+    game = _made(config, games)
 
     def opening_of(k: int, pair_seed: int) -> tuple[int, ...]:
         return openings.opening(game, k, pair_seed)
@@ -511,9 +513,15 @@ def schedule(config: LeagueConfig, games: GameRegistry | None = None,
                          candidates=config.candidates)
 
 
-def league_openings(config: LeagueConfig, games: GameRegistry | None = None) -> Openings:
+def league_openings(config: LeagueConfig, games: Registry[type[Game]] | None = None) -> Openings:
     """The league's openings: its spec read for its game, a book shuffled by its seed."""
     if config.openings == "none":
         return NONE
-    game = (games or loaded_plugins().games).create(config.game, **config.rules)
+    game = _made(config, games)
     return parse_spec(config.openings, game, config.openings_order, config.seed, config.base_dir)
+
+
+def _made(config: LeagueConfig, games: Registry[type[Game]] | None) -> Game:
+    """The config's game, made from games (where a caller gives none, the loaded plugins')."""
+    registry = plugins_or_loaded(None).games if games is None else games
+    return registry.create(config.game, **config.rules)

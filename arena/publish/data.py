@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, fields
 from itertools import combinations
 from typing import Any
 
-from arena.games import Game, GameError, GameRegistry, Grid, State
+from arena.games import Game, GameError, Grid, State
 from arena.league import Leaderboard, RatingConfig, Row, Store, StoredGame
 from arena.league.boards import standings
 from arena.league.pairs import between
@@ -27,6 +27,7 @@ from arena.league.store import StoreDamagedError, VersionInfo
 from arena.plugins import game_registry
 from arena.record import GameRecord, Termination, play_turn
 from arena.recordcheck import rules_problem
+from arena.registry import Registry
 
 CHUNK_GAMES = 100   #: games per moves file (data/moves/NNNN.js), loaded by the replay page
 PAGE_GAMES = 100    #: games per page of the games list (data/games/...)
@@ -383,8 +384,8 @@ def _paged(prefix: str, items: list[Any], size: int) -> Iterator[tuple[str, dict
 class Replayer:
     """Replays records through their game's rules, caching one Game per rule set."""
 
-    def __init__(self, games: GameRegistry | None = None) -> None:
-        self._registry = games or game_registry()
+    def __init__(self, games: Registry[type[Game]] | None = None) -> None:
+        self._registry = games if games is not None else game_registry()
         self._games: dict[str, Game | None] = {}
 
     def game(self, record: GameRecord) -> Game | None:

@@ -19,14 +19,16 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import arena
 from arena.declarations import BotDeclaration
 from arena.errors import ArenaError
-from arena.plugins import Plugins, loaded_plugins
 from arena.protocol import Dialect
 from arena.registry import PluginError
+
+if TYPE_CHECKING:
+    from arena.plugins import Plugins
 
 
 @dataclass(frozen=True)
@@ -46,10 +48,12 @@ class BotSpec:
 
 
 def dialect_of(name: str, dialects: Mapping[str, Dialect] | None = None) -> Dialect:
-    """The dialect called name: from dialects when there, else from the loaded plugins."""
+    """The dialect called name: from dialects (a run's, as its registry resolved them) when
+    there, else where a caller gave none (a test, a script) from the loaded plugins."""
     if dialects and name in dialects:
         return dialects[name]
-    return loaded_plugins().dialects.require(name)
+    from arena.plugins import plugins_or_loaded
+    return plugins_or_loaded(None).dialects.require(name)
 
 
 class BotSpecError(ArenaError, ValueError):
@@ -231,16 +235,20 @@ def parse_command(command: str, base: str | os.PathLike[str] | None = None) -> B
     return BotCommand(text=command, base=root, words=words, paths=tuple(paths))
 
 
-def dialect_names() -> list[str]:
-    """The dialects the loaded plugins declare, built-in ones first."""
-    return loaded_plugins().dialects.names()
+def _dialect_names(dialects: Sequence[str] | None) -> list[str]:
+    """dialects, the names a run's registry knows; where a caller gave none, the loaded
+    plugins' (built-in ones first)."""
+    if dialects is not None:
+        return list(dialects)
+    from arena.plugins import plugins_or_loaded
+    return plugins_or_loaded(None).dialects.names()
 
 
 def command_spec(name: str, dialect: str, command: str, cwd: str | None = None,
                  readable: tuple[str, ...] = (), dialects: Sequence[str] | None = None) -> BotSpec:
     """A bot started by a shell-style command line; paths in it are made absolute and readable.
     dialects: the names a run's registry knows (default: the loaded plugins')."""
-    known = dialect_names() if dialects is None else list(dialects)
+    known = _dialect_names(dialects)
     if dialect not in known:
         raise BotSpecError(f"unknown dialect {dialect!r} in {dialect}:{command}; "
                            f"known: {', '.join(known)}")
@@ -267,15 +275,16 @@ def _readable_for(path: Path) -> Path:
 
 
 def resolve_bot(text: str, registered: Callable[[str], BotSpec | None] | None = None,
-                name: str | None = None) -> BotSpec:
-    """BotSpec for 'DIALECT:COMMAND' or a registered bot name."""
+                name: str | None = None, *, dialects: Sequence[str]) -> BotSpec:
+    """BotSpec for 'DIALECT:COMMAND' (dialects: the names there are) or a registered bot name."""
+    known = list(dialects)
     dialect, sep, command = text.partition(":")
-    if sep and dialect in dialect_names():
-        return command_spec(name or command.strip() or text, dialect, command)
+    if sep and dialect in known:
+        return command_spec(name or command.strip() or text, dialect, command, dialects=known)
     spec = registered(text) if registered else None
     if spec is None:
         raise BotSpecError(f"{text!r} is neither a registered bot nor DIALECT:COMMAND "
-                           f"(dialects: {', '.join(dialect_names())}); `arena bots` lists the bots")
+                           f"(dialects: {', '.join(known)}); `arena bots` lists the bots")
     if name:
         spec = dataclasses.replace(spec, name=name)
     return spec
@@ -372,6 +381,6 @@ def _is_module_file_dir(target: str, where: str) -> bool:
 def registered_bot_spec(name: str, plugins: Plugins | None = None) -> BotSpec | None:
     """BotSpec for a bot name the plugins (default: the loaded ones) registered, with its
     default options, or None."""
-    plugins = plugins or loaded_plugins()
-    decl = plugins.bots.get(name)
+    from arena.plugins import plugins_or_loaded
+    decl = plugins_or_loaded(plugins).bots.get(name)
     return None if decl is None else bot_spec(decl)

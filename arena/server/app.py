@@ -437,8 +437,7 @@ class Handlers:
         return self.server.render("submit.html", request, who, dialects=self._dialects())
 
     def _dialects(self) -> list[str]:
-        from arena.plugins import loaded_plugins
-        return list(loaded_plugins().dialects.names())
+        return self.server.config.plugins.dialects.names()
 
     async def submit_form(self, request: Request, who: Who) -> Response:
         submission = await self._receive(request, who, form_csrf=True)

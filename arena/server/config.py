@@ -11,6 +11,7 @@ from typing import Any
 from arena.bounds import bounded
 from arena.league.config import LeagueConfig
 from arena.league.configfile import Reader, read_yaml
+from arena.plugins import Plugins, plugins_or_loaded
 
 from .sandboxed import BuildLimits
 from .uploads import UploadCaps
@@ -42,6 +43,8 @@ class ServerConfig:
     data: Path                  #: the server's own directory (server.sqlite, submissions/)
     validate_against: str       #: the config's bot a new version plays first
     validate_games: int
+    #: the plugins it was read with: what the server's processes look names up in
+    plugins: Plugins = field(compare=False, repr=False)
     rates: RateLimits = field(default_factory=RateLimits)
     uploads: UploadCaps = field(default_factory=UploadCaps)
     build: BuildLimits = field(default_factory=BuildLimits)
@@ -62,12 +65,13 @@ def default_data_dir(store: Path) -> Path:
     return store.with_suffix(".server") if store.suffix else store.with_name(store.name + ".server")
 
 
-def load_server(path: str | Path, plugins: Any = None, limits: bool = True) -> ServerConfig:
-    """The league config at path (it must be a ladder) with its `server:` section read;
-    raises ConfigError in one line naming the file, the key and what is allowed. Without
-    limits the upload caps and build limits are left unread (the defaults): `arena users`
-    needs none."""
+def load_server(path: str | Path, plugins: Plugins | None = None, limits: bool = True) -> ServerConfig:
+    """The league config at path (it must be a ladder) with its `server:` section read,
+    against the plugins (by default the loaded ones); raises ConfigError in one line naming
+    the file, the key and what is allowed. Without limits the upload caps and build limits
+    are left unread (the defaults): `arena users` needs none."""
     from arena.league.runner import load_league
+    plugins = plugins_or_loaded(plugins)
     league = load_league(str(path), plugins)
     data, reader = read_yaml(path)
     raw = data.get("server") if isinstance(data, dict) else None
@@ -83,7 +87,7 @@ def load_server(path: str | Path, plugins: Any = None, limits: bool = True) -> S
     against, games = _validate(reader, section.get("validate"), league)
     return ServerConfig(
         path=Path(path), league=league, data=data_dir, validate_against=against,
-        validate_games=games,
+        validate_games=games, plugins=plugins,
         rates=reader.section(section.get("rates"), ("server", "rates"), RateLimits),
         uploads=_caps(reader, section.get("uploads")) if limits else UploadCaps(),
         build=_build_limits(reader, section.get("build")) if limits else BuildLimits())

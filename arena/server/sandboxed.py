@@ -34,7 +34,7 @@ from arena.league.progress import Progress
 from arena.league.runner import known_bots_check, load_league, run_league
 from arena.league.sight import inside, shared
 from arena.league.store import Store
-from arena.plugins import Plugins, loaded_plugins
+from arena.plugins import Plugins, plugins_or_loaded
 from arena.referee.botspec import ARENA_PACKAGE_DIR, parse_command, sdk_argv
 from arena.sandbox import Limits, Sandbox, SandboxedProcess, SandboxError
 from arena.sandbox.limits import MIB
@@ -365,8 +365,9 @@ def validate(config_path: Path, entry: Mapping[str, Any], against: str, games: i
     `against` of the ladder config, under the ladder's game, rules, time control and
     sandbox, through the league's own runner, with the store in workdir (which no bot
     reads). SubmissionError for an entry the config would not take or an `against` it
-    lacks; RunError when the host cannot play (no fault of the bot)."""
-    plugins = plugins or loaded_plugins()
+    lacks; RunError when the host cannot play (no fault of the bot). plugins: the server's
+    (by default the loaded ones)."""
+    plugins = plugins_or_loaded(plugins)
     config = _load(config_path, plugins)
     if "build" in entry:
         raise SubmissionError("a submission's build runs in the sandbox (build()), never as a "
@@ -382,7 +383,7 @@ def validate(config_path: Path, entry: Mapping[str, Any], against: str, games: i
                               f"its bots are {', '.join(config.bot_names)}")
     try:   # as the ladder would take it: no organiser's bot's name, nothing of theirs to read
         candidate = validate_entrant(dict(entry), config, known_bots_check(plugins, config.base_dir),
-                                     games=plugins.games, dialects=plugins.dialects)
+                                     plugins=plugins)
     except ConfigError as exc:
         raise SubmissionError(str(exc)) from None
     confine(candidate, entry, config)
@@ -497,7 +498,7 @@ def write_roster(config_path: Path, extra: Sequence[Mapping[str, Any]], *,
             file.flush()
             os.fsync(file.fileno())
         try:
-            taken = load_league(temp, plugins or loaded_plugins())
+            taken = load_league(temp, plugins_or_loaded(plugins))
         except ConfigError as exc:
             raise SubmissionError(str(exc).replace(temp, str(target))) from None
         for bot, item in zip(taken.bots[len(taken.bots) - len(extra):], extra):

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from arena.errors import ArenaError
 from arena.league.executors.local import die_with_parent
+from arena.plugins import Plugins
 from arena.sandbox.detect import detect
 from arena.sandbox.errors import SandboxError
 
@@ -88,7 +89,7 @@ def prepare(server: ServerConfig, out: TextIO) -> None:
 
 
 def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_cookies: bool = False,
-          plugins: Any = None, out: TextIO | None = None) -> int:
+          plugins: Plugins | None = None, out: TextIO | None = None) -> int:
     """Run the server until Ctrl-C or SIGTERM; the exit code (130 when stopped so, as
     `arena run`; 1 when the ladder stopped on its own or the port could not be had)."""
     import uvicorn

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.plugins import loaded_plugins
 
 from .config import ServerConfig, load_server
 from .db import ServerDB, Submission
@@ -47,7 +48,7 @@ class Worker:
         entries = self.entries()
         if entries == self._written:
             return None
-        path = write_roster(self.server.path, entries)
+        path = write_roster(self.server.path, entries, plugins=self.server.plugins)
         self._written = entries
         return path
 
@@ -79,7 +80,7 @@ class Worker:
             shutil.rmtree(workdir, ignore_errors=True)
             try:
                 verdict = validate(self.server.path, entry, self.server.validate_against,
-                                   self.server.validate_games, workdir)
+                                   self.server.validate_games, workdir, plugins=self.server.plugins)
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
             if not verdict.ok:
@@ -89,7 +90,7 @@ class Worker:
             # the roster first: a roster the ladder would not take leaves the earlier version in play
             entries = [e for e in self.entries() if e.get("name") != submission.bot] + [entry]
             entries.sort(key=lambda e: str(e.get("name")))
-            write_roster(self.server.path, entries)
+            write_roster(self.server.path, entries, plugins=self.server.plugins)
             self._written = entries
             self.db.accept(submission.id, json.dumps(entry), build_log=log,
                            message=f"{verdict.games} validation games against "
@@ -164,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     signal.signal(signal.SIGTERM, _stop)
     try:
-        run_worker(load_server(args[0]))
+        # this process's plugins, loaded once as it starts and passed down from here
+        run_worker(load_server(args[0], loaded_plugins()))
     except KeyboardInterrupt:
         return 130
     return 0

@@ -11,7 +11,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from arena.plugins import loaded_plugins
+from arena.plugins import Plugins, plugins_or_loaded
 
 from .board import FAULT_KINDS, MARKS, SIGNIFICANT_LOS, Cell, Leaderboard, Row
 
@@ -22,11 +22,12 @@ class OutputFormat(Protocol):
     def __call__(self, board: Leaderboard, wide: bool = False) -> str: ...
 
 
-def render(board: Leaderboard, fmt: str = "table", wide: bool = False) -> str:
-    """The leaderboard in a registered output format: table (terminal), md, csv (standings
-    only), json, or a plugin's; the table's crosstable is compact (fits 100 columns) unless
-    wide. UnknownExtensionError names the formats there are."""
-    renderer: OutputFormat = loaded_plugins().output_formats.require(fmt)
+def render(board: Leaderboard, fmt: str = "table", wide: bool = False,
+           plugins: Plugins | None = None) -> str:
+    """The leaderboard in an output format of the plugins (by default the loaded ones): table
+    (terminal), md, csv (standings only), json, or a plugin's; the table's crosstable is
+    compact (fits 100 columns) unless wide. UnknownNameError names the formats there are."""
+    renderer = plugins_or_loaded(plugins).output_formats.require(fmt)
     return renderer(board, wide=wide)
 
 

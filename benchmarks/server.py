@@ -17,6 +17,14 @@ SECONDS:
            flat out  the same clients asking back to back, as fast as the server answers;
            each request a leaderboard page, its JSON or a bot's page or JSON, in turn.
 
+In every served phase the benchmark also measures how fresh the standings are: it counts
+the store's games every 50 ms and asks /api/leaderboard every 100 ms and the leaderboard
+page every 200 ms for the games they show; a game's lag runs from the first count that has
+it to the first answer that shows it (the goal of issue 34: at most 5 s at p99, with the
+ladder at full load on its 2 workers). --store FILE starts both ladders from a copy of a
+store of the demo ladder (say one of thousands of games, made by a long `arena run`), to
+measure a long-running server.
+
 A served phase's games/s is set beside the ladder alone's in the phase at the same time of
 its life (a ladder's pace changes as it goes: newcomers first, then the pairs its
 matchmaker picks). Rounds alternate the order (run then serve, serve then run, and the
@@ -27,19 +35,24 @@ the machine's load average is printed before and after. Run from the repo:
 
     .venv/bin/python benchmarks/server.py                          # 2 rounds of 30 s phases, 8 min
     .venv/bin/python benchmarks/server.py --rounds 1 --seconds 5   # a short check that it works
+    .venv/bin/python benchmarks/server.py --store big.sqlite       # from a store of many games
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
+import re
+import shutil
 import signal
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -53,6 +66,11 @@ DEMO = ROOT / "tournaments" / "ladder-demo.yaml"
 PAGES = ("/", "/api/leaderboard", "/bots/random", "/bots/mcts", "/api/bots/minimax-1")
 #: the most requests one flat-out phase sends, whatever its length
 MAX_FLAT_REQUESTS = 200_000
+#: how often the freshness of the standings is looked at: the store's count, the JSON, the page
+COUNT_S, JSON_S, PAGE_S = 0.05, 0.1, 0.2
+#: after a phase, how long its last games are waited for to show
+SETTLE_S = 30.0
+GOAL_P99_S = 5.0
 
 
 @dataclass
@@ -66,6 +84,9 @@ class Phase:
     seconds: float = 0.0         # of the phase
     asking: float = 0.0          # of the load's requests (its clients made and connected before)
     alone: float = float("nan")  # games/s of the ladder alone at the same time of its life
+    #: seconds from a game's storing to its showing, on /api/leaderboard and on the page
+    fresh_json: list[float] = field(default_factory=list)
+    fresh_page: list[float] = field(default_factory=list)
 
     def percentile(self, q: float) -> float:
         if not self.latencies:
@@ -78,6 +99,102 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def quantile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class Freshness:
+    """How long a stored game takes to show: the store's count taken every COUNT_S, the
+    server's /api/leaderboard and its page asked every JSON_S and PAGE_S, each in a thread
+    of its own; a game's lag runs from the first count that has it to the first answer that
+    shows it (the standings' count of games, which leaves out those of the bots' earlier
+    versions: the phase's offset)."""
+
+    def __init__(self, process: Process) -> None:
+        self.process = process
+        #: games stored that the standings do not read (of bots' earlier versions: a copied
+        #: store played by older code): the standings show the count less these
+        self.offset = 0
+        self.counts: list[tuple[float, int]] = []
+        self.json: list[tuple[float, int]] = []
+        self.page: list[tuple[float, int]] = []
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._count, daemon=True),
+                         threading.Thread(target=self._ask, args=("/api/leaderboard", JSON_S, self.json), daemon=True),
+                         threading.Thread(target=self._ask, args=("/", PAGE_S, self.page), daemon=True)]
+
+    def __enter__(self) -> Freshness:
+        from arena.league import Store, StoreError
+        try:
+            with Store(self.process.store, readonly=True) as store:
+                self.offset = store.count() - len(store.done_keys())
+        except StoreError:
+            pass
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Once the games counted by now show (or SETTLE_S passed), stop."""
+        last = (self.counts[-1][1] if self.counts else 0) - self.offset
+        deadline = time.monotonic() + SETTLE_S
+        while time.monotonic() < deadline and not (self._shown(self.json) >= last and self._shown(self.page) >= last):
+            time.sleep(0.1)
+        self._stop.set()
+        for thread in self._threads:
+            thread.join()
+
+    @staticmethod
+    def _shown(seen: list[tuple[float, int]]) -> int:
+        return seen[-1][1] if seen else 0
+
+    def _count(self) -> None:
+        from arena.league import Store, StoreError
+        store = None
+        while not self._stop.is_set():
+            try:
+                store = store or Store(self.process.store, readonly=True)
+                self.counts.append((time.monotonic(), store.count()))
+            except StoreError:
+                pass
+            time.sleep(COUNT_S)
+        if store is not None:
+            store.close()
+
+    def _ask(self, path: str, every: float, seen: list[tuple[float, int]]) -> None:
+        with httpx.Client(base_url=self.process.url, timeout=30) as c:
+            while not self._stop.is_set():
+                asked = time.monotonic()
+                try:
+                    answer = c.get(path)
+                    if path.startswith("/api/"):
+                        shown = int(answer.json()["games"])
+                    else:
+                        found = re.search(r'<span id="games-count">(\d+)</span>', answer.text)
+                        shown = int(found[1]) if found else 0
+                    seen.append((time.monotonic(), shown))
+                except (httpx.HTTPError, ValueError, KeyError):
+                    pass
+                time.sleep(max(0.0, every - (time.monotonic() - asked)))
+
+    def lags(self, seen: list[tuple[float, int]], since: int, until: int) -> list[float]:
+        """Each game's lag, of the games the store counted after since up to until."""
+        lags = []
+        counted = iter(self.counts)
+        shown = iter(seen)
+        at_count, at_shown = (-1.0, since), (-1.0, -(1 << 62))
+        for n in range(since + 1, until + 1):
+            while at_count[1] < n:
+                at_count = next(counted, (float("inf"), 1 << 62))
+            while at_shown[1] + self.offset < n:
+                at_shown = next(shown, (float("inf"), 1 << 62))
+            lags.append(max(0.0, at_shown[0] - at_count[0]))
+        return lags
 
 
 def config_in(folder: Path) -> Path:
@@ -112,10 +229,15 @@ def games(store: Path) -> int:
 class Process:
     """`arena run CONFIG` or `arena serve CONFIG --port P` on a fresh store in its own folder."""
 
-    def __init__(self, command: str, folder: Path) -> None:
+    def __init__(self, command: str, folder: Path, store: Path | None = None) -> None:
         folder.mkdir()
         self.config = config_in(folder)
         self.store = folder / "bench.sqlite"
+        if store is not None:   # a long-running ladder: its store copied, as SQLite's backup does
+            from arena.league import Store
+            with Store(store, readonly=True):
+                pass
+            shutil.copyfile(store, self.store)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.serving = command == "serve"
@@ -157,15 +279,22 @@ class Process:
 
 
 def measure(name: str, process: Process, seconds: float, load=None) -> Phase:
-    """A phase of seconds: the ladder's games/s, and the load's latencies if one is given."""
+    """A phase of seconds: the ladder's games/s, the load's latencies if one is given, and
+    (a server) how fresh its standings are."""
     before, start = games(process.store), time.monotonic()
     phase = Phase(name, 0.0)
-    if load is None:
-        time.sleep(seconds)
-    else:
-        phase.latencies, phase.errors, phase.asking = asyncio.run(load(process.url, seconds))
-    phase.seconds = time.monotonic() - start
-    phase.games_per_s = (games(process.store) - before) / phase.seconds
+    fresh = Freshness(process) if process.serving else None
+    with fresh or contextlib.nullcontext():
+        if load is None:
+            time.sleep(seconds)
+        else:
+            phase.latencies, phase.errors, phase.asking = asyncio.run(load(process.url, seconds))
+        phase.seconds = time.monotonic() - start
+        after = games(process.store)
+    phase.games_per_s = (after - before) / phase.seconds
+    if fresh is not None:
+        phase.fresh_json = fresh.lags(fresh.json, before, after)
+        phase.fresh_page = fresh.lags(fresh.page, before, after)
     return phase
 
 
@@ -237,7 +366,7 @@ def flat_out(clients: int):
 def phases_of(command: str, folder: Path, args: argparse.Namespace, reverse: bool) -> list[Phase]:
     """The three phases of a server (idle, the rate, flat out), or as many of the ladder
     run alone, in order or reversed."""
-    process = Process(command, folder)
+    process = Process(command, folder, args.store)
     plan = [("serve, idle", None), (f"serve, {args.rate:g} req/s", open_loop(args.clients, args.rate)),
             ("serve, flat out", flat_out(args.clients))]
     if command == "run":
@@ -266,6 +395,17 @@ def row(phase: Phase) -> str:
             f"{sum(phase.errors.values()):6d}")
 
 
+def fresh_row(phase: Phase) -> str:
+    """A line of the freshness table: the lags of a served phase's games, JSON and page."""
+    figures = [f"{quantile(lags, q):7.2f}" for lags in (phase.fresh_json, phase.fresh_page) for q in (0.5, 0.99)]
+    worst = max([*phase.fresh_json, *phase.fresh_page], default=float("nan"))
+    return f"{phase.name:<22} {len(phase.fresh_json):6d} {' '.join(figures)} {worst:7.2f}"
+
+
+FRESH_HEADER = (f"{'phase':<22} {'games':>6} {'json p50':>7} {'json p99':>7} {'page p50':>7} {'page p99':>7} "
+                f"{'max s':>7}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=30.0, help="of each phase")
@@ -273,7 +413,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="each round: run and serve, the order alternated")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--rate", type=float, default=100.0, help="requests a second, all clients together")
+    parser.add_argument("--store", type=Path, help="start both ladders from a copy of this store of the demo "
+                                                   "ladder (a long-running one)")
     args = parser.parse_args()
+    if args.store is not None and not args.store.is_file():
+        raise SystemExit(f"--store {args.store}: no such file")
     if not (1 <= args.clients <= 200 and 0 < args.rate <= 2000 and 0 < args.seconds <= 600
             and 1 <= args.rounds <= 10 and 0 <= args.warmup <= 600):
         raise SystemExit("bounded: 1-200 clients, up to 2000 requests/s, phases up to 600 s, 1-10 rounds")
@@ -291,6 +435,10 @@ def main() -> None:
             for command in order:
                 for phase in done[command]:
                     print(row(phase), flush=True)
+            print(f"\nround {r + 1}: seconds from a game's storing to its showing (goal: p99 at most "
+                  f"{GOAL_P99_S:g} s)\n{FRESH_HEADER}")
+            for phase in done["serve"]:
+                print(fresh_row(phase), flush=True)
             phases += done["run"] + done["serve"]
     if args.rounds > 1:
         print(f"\nall rounds: games/s the mean of the rounds' (alone: at the same times), latencies pooled\n{HEADER}")
@@ -301,6 +449,16 @@ def main() -> None:
                            sum(p.seconds for p in same), sum(p.asking for p in same),
                            statistics.mean(p.alone for p in same))
             print(row(pooled))
+        print(f"\nall rounds: seconds from a game's storing to its showing, pooled\n{FRESH_HEADER}")
+        for name in dict.fromkeys(p.name for p in phases if p.fresh_json):
+            same = [p for p in phases if p.name == name]
+            print(fresh_row(Phase(name, 0.0, fresh_json=[x for p in same for x in p.fresh_json],
+                                  fresh_page=[x for p in same for x in p.fresh_page])))
+    served = [p for p in phases if p.fresh_json]
+    lags = [x for p in served for x in (*p.fresh_json, *p.fresh_page)]
+    print(f"\nfreshness: of {sum(len(p.fresh_json) for p in served)} games stored while served, p99 "
+          f"{quantile(lags, 0.99):.2f} s from storing to showing on /api/leaderboard and / (goal: at most "
+          f"{GOAL_P99_S:g} s), max {max(lags, default=float('nan')):.2f} s")
     errors = Counter[str]()
     for phase in phases:
         errors += phase.errors

@@ -18,12 +18,13 @@ import pytest
 from test_league_failures import finish, kill_ours, run_env, start_run
 from test_league_run import GATED_MOVE_MS, arena, count, gated, open_gate, wait_for_games
 
-from arena.league import Store
+from arena.league import Store, render
 from arena.league.config import RatingConfig
 from arena.league.ladder import separated
 from arena.league.matchmakers import BotStanding
 from arena.league.rating_systems import RatedGame, TrueSkill, TrueSkillEP
 from arena.league.rating_systems import skill_los as los
+from arena.publish.data import LeagueReader, load_league
 from arena.stats.trueskill_ep import fit_skills
 
 RANDOMS = [("r1", "uttt-random"), ("r2", "random"), ("r3", "uttt-random"), ("r4", "random")]
@@ -239,6 +240,10 @@ def test_a_crashing_version_is_suspended_and_a_new_version_plays_again(tmp_path)
     assert re.search(r"^c v1: suspended, faulted in 4 of 4 games \(4 crash", out.stderr, re.M), \
         out.stderr
     db = tmp_path / "susp.sqlite"
+    # arena serve's standings: a reader kept open, reading on as the store grows, reads each
+    # time what a reading of the whole store reads (through a new version too, below)
+    reader = LeagueReader(Store(db, readonly=True))
+    assert site_facts(reader.read()) == site_facts(whole(db))
     with sqlite3.connect(db) as conn:
         suspended = conn.execute("SELECT bot, version, reason FROM suspended").fetchall()
         played = conn.execute("SELECT count(*) FROM games WHERE seat0 = 'c' OR seat1 = 'c'"
@@ -250,6 +255,7 @@ def test_a_crashing_version_is_suspended_and_a_new_version_plays_again(tmp_path)
     config.write_text(config.read_text().replace("games: 40", "games: 50"))
     again = arena("run", str(config), "--standings", "0")
     assert again.returncode == 0 and "c v1: suspended" in again.stderr
+    assert site_facts(reader.read()) == site_facts(whole(db))
     # mended: version 2 plays
     (tmp_path / "bots" / "crash" / "crash.py").write_text(MENDED)
     config.write_text(config.read_text().replace("games: 50", "games: 70"))
@@ -260,6 +266,23 @@ def test_a_crashing_version_is_suspended_and_a_new_version_plays_again(tmp_path)
                           " OR (seat1 = 'c' AND v1 = 2)").fetchone()[0]
         suspended = conn.execute("SELECT bot, version FROM suspended").fetchall()
     assert v2 >= 10 and suspended == [("c", 1)]   # a newcomer: seated first
+    facts = site_facts(reader.read())
+    assert facts == site_facts(whole(db)) and len(facts[5]) == 70 - played
+
+
+def whole(db: Path):
+    with Store(db, readonly=True) as store:
+        return load_league(store)
+
+
+def site_facts(data) -> tuple:
+    """What the site shows of a LeagueData: the standings, each bot's rating path, results
+    by opponent and faults, the games and their versions, each version's games."""
+    return (render(data.board, "json"), data.history,
+            {bot: {other: vars(vs) for other, vs in versus.items()} for bot, versus in data.versus.items()},
+            {bot: [fault.to_json() for fault in faults] for bot, faults in data.faults.items()},
+            [bot.slug for bot in data.bots], [game.key for game in data.games], data.played, data.of_bot,
+            sorted((v.bot, v.version, v.games) for versions in data.versions.values() for v in versions))
 
 
 def test_a_stricter_suspend_takes_effect_when_the_ladder_starts(tmp_path):

@@ -18,6 +18,7 @@ from browser import chromium as browser
 
 from tests.server import LADDER, add_users, write_ladder
 from tests.server.bots import CPP, CRASHING
+from tests.server.contrast import contrasts, unreadable
 from tests.server.serving import Serving, poll
 
 pytestmark = pytest.mark.skipif(browser.missing() is not None,
@@ -199,6 +200,14 @@ def test_a_participant_submits_through_the_form_and_watches_it_play(site, driver
     shown = [e.text for e in css(driver, "pre.stderr") if "SECRET-STDERR" in e.text]
     assert shown and "SECRET-STDERR <script>alert(1)</script>" in shown[0]
     assert driver.execute_script("return document.querySelectorAll('main script').length") == 0
+    # readable, as the browser draws it: the stderr, the menu's Log out, every other text
+    drawn = {element.split(".")[0] + ":" + text for element, text, *_ in contrasts(driver)}
+    assert "button:Log out" in drawn and any(text.startswith("pre:SECRET-STDERR") for text in drawn), drawn
+    assert unreadable(driver) == []
+    # each date on one line, whatever the width its column gets
+    assert driver.execute_script("""return Array.from(document.querySelectorAll('td.when'), td => {
+        const range = document.createRange(); range.selectNodeContents(td);
+        return new Set(Array.from(range.getClientRects(), r => Math.round(r.top))).size; })""") == [1, 1]
 
     # back on the leaderboard: its rows follow the ladder, alicebot's among them, and it is
     # the same document as before
@@ -227,6 +236,10 @@ def test_a_participant_submits_through_the_form_and_watches_it_play(site, driver
     shown = driver.execute_script(
         "return Array.from(document.querySelectorAll('#board [data-cell]'), c => c.dataset.mark)")
     assert shown == [marks.get(cell, "") for cell in range(9)] and len(marks) >= 5
+    # the replay keeps the server's menu (the live site's pages are given it): alice's page,
+    # Submit, and a Log out the page's policy lets post
+    menu = [e.text for e in css(driver, "header.site nav a, header.site nav button")]
+    assert menu == ["Leaderboard", "Games", "Rating history", "Crosstable", "Submit", "alice", "Log out"], menu
     assert console_errors(driver) == []
 
     # both bots get their cue and fault in the ladder: alice reads her own stderr, escaped
@@ -274,9 +287,23 @@ def test_a_cpp_zip_with_a_build_is_built_in_the_sandbox_and_plays(site, driver):
     archive = config.parent / "cppbot.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr("bot.cpp", CPP)
-    number = submit(driver, "cppbot", archive, "./bot", build="g++ -O2 -o bot bot.cpp")
+    number = submit(driver, "cppbot", archive, "./bot", build="g++ -O2 -o bot bot.cpp && echo built it")
     reload_until(driver, lambda d: d.find_element(By.ID, f"submission-{number}").get_attribute("data-status")
                  == "accepted", "cppbot built and accepted")
+    # its build log, opened, is readable; its command is shown as bob gave it
+    [log] = [e for e in css(driver, "details") if "build log" in e.text]
+    log.find_element(By.TAG_NAME, "summary").click()
+    assert any(element == "pre.stderr build-log" and text == "built it" for element, text, *_ in contrasts(driver))
+    assert unreadable(driver) == []
+    cookie = {"arena_session": driver.get_cookie("arena_session")["value"]}
+    assert httpx.get(f"{serving.url}/api/submissions/{number}", cookies=cookie, timeout=30).json()["command"] == "./bot"
     driver.get(serving.url + "/")
     wait(driver, lambda d: "cppbot" in names(d), "cppbot in the standings")
+    assert console_errors(driver) == []
+    # from a replay, the menu's Log out logs out
+    driver.get(serving.url + "/games/1")
+    wait(driver, lambda d: d.find_element(By.ID, "replay").is_displayed(), "a replay")
+    driver.find_element(By.CSS_SELECTOR, "header.site nav button").click()
+    wait(driver, lambda d: d.current_url == serving.url + "/", "logged out, on the leaderboard")
+    assert "Log in" in driver.find_element(By.CSS_SELECTOR, "header.site nav").text
     assert console_errors(driver) == []

@@ -1,5 +1,6 @@
 """kill -9 of arena serve: an upload cut off leaves no submission and no files once the
-server is back; a restart resumes the ladder, the submissions and the sessions."""
+server is back; a restart resumes the ladder, the submissions and the sessions. A stop
+(SIGTERM, Ctrl-C) decides no submission: one held at validating is taken again."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from ctrl_c import sigint_default
 
 from arena.league import Store, StoreError
 from arena.server.db import ServerDB
-from tests.server import ARENA, ROOT, add_user, arena, write_ladder
-from tests.server.bots import ORDERED
+from tests.server import ARENA, LADDER, ROOT, add_user, arena, write_ladder
+from tests.server.bots import GATED, ORDERED
 from tests.server.serving import Serving, bwrap_or_skip, free_port, poll, wait_for_store_release
 
 BOUNDARY = "arena-test-boundary"
@@ -30,8 +31,12 @@ def games(store) -> int:
         return 0
 
 
+#: a start long enough for a gated bot's validation to wait at its gate until the test opens it
+GATE_WAIT = LADDER.replace("startup_ms: 5000", "startup_ms: 120000")
+
+
 def test_kill_9_during_an_upload_then_a_restart_resumes_everything(tmp_path):
-    config = write_ladder(tmp_path)
+    config = write_ladder(tmp_path, GATE_WAIT)
     token = add_user(config, "alice")
     data = tmp_path / "store.server"
     store = tmp_path / "store.sqlite"
@@ -41,7 +46,8 @@ def test_kill_9_during_an_upload_then_a_restart_resumes_everything(tmp_path):
         cookies = dict(browser.cookies)
     poll(lambda: games(store) > 0, "the ladder's first games")
     second = arena("serve", str(config), "--port", str(serving.port + 1))   # the same data: refused
-    assert second.returncode == 2 and "another arena serve is running on this data" in second.stderr
+    assert second.returncode == 2, second.stderr
+    assert f"another arena serve (pid {serving.proc.pid}) is running on this data" in second.stderr
 
     gate = threading.Event()   # never set: the upload stops half-way until the server dies
 
@@ -94,6 +100,10 @@ def test_kill_9_during_an_upload_then_a_restart_resumes_everything(tmp_path):
 
     again = Serving(config)
     try:
+        # its first reading of the store is not made yet: the count is there at once, and said
+        board = httpx.get(again.url + "/api/leaderboard").json()
+        assert board["games"] >= before and (board["rows"] or board["reading"]), board
+        assert f'<span id="games-count">{before}' in httpx.get(again.url + "/").text or board["rows"]
         assert not list((data / "submissions").glob(".incoming-*"))
         assert sorted(p.name for p in (data / "submissions").iterdir()) == ["left"]
         with httpx.Client(base_url=again.url, cookies=cookies, follow_redirects=False) as browser:
@@ -105,8 +115,30 @@ def test_kill_9_during_an_upload_then_a_restart_resumes_everything(tmp_path):
                         "the submission left half-way to be taken again")
         assert done.status == "accepted", done.message
         assert "taken again" in again.stderr() and "an upload a stopped server left unfinished" in again.stderr()
+        # SIGTERM while a submission is validating (its bot waits at its gate): no verdict
+        (tmp_path / "gated.py").write_text(GATED)
+        sent = arena("submit", again.url, str(tmp_path / "gated.py"), "--token", token, "--name", "gated",
+                     "--command", "python3 gated.py")
+        assert sent.returncode == 0, sent.stdout + sent.stderr
+        gated = int(sent.stdout.split()[1].rstrip(":"))
+        with ServerDB(data / "server.sqlite") as db:
+            poll(lambda: db.submission(gated).status == "validating", "the gated bot's validation")
     finally:
         assert again.stop() == 130
+    assert "was still running" not in again.stderr(), again.stderr()   # every child stopped when told
+    with ServerDB(data / "server.sqlite") as db:
+        held = db.submission(gated)
+    assert (held.status, held.message) == ("received", ""), held
+    # taken again at the next start, and (its gate open) accepted
+    (data / "submissions" / "gated" / "1" / "go").write_text("")
+    third = Serving(config)
+    try:
+        with ServerDB(data / "server.sqlite") as db:
+            done = poll(lambda: db.submission(gated).status in ("accepted", "rejected") and db.submission(gated),
+                        "the gated submission to be taken again")
+        assert done.status == "accepted", done.message
+    finally:
+        assert third.stop() == 130
 
 
 def test_ctrl_c_stops_every_process_of_the_server(tmp_path):

@@ -12,6 +12,7 @@ import re
 import socket
 import sqlite3
 import threading
+import time
 
 import httpx
 import pytest
@@ -20,17 +21,20 @@ from tests.server import LADDER, add_users, write_ladder
 from tests.server.hostile import HOSTILE, MiB
 from tests.server.serving import Serving
 
-#: the default caps (the messages name them), and rates that let every request through
-CONFIG = LADDER + "  rates: {requests_per_second: 1000, burst: 1000}\n"
+#: the default caps (the messages name them), rates that let every request through, and
+#: scrypt checks of tokens: 10 at once, then one every 10 s
+CONFIG = LADDER + ("  rates: {requests_per_second: 1000, burst: 1000, token_checks_burst: 10,"
+                   " token_checks_per_second: 0.1}\n")
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """One server for the module (no submission is ever accepted), and two participants."""
+    """One server for the module (no submission is ever accepted), behind a proxy (as this
+    machine's own clients pretend to be), and two participants."""
     folder = tmp_path_factory.mktemp("hostile-serve")
     config = write_ladder(folder, CONFIG)
     tokens = add_users(config, ["mallory", "trudy"])
-    serving = Serving(config)
+    serving = Serving(config, "--behind-proxy")
     yield config, serving, tokens
     assert serving.stop() == 130, serving.stderr()
 
@@ -116,6 +120,11 @@ def test_hostile_requests_are_refused_in_one_line(site, tmp_path):
                             + b"hostile-boundary-7d1f--")
         status, error = refused(c.post("/api/submissions", content=body, headers={"Content-Type": kind}))
         assert status == 400 and "one file per submission" in error
+        # a file name with a byte that is not UTF-8: refused, not stored as another name
+        body, kind = raw_multipart({"name": "ff", "command": "python3 bot.py"}, b"bot\xff.py", b"print(1)\n")
+        status, error = refused(c.post("/api/submissions", content=body, headers={"Content-Type": kind}))
+        assert (status, error) == (400, "the upload's file name 'bot\\udcff.py' is not UTF-8 (it has the "
+                                        "byte 0xff)"), error
         # a file name of 10 KB, past the cap on a part's header (4 KiB)
         status, error = refused(c.post("/api/submissions", data={"name": "long", "command": "python3 bot.py"},
                                        files={"file": ("b" * 10_000 + ".py", b"print(1)\n")}))
@@ -214,3 +223,28 @@ def test_an_upload_over_the_cap_is_refused_in_the_uploads_words_however_it_is_ch
 
     assert asyncio.run(read()) == "413 the upload is larger than 8 MiB, the cap on an upload"
     assert list((tmp_path / "submissions").iterdir()) == []
+
+
+def test_behind_a_proxy_its_headers_count_and_token_checks_are_bounded_whatever_the_address(site):
+    """With --behind-proxy the proxy's X-Forwarded-Proto makes the cookie Secure and its
+    X-Forwarded-For is the address limits count; however many addresses send wrong tokens,
+    the server makes at most rates.token_checks_burst scrypt checks at once and
+    rates.token_checks_per_second after (429 for the rest). Last in the module: the server's
+    checks stay spent for a while."""
+    from concurrent.futures import ThreadPoolExecutor
+    config, serving, tokens = site
+    with httpx.Client(base_url=serving.url, timeout=60) as c:
+        behind = c.post("/login", data={"token": tokens["trudy"]}, headers={"X-Forwarded-Proto": "https"})
+        assert behind.status_code == 303 and "Secure" in behind.headers["set-cookie"]
+    wrong = tokens["mallory"].split(".")[0] + ".wrong-secret"   # a user's lookup: each costs a scrypt
+
+    def attempt(n: int) -> int:
+        with httpx.Client(base_url=serving.url, timeout=60) as c:
+            return c.get("/api/me", headers={"Authorization": f"Bearer {wrong}",
+                                             "X-Forwarded-For": f"10.0.{n}.1"}).status_code
+    started = time.monotonic()
+    with ThreadPoolExecutor(4) as pool:
+        statuses = list(pool.map(attempt, range(24)))   # 24 addresses, each under its own limit
+    checked = statuses.count(401)
+    assert set(statuses) == {401, 429}, statuses
+    assert checked <= 10 + 0.1 * (time.monotonic() - started) + 1, statuses

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from pathlib import Path
 
 import httpx
@@ -28,7 +29,7 @@ def site(tmp_path_factory):
     folder = tmp_path_factory.mktemp("serve")
     config = write_ladder(folder, CONFIG)
     tokens = {"root": add_user(config, "root", admin=True),     # by the CLI, the others at once
-              **add_users(config, ["alice", "bob", "victim", "spammer", "hasty", "mallory"])}
+              **add_users(config, ["alice", "bob", "victim", "spammer", "hasty", "mallory", "carol"])}
     serving = Serving(config)
     yield config, serving, tokens
     code = serving.stop()
@@ -62,6 +63,10 @@ def accepted(site):
     assert re.match(r"submission (\d+): mine #1, received", done.stdout), done.stdout
     assert "accepted" in done.stdout and "validation games against blind without a fault" in done.stdout
     number = int(done.stdout.split()[1].rstrip(":"))
+    with client(serving) as c:   # there from its acceptance, before the ladder has taken it
+        page, data = c.get("/bots/mine"), c.get("/api/bots/mine")
+        assert page.status_code == 200 and "<h1>mine</h1>" in page.text, page.text
+        assert data.status_code == 200 and data.json()["owner"] == "alice", data.text
     poll(lambda: games_of(serving, tokens["alice"], "mine") > 0, "mine to play in the ladder")
     return number
 
@@ -71,13 +76,20 @@ def test_a_python_file_submitted_is_accepted_and_plays(site, accepted):
     with client(serving, tokens["alice"]) as c:
         mine = c.get(f"/api/submissions/{accepted}").json()
         assert mine["status"] == "accepted" and mine["bot"] == "mine"
-        page = c.get("/api/bots/mine").json()
+        # its page is made of the reader's last reading (the standings have its games)
+        page = poll(lambda: (p := c.get("/api/bots/mine").json())["history"] and p, "mine's page with its games")
         assert page["owner"] == "alice"
         # the row says which version it rates, as the leaderboard's JSON does (it said null)
         [first] = page["versions"]
         assert (page["row"]["version"], page["row"]["fingerprint"]) == (1, first["fingerprint"])
         [row] = [r for r in c.get("/api/leaderboard").json()["rows"] if r["bot"] == "mine"]
         assert (row["version"], row["fingerprint"]) == (1, first["fingerprint"])
+        # mine joined the running ladder: its rating chart starts where it joined, not at game 0
+        first = page["history"][0]["game"]
+        assert first > 1, page["history"][:3]
+        chart = c.get("/bots/mine").text.split('<svg class="chart', 1)[1].split("</svg>")[0]
+        ticks = [int(x) for x in re.findall(r'<text class="x"[^>]*>(\d+)</text>', chart)]
+        assert ticks and first - 1 <= ticks[0] <= first + ticks[1] - ticks[0], (first, ticks)
         page = c.get("/")
     assert page.status_code == 200 and 'href="bots/mine.html">mine</a>' in page.text   # the site's table
     roster = (config.parent / ".ladder.serve.yaml").read_text()
@@ -103,7 +115,12 @@ def test_a_crashing_bot_is_rejected_with_its_stderr_for_its_owner_only(site, acc
         assert own["command"] == "python3 crash.py"
         for text in (c.get("/api/me").text, c.get(f"/api/submissions/{number}").text):
             assert str(config.parent) not in text and str(ROOT) not in text
+        # a bot never accepted has no page: not listed as alice's bot, nor among the participants'
+        assert c.get("/api/me").json()["bots"] == ["mine"]
+        assert "crasher" not in c.get("/api/leaderboard").json()["owners"]
+        assert "/bots/crasher" not in c.get("/").text
         page = c.get("/me").text
+        assert 'href="/bots/crasher"' not in page
         assert "File &#34;crash.py&#34;, line 8" in page or "File &quot;crash.py&quot;, line 8" in page
         assert "SECRET-STDERR &lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert(1)" not in page
     with client(serving, tokens["bob"]) as c:
@@ -134,12 +151,40 @@ def test_a_second_version_replaces_the_first_in_the_ladder(site, accepted):
     with client(serving, tokens["alice"]) as c:
         row = poll(lambda: (r := c.get("/api/bots/mine").json()["row"])["version"] == 2 and r, "mine v2's row")
     assert row["fingerprint"] == versions[1]["fingerprint"]
+    # a bot that played mine v1 has games its standings no longer read: its page says how many
+    # they do read, the same count as its header
+    notes = 0
+    with client(serving) as c:
+        for bot in ("blind", "sleepy"):
+            page = c.get(f"/bots/{bot}").text
+            games, unrated = re.search(r"of ([\d,]+) games(?: \(([\d,]+) more not rated\))?", page).groups()
+            header = int(games.replace(",", "")) + int((unrated or "0").replace(",", ""))
+            cell = re.search(r'<td class="num">([\d,]+)(?: <small>\(([\d,]+) in the standings\)</small>)?</td>'
+                             r'<td class="text">[^<]*</td><td class="text">[^<]*</td><td class="text">current',
+                             page).groups()
+            notes += cell[1] is not None
+            assert int((cell[1] or cell[0]).replace(",", "")) == header, (bot, header, cell)
+    assert notes, "neither of mine v1's opponents has games of it out of its standings"
     cli = json.loads(arena("leaderboard", str(config.parent / "store.sqlite"), "--format", "json").stdout)
     assert [(r["version"], r["fingerprint"]) for r in cli["rows"] if r["bot"] == "mine"] == [
         (2, versions[1]["fingerprint"])]
     roster = yaml.safe_load((config.parent / ".ladder.serve.yaml").read_text())
     [entry] = [bot for bot in roster["bots"] if bot["name"] == "mine"]
     assert entry["command"].endswith("/mine/2/mine.py last")
+
+
+def test_a_command_naming_no_file_of_the_upload_is_said_in_the_participants_terms(site):
+    config, serving, tokens = site
+    archive = config.parent / "nobot.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("other.py", "print(1)\n")
+    done = arena("submit", serving.url, str(archive), "--token", tokens["carol"], "--name", "nobot",
+                 "--command", "python3 bot.py", "--wait")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("command 'python3 bot.py': python3 would run 'bot.py', which is not in your upload "
+            "(its files: other.py)") in done.stdout
+    # nothing of the server's: no path, no organiser's config or its line
+    assert str(config.parent) not in done.stdout and "ladder.yaml" not in done.stdout and "bots[" not in done.stdout
 
 
 def test_submissions_an_hour_are_capped(site):
@@ -208,7 +253,7 @@ def test_login_sets_a_strict_httponly_cookie_and_csrf_guards_every_form(site):
         assert me.status_code == 200 and "<h1>bob</h1>" in me.text
         csrf = re.search(r'name="csrf" value="([^"]+)"', me.text)[1]
         assert c.post("/logout").status_code == 403                       # no token
-        assert c.post("/logout", data={"csrf": "x" + csrf[1:]}).status_code == 403
+        assert c.post("/logout", data={"csrf": ("y" if csrf[0] == "x" else "x") + csrf[1:]}).status_code == 403
         refused = c.post("/submit", data={"name": "bobbot", "command": "python3 b.py"},
                          files={"file": ("b.py", ORDERED.encode())})
         assert refused.status_code == 403 and "CSRF" in refused.text
@@ -216,9 +261,9 @@ def test_login_sets_a_strict_httponly_cookie_and_csrf_guards_every_form(site):
         out = c.post("/logout", data={"csrf": csrf})
         assert out.status_code == 303
         assert c.get("/me").status_code == 303                            # to /login
-    with client(serving) as c:   # behind a TLS proxy on this machine: Secure
+    with client(serving) as c:   # no --behind-proxy: a client's X-Forwarded-Proto is not taken
         behind = c.post("/login", data={"token": tokens["bob"]}, headers={"X-Forwarded-Proto": "https"})
-        assert "Secure" in behind.headers["set-cookie"]
+        assert "Secure" not in behind.headers["set-cookie"]
 
 
 def test_security_headers_and_rate_limits(site):
@@ -275,6 +320,22 @@ def test_a_malformed_form_is_refused_and_leaves_nothing(site):
         unbounded = c.post("/api/submissions", content=body, headers={"Content-Type": "multipart/form-data"})
         assert unbounded.status_code == 400 and "boundary" in unbounded.json()["error"]
     assert sorted(submissions.rglob("*")) == before
+
+
+def test_numbers_too_large_name_nothing_and_an_error_page_keeps_the_users_menu(site):
+    config, serving, tokens = site
+    huge = "9" * 23
+    with client(serving, tokens["alice"]) as c:
+        for url in (f"/api/submissions/{huge}", f"/api/games/{huge}", f"/api/submissions/{2**63}"):
+            answer = c.get(url)
+            assert answer.status_code == 404 and "error" in answer.json(), (url, answer.text)
+    with client(serving) as c:
+        assert c.post("/login", data={"token": tokens["alice"]}).status_code == 303
+        for url in (f"/games/{huge}", "/bots/nobody"):
+            page = c.get(url)
+            assert page.status_code == 404 and 'id="error"' in page.text, url
+            # the menu of who is logged in: their page and Log out, not Log in
+            assert "Log out" in page.text and 'href="/me"' in page.text and ">Log in<" not in page.text, url
 
 
 #: (path, method) of every route -> the URL to try and the status for
@@ -347,6 +408,8 @@ def test_a_wheel_of_a_bot_plugin_is_accepted_and_plays(site, example_plugin_whee
 def test_an_admin_suspends_a_participants_bot_and_it_leaves_the_ladder(site, accepted):
     config, serving, tokens = site
     with client(serving, tokens["root"]) as c:
+        menu = c.get("/").text.split("</nav>")[0]   # the admin's page and the admin page, told apart
+        assert '<a href="/me">root</a>' in menu and ">Manage</a>" in menu and ">Admin<" not in menu
         answer = c.post("/api/admin/bots/mine/suspend")
         assert answer.status_code == 200 and "suspended" in answer.json()["message"]
         assert c.post("/api/admin/bots/blind/suspend").status_code == 409     # the organiser's: retire it
@@ -395,14 +458,15 @@ def test_a_hostile_upload_is_refused_over_http_and_leaves_nothing(site, tmp_path
 
 
 def test_wrong_tokens_from_an_address_are_slowed(site):
-    """Checking a token costs a scrypt hash: an address that keeps sending wrong ones waits.
-    Last in the module: the address stays slowed for a while."""
+    """Checking a token costs a scrypt hash: an address that keeps sending wrong ones waits,
+    whatever X-Forwarded-For it claims (no --behind-proxy). Last in the module: the address
+    stays slowed for a while."""
     config, serving, tokens = site
     lookup = tokens["bob"].split(".")[0]
     statuses = []
     with client(serving, f"{lookup}.wrong-secret") as c:
-        for _ in range(12):
-            answer = c.get("/api/me")
+        for n in range(12):
+            answer = c.get("/api/me", headers={"X-Forwarded-For": f"10.0.0.{n}"})
             statuses.append(answer.status_code)
             if answer.status_code == 429:
                 assert "too many wrong tokens" in answer.json()["error"]

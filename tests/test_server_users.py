@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 
 from arena.server.accounts import Accounts
@@ -96,3 +97,18 @@ def test_arena_serve_refuses_a_sandbox_other_than_bwrap(tmp_path):
     assert done.returncode == 2
     assert "sandbox.mode is 'none'; arena serve runs participants' code only in the bwrap sandbox" in done.stderr
     assert not (tmp_path / "store.sqlite").exists()      # nothing started
+
+
+def test_arena_serve_on_a_port_in_use_says_so_in_one_line_and_starts_nothing(tmp_path):
+    from tests.server.serving import bwrap_or_skip
+    bwrap_or_skip()
+    config = write_ladder(tmp_path)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = arena("serve", str(config), "--port", str(port))
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines() == [f"arena serve: error: cannot listen on 127.0.0.1:{port}: the port is in "
+                                        "use (another server?); give another with --port"]
+    assert not (tmp_path / "store.sqlite").exists() and not (tmp_path / "store.server").exists()

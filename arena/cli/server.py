@@ -62,7 +62,7 @@ def _users_arguments(p: argparse.ArgumentParser) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from arena.server.serve import serve
     return serve(args.config, host=args.host, port=args.port, secure_cookies=args.secure_cookies,
-                 plugins=loaded())
+                 plugins=loaded(), behind_proxy=args.behind_proxy)
 
 
 def _serve_arguments(p: argparse.ArgumentParser) -> None:
@@ -74,6 +74,11 @@ def _serve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--secure-cookies", action="store_true",
                    help="mark the session cookie Secure (behind an https proxy that does not send "
                         "X-Forwarded-Proto)")
+    p.add_argument("--behind-proxy", action="store_true",
+                   help="a reverse proxy on this machine is in front: take each client's address "
+                        "and scheme from its X-Forwarded-For and X-Forwarded-Proto (sent from 127.0.0.1 "
+                        "only); without it those headers are ignored, so no client can choose the "
+                        "address its rate limits count")
 
 
 def cmd_submit(args: argparse.Namespace) -> int:

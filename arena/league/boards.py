@@ -35,13 +35,16 @@ def standings(store: Store, rating: RatingConfig, names: Sequence[str] | None, t
     None: every bot met in the games), or with all_versions every version as NAME@VERSION,
     rated by system (by default the one rating names), elo_anchor's Elo 0 (None: the mean)."""
     seated, versions = store.games.rated(all_versions)
-    if all_versions or names is None:
-        wanted = None
-    else:
-        retired = store.bots.retired()
-        wanted = [name for name in names if name not in retired]
+    wanted = None if all_versions else store.games.standings_rule().rated(names)
     board = build_leaderboard([game for game, _versions in seated], rating, wanted, title, anchor, system)
     return StoreBoard(ladder_marks(with_versions(board, versions), store, all_versions, names), seated)
+
+
+def store_board(store: Store, rating: RatingConfig, names: Sequence[str] | None, title: str = "",
+                anchor: str | None = None, system: RatingSystem | None = None,
+                all_versions: bool = False) -> Leaderboard:
+    """standings()' board alone (the name it had before standings gave its games too)."""
+    return standings(store, rating, names, title, anchor, system, all_versions).board
 
 
 def ladder_marks(board: Leaderboard, store: Store, all_versions: bool = False,

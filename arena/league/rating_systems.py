@@ -21,9 +21,9 @@ from arena.stats.trueskill_ep import SkillFit
 from .config import DEFAULT_RATING_SYSTEM, RatingConfig
 from .ratings import LiveRatings, make_env, replay, standing_points
 
-__all__ = ["DEFAULT_RATING_SYSTEM", "TRUESKILL_EP", "RatedGame", "Rater", "Rating", "RatingColumn",
-           "RatingSystem", "RatingWords", "TrueSkill", "TrueSkillEP", "los_between", "rated_game", "rater",
-           "rating_system"]
+__all__ = ["DEFAULT_RATING_SYSTEM", "TRUESKILL_EP", "PathRater", "RatedGame", "Rater", "Rating",
+           "RatingColumn", "RatingSystem", "RatingWords", "TrueSkill", "TrueSkillEP", "los_between",
+           "path_rater", "rated_game", "rater", "rating_system"]
 
 #: the registered name of TrueSkill fitted to all games at once
 TRUESKILL_EP = "trueskill-ep"
@@ -265,6 +265,55 @@ def _two_seat_games(game: RatedGame) -> list[tuple[str, str, float]]:
     return [(game.bots[i], game.bots[j],
              1.0 if game.points[i] > game.points[j] else 0.5 if game.points[i] == game.points[j] else 0.0)
             for i in range(len(game.bots)) for j in range(i + 1, len(game.bots))]
+
+
+class PathRater:
+    """Every bot's rating after each of its games (what rate() gives), kept as games come,
+    for a leaderboard kept up to date: this one rates every game so far again when asked;
+    TrueSkill's own update carries on from the last game (path_rater)."""
+
+    def __init__(self, system: RatingSystem, settings: RatingConfig) -> None:
+        self.system, self.settings = system, settings
+        self.games: list[RatedGame] = []
+        self._paths: Mapping[str, Sequence[Rating]] | None = None
+
+    def add(self, game: RatedGame) -> None:
+        """Rate one more game (in the order rate() reads them)."""
+        self.games.append(game)
+        self._paths = None
+
+    def paths(self) -> Mapping[str, Sequence[Rating]]:
+        """Every bot's rating after each of its games so far: rate() of the games added."""
+        if self._paths is None:
+            self._paths = self.system.rate(self.games, self.settings)
+        return self._paths
+
+
+class _TrueSkillPaths(PathRater):
+    """TrueSkill's paths game by game: its rate() replays the games so, one update each."""
+
+    def __init__(self, system: RatingSystem, settings: RatingConfig) -> None:
+        super().__init__(system, settings)
+        self._live = LiveRatings(make_env(settings))
+        self._grown: dict[str, list[Rating]] = {}
+
+    def add(self, game: RatedGame) -> None:
+        self._live.update(game.key, game.bots, game.points)
+        for name in game.bots:
+            rating = self._live.ratings[name]
+            self._grown.setdefault(name, []).append(_shown(rating.mu, rating.sigma))
+
+    def paths(self) -> Mapping[str, Sequence[Rating]]:
+        return self._grown
+
+
+def path_rater(system: RatingSystem, settings: RatingConfig) -> PathRater:
+    """A PathRater for the system: TrueSkill's, whose rate() is its update game after game,
+    carries on from the last game; any other's (TrueSkill fitted to all games at once, a
+    plugin's) asks rate() again."""
+    if isinstance(system, TrueSkill) and type(system).rate is TrueSkill.rate:
+        return _TrueSkillPaths(system, settings)
+    return PathRater(system, settings)
 
 
 def rater(system: RatingSystem, settings: RatingConfig) -> Rater:

@@ -66,14 +66,18 @@ def rating_chart(series: Sequence[Series], *, width: int = 960, height: int = 42
     inner_w, inner_h = width - left - right, height - top - bottom
     shown = [(s, thin(s.points)) for s in series]
     all_points = [p for _s, pts in shown for p in pts]
-    x_hi = max((p[0] for p in all_points), default=1) or 1
+    # the game numbers the series cover: from the first game of any of them (0 when a bot
+    # played from the start; a chart of a late joiner alone starts where it joined)
+    x_lo = min((p[0] for p in all_points), default=0)
+    x_hi = max((p[0] for p in all_points), default=1)
+    x_hi = x_hi if x_hi > x_lo else x_lo + 1
     y_lo = min((p[1] for p in all_points), default=0.0)
     y_hi = max((p[2] for p in all_points), default=1.0)
     pad = (y_hi - y_lo) * 0.04 or 1.0
     y_lo, y_hi = y_lo - pad, y_hi + pad
 
     def sx(x: float) -> float:
-        return left + inner_w * x / x_hi
+        return left + inner_w * (x - x_lo) / (x_hi - x_lo)
 
     def sy(y: float) -> float:
         return top + inner_h * (1 - (y - y_lo) / (y_hi - y_lo))
@@ -84,7 +88,7 @@ def rating_chart(series: Sequence[Series], *, width: int = 960, height: int = 42
     for y in ticks(y_lo, y_hi):
         out.append(f'<line x1="{left}" x2="{width - right}" y1="{sy(y):.1f}" y2="{sy(y):.1f}"/>'
                    f'<text class="y" x="{left - 6}" y="{sy(y) + 4:.1f}">{y:g}</text>')
-    for x in ticks(0, x_hi, 8):
+    for x in ticks(x_lo, x_hi, 8):
         if x == int(x):
             out.append(f'<line x1="{sx(x):.1f}" x2="{sx(x):.1f}" y1="{top}" y2="{top + inner_h}"/>'
                        f'<text class="x" x="{sx(x):.1f}" y="{top + inner_h + 16}">{int(x)}</text>')

@@ -12,18 +12,20 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from itertools import combinations
 from typing import Any
 
 from arena.games import Game, GameError, Grid, State
 from arena.league import Leaderboard, RatingConfig, Row, Store, StoredGame
-from arena.league.boards import standings
+from arena.league.boards import ladder_marks
+from arena.league.leaderboard import LiveBoard, with_versions
 from arena.league.pairs import between
 from arena.league.rating_systems import RatingSystem
 from arena.league.schedule import parse_fixture_key
-from arena.league.store import StoreDamagedError, VersionInfo
+from arena.league.store import StandingsRule, StoreDamagedError, VersionInfo
 from arena.plugins import game_registry
 from arena.record import GameRecord, Termination, play_turn
 from arena.recordcheck import rules_problem
@@ -126,6 +128,8 @@ class LeagueData:
     #: the most seats a game has (2 without games): of more, the site lists every seat of a
     #: game (assets/seats.js)
     seats: int = 2
+    #: bot name -> the numbers of the games it sat in (every game of the list, tallied or not)
+    of_bot: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def ids(self) -> dict[str, int]:
@@ -177,35 +181,193 @@ def load_league(store: Store, rating: RatingConfig | None = None,
     rating is given; the title defaults to the league's name; system rates the bots
     (by default the one the rating settings name).
     """
-    meta = store.league.meta()
-    settings = rating if rating is not None else rating_from_meta(meta)
-    name = meta.get("name", "")
-    title = title or name or "League"
-    # the bots' current versions, retired bots as history only (not in the standings), each
-    # row's version the one whose games it rates: as `arena leaderboard` gives it
-    read = standings(store, settings, bots_from_meta(meta), title, system=system)
-    board, rows, games = read.board, read.seated, read.games
-    infos = store.bots.versions()
-    slugs = slugify([row.bot for row in board.rows])
-    bots = [BotInfo(i, row.bot, slug, row) for i, (row, slug) in enumerate(zip(board.rows, slugs))]
+    return LeagueReader(store, rating, title, system).read()
+
+
+#: what a LeagueReader reading a ladder on asks the store again at most this often: each
+#: version's first and last game (Store.versions) and when the store last changed, which
+#: scan every game; each version's count of games is kept up to date meanwhile
+SLOW_FACTS_SECONDS = 15.0
+
+
+class LeagueReader:
+    """A store's LeagueData, read again as the store grows. A ladder's games are read in the
+    order they were stored: a later read() reads only the games stored since the last
+    (store.games.since) and counts them into what it keeps (the standings: LiveBoard; the
+    tallies: Tallies), so that it costs what the new games and the bots cost. Which games
+    the standings count, and which bots they rate, is the store's one rule
+    (store.games.standings_rule(), which store.games.seated(current=True) and so
+    boards.standings read by too). When that rule changes (a bot's new version, a bot
+    retired or back, a new season) or the league's bots or rating settings do, it counts
+    again every game it has read, each parsed once. A league's games (fixture order) are
+    read whole each time. load_league is one read(); `arena serve` keeps one reading its
+    ladder's store."""
+
+    def __init__(self, store: Store, rating: RatingConfig | None = None, title: str | None = None,
+                 system: RatingSystem | None = None) -> None:
+        self.store, self.rating, self.title, self.system = store, rating, title, system
+        self._basis: tuple[Any, ...] | None = None   # what the counts below were made for
+        self._current: Mapping[str, int] = {}  # the bots' versions they were made for
+        self._wanted: list[str] | None = None  # the bots the standings rate (None: every one met)
+        self._last_id = 0
+        #: every game read, parsed once, with its bots' versions and the season it was read in
+        self._season: list[tuple[StoredGame, tuple[int, ...], int]] = []
+        self._rows: list[tuple[StoredGame, tuple[int, ...]]] = []     # those the standings read
+        self._games: list[StoredGame] = []                 # their games, and each one's versions
+        self._played: dict[str, tuple[int, ...]] = {}
+        self._seated: set[str] = set()         # every bot of a game read
+        self._live: LiveBoard | None = None
+        self._tallies = Tallies()
+        self._infos: list[VersionInfo] = []
+        self._updated = ""
+        self._slow_at = float("-inf")
+        self._simultaneous: dict[str, bool] = {}    # by game and rules
+        self._seat_names: dict[str, tuple[str, ...]] = {}
+
+    def read(self) -> LeagueData:
+        """The LeagueData of the store as it is now (an error leaves nothing counted: the next
+        read() reads every game again)."""
+        try:
+            return self._read()
+        except BaseException:
+            self._basis, self._last_id, self._season, self._slow_at = None, 0, [], float("-inf")
+            raise
+
+    def _read(self) -> LeagueData:
+        store = self.store
+        meta = store.league.meta()
+        settings = self.rating if self.rating is not None else rating_from_meta(meta)
+        rule = store.games.standings_rule()
+        wanted = rule.rated(bots_from_meta(meta))
+        if _ladder(meta):
+            new = store.games.since(self._last_id)   # this season's, in the order stored (played)
+            if new:
+                self._last_id = new[-1][0]
+            fresh = [(game, versions, rule.season) for _id, game, versions in new]
+            self._season.extend(fresh)
+            basis = (settings, rule.retired, rule.season)
+            again = basis != self._basis or self._changed(rule.versions, wanted)
+            if again:
+                self._count(_counted(rule, self._season), settings, wanted)
+            else:
+                self._add_bots(wanted)
+                self._add(_counted(rule, fresh))
+                self._played_more(fresh)
+            self._basis, self._current = basis, rule.versions
+            known = {(info.bot, info.version) for info in self._infos}
+            slow = (again or time.monotonic() - self._slow_at > SLOW_FACTS_SECONDS
+                    or any(seat not in known for seat in rule.versions.items()))
+        else:
+            self._basis = None
+            self._count(list(store.games.seated(current=True)), settings, wanted)
+            slow = True
+        if slow:
+            self._infos, self._updated = store.bots.versions(), store.league.last_change()
+            self._slow_at = time.monotonic()
+        return self._data(meta, settings, rule)
+
+    def _changed(self, current: Mapping[str, int], wanted: list[str] | None) -> bool:
+        """Whether the standings must count every game again: a bot's version changed, or
+        the bots they rate did, but for newcomers that have played no game read yet."""
+        if any(current.get(bot) != version for bot, version in self._current.items()):
+            return True
+        if (wanted is None) != (self._wanted is None):
+            return True
+        if wanted is None or self._wanted is None:
+            return False
+        return not set(self._wanted) <= set(wanted) or bool((set(wanted) - set(self._wanted)) & self._seated)
+
+    def _count(self, rows: list[tuple[StoredGame, tuple[int, ...]]], settings: RatingConfig,
+               wanted: list[str] | None) -> None:
+        """Count these games (the standings' games, in their order) from nothing."""
+        self._wanted = wanted
+        self._rows, self._games, self._played = [], [], {}
+        self._seated = set()
+        self._live = LiveBoard(settings, wanted, self.title or "", system=self.system)
+        self._tallies = Tallies()
+        self._add(rows)
+
+    def _add_bots(self, wanted: list[str] | None) -> None:
+        """Newcomers to the standings, before their first game."""
+        if wanted is not None and self._wanted is not None and self._live is not None:
+            self._live.add_bots(name for name in wanted if name not in self._wanted)
+            self._wanted = wanted
+
+    def _add(self, rows: list[tuple[StoredGame, tuple[int, ...]]]) -> None:
+        """Count more of the standings' games, in their order."""
+        assert self._live is not None
+        for stored, versions in rows:
+            self._rows.append((stored, versions))
+            self._games.append(stored)
+            self._played[stored.key] = versions
+            self._seated.update(bot.name for bot in stored.record.bots)
+            counted = self._live.add(stored.key, stored.record)
+            self._tallies.add(len(self._rows), stored, counted)
+
+    def _played_more(self, rows: list[tuple[StoredGame, tuple[int, ...], int]]) -> None:
+        """Each version's count of games, with games stored since the store was last asked."""
+        more: dict[tuple[str, int], int] = {}
+        for stored, versions, _season in rows:
+            for seat in set(zip((bot.name for bot in stored.record.bots), versions)):
+                more[seat] = more.get(seat, 0) + 1
+        if more:
+            self._infos = [info._replace(games=info.games + more.get((info.bot, info.version), 0))
+                           for info in self._infos]
+
+    def _data(self, meta: Mapping[str, str], settings: RatingConfig, rule: StandingsRule) -> LeagueData:
+        """The LeagueData of what is counted."""
+        assert self._live is not None
+        store = self.store
+        name = meta.get("name", "")
+        title = self.title or name or "League"
+        board = replace(self._live.board(), title=title)
+        # each row's version is the one whose games it rates, as `arena leaderboard` gives it
+        prints = {(info.bot, info.version): info.fingerprint for info in self._infos}
+        rated = {row.bot: rule.versions.get(row.bot, 1) for row in board.rows}
+        board = ladder_marks(with_versions(board, {bot: (v, prints[bot, v]) for bot, v in rated.items()
+                                                   if (bot, v) in prints}), store)
+        slugs = slugify([row.bot for row in board.rows])
+        bots = [BotInfo(i, row.bot, slug, row) for i, (row, slug) in enumerate(zip(board.rows, slugs))]
+        games = list(self._games)
+        try:
+            rules = json.loads(meta.get("rules", "{}"))
+        except ValueError:
+            rules = {}
+        game = meta.get("game") or (games[0].record.game if games else "")
+        if not meta.get("rules") and games:
+            rules = dict(games[0].record.rule_options)
+        ruled = game + json.dumps(rules, sort_keys=True)
+        if ruled not in self._simultaneous:
+            self._simultaneous[ruled] = _simultaneous(game, rules)
+            self._seat_names[ruled] = _seat_names(game, rules)
+        data = LeagueData(title=title, name=name, game=game, rules=rules,
+                          created=meta.get("created", ""), updated=self._updated,
+                          settings=settings, board=board, bots=bots, games=games,
+                          played=dict(self._played),
+                          simultaneous=self._simultaneous[ruled], seat_names=self._seat_names[ruled],
+                          seats=self._tallies.seats)
+        for info in self._infos:
+            data.versions.setdefault(info.bot, []).append(info)
+        data.suspended = store.bots.suspended()
+        self._tallies.fill(data)
+        return data
+
+
+def _ladder(meta: Mapping[str, str]) -> bool:
+    """Whether the store holds a ladder (its games in the order they were played)."""
     try:
-        rules = json.loads(meta.get("rules", "{}"))
+        snapshot = json.loads(meta.get("config", "{}"))
     except ValueError:
-        rules = {}
-    game = meta.get("game") or (games[0].record.game if games else "")
-    if not meta.get("rules") and games:
-        rules = dict(games[0].record.rule_options)
-    data = LeagueData(title=title, name=name, game=game, rules=rules,
-                      created=meta.get("created", ""), updated=store.league.last_change(),
-                      settings=settings, board=board, bots=bots, games=games,
-                      played={game.key: versions for game, versions in rows},
-                      simultaneous=_simultaneous(game, rules), seat_names=_seat_names(game, rules),
-                      seats=max((len(g.record.bots) for g in games), default=2))
-    for info in infos:
-        data.versions.setdefault(info.bot, []).append(info)
-    data.suspended = store.bots.suspended()
-    _tally(data)
-    return data
+        return False
+    return isinstance(snapshot, dict) and snapshot.get("schedule") == "ladder"
+
+
+def _counted(rule: StandingsRule, read: list[tuple[StoredGame, tuple[int, ...], int]]
+             ) -> list[tuple[StoredGame, tuple[int, ...]]]:
+    """The games read (each with its bots' versions and its season) that the standings
+    count, by the rule store.games.seated(current=True) reads a store by."""
+    return [(stored, versions) for stored, versions, season in read
+            if rule.counts(stored.key, [bot.name for bot in stored.record.bots], versions, season)]
 
 
 def check_rules(store: Store, games: Sequence[StoredGame]) -> None:
@@ -242,47 +404,78 @@ def _seat_names(game: str, rules: Mapping[str, Any]) -> tuple[str, ...]:
         return ("x", "o")
 
 
-def _tally(data: LeagueData) -> None:
-    """Fill versus (results as the board counted them), faults and history (as game
-    numbers) from the games."""
-    ids = data.ids
-    names = {bot.id: bot.name for bot in data.bots}
-    data.versus = {bot.id: {} for bot in data.bots}
-    data.faults = {bot.id: [] for bot in data.bots}
-    number = {}
-    for no, stored in enumerate(data.games, 1):
+class Tallies:
+    """Each bot's games by opponent (as_x, as_o, faults), its faults and the number of every
+    game, counted as games come, by the bots' names: a bot's id is its place in the
+    standings, which a game may change. fill() puts them, by id, in a LeagueData whose board
+    counted the same games."""
+
+    def __init__(self) -> None:
+        self.versus: dict[str, dict[str, Versus]] = {}
+        self.faults: dict[str, list[tuple[Fault, str]]] = {}   # with the opponent's name
+        self.number: dict[str, int] = {}     # fixture key -> game number
+        self.of_bot: dict[str, list[int]] = {}   # bot -> the numbers of the games it sat in
+        self.seats = 2                       # the most seats a game has
+        #: bot -> its rating path as the board last gave it, and as the site reads it
+        self._paths: dict[str, tuple[tuple[tuple[str, Any], ...], list[tuple[int, float, float]]]] = {}
+
+    def add(self, no: int, stored: StoredGame, counted: bool) -> None:
+        """Game number no; counted: the board counts it (every seat one of its bots)."""
         record = stored.record
-        number[stored.key] = no
-        seats = [ids.get(b.name) for b in record.bots]
-        if None in seats:
-            continue            # a bot no longer in the league: listed, not tallied
+        self.number[stored.key] = no
+        seats = [b.name for b in record.bots]
+        self.seats = max(self.seats, len(seats))
+        for name in dict.fromkeys(seats):
+            self.of_bot.setdefault(name, []).append(no)
+        if not counted:
+            return              # a bot no longer in the league: listed, not tallied
         # every two seats of the game (of two seats, the one pair): as_x counts the games
         # a bot sat before the other, as_o after it
         for first, second in combinations(range(len(seats)), 2):
             x, o = seats[first], seats[second]
-            assert x is not None and o is not None
-            data.versus[x].setdefault(o, Versus()).as_x += 1
-            data.versus[o].setdefault(x, Versus()).as_o += 1
+            self.versus.setdefault(x, {}).setdefault(o, Versus()).as_x += 1
+            self.versus.setdefault(o, {}).setdefault(x, Versus()).as_o += 1
         for fault in record.faults():
             seat = fault.seat
             me = seats[seat]
             them = seats[1 - seat] if len(seats) == 2 else seats[0 if seat else 1]
-            assert me is not None and them is not None
-            data.versus[me][them].faults += 1
+            self.versus[me][them].faults += 1
             tails = record.stderr_tails
-            data.faults[me].append(Fault(
-                no=no, opponent=them, seat=seat, termination=fault.termination.value,
+            self.faults.setdefault(me, []).append((Fault(
+                no=no, opponent=-1, seat=seat, termination=fault.termination.value,
                 reason=fault.reason, stderr=tails[seat] if seat < len(tails) else "",
-                moves=len(record.moves)))
-    for me, opponents in data.versus.items():
-        for them, vs in opponents.items():
-            games = between(data.board.matches, names[me], names[them]).games
-            vs.wins, vs.draws, vs.losses = games.wins, games.draws, games.losses
-            vs.unrated = vs.as_x + vs.as_o - games.games
-    data.history = {
-        bot.id: [(number[key], r.value, r.value if r.band is None else r.band)
-                 for key, r in data.board.history.get(bot.name, ()) if key in number]
-        for bot in data.bots}
+                moves=len(record.moves)), them))
+
+    def _path(self, name: str, path: tuple[tuple[str, Any], ...]) -> list[tuple[int, float, float]]:
+        """A bot's rating path as the site reads it: (game number, value, band top) after
+        each game; what the board gave before and gives again (a path that carries on game
+        by game) is not converted again."""
+        number = self.number
+        last, shown = self._paths.get(name, ((), []))
+        if not (len(last) <= len(path) and (not last or path[len(last) - 1] is last[-1])):
+            shown = []    # another path (a system that rates every game again): all of it
+            last = ()
+        shown = shown + [(number[key], r.value, r.value if r.band is None else r.band)
+                         for key, r in path[len(last):] if key in number]
+        self._paths[name] = (path, shown)
+        return list(shown)
+
+    def fill(self, data: LeagueData) -> None:
+        """Fill versus (results as the board counted them), faults and history (as game
+        numbers) of data, by its bots' ids."""
+        ids = data.ids
+        names = {bot.id: bot.name for bot in data.bots}
+        data.versus = {bot.id: {ids[them]: replace(vs) for them, vs in self.versus.get(bot.name, {}).items()}
+                       for bot in data.bots}
+        data.faults = {bot.id: [replace(fault, opponent=ids[them]) for fault, them in self.faults.get(bot.name, [])]
+                       for bot in data.bots}
+        for me, opponents in data.versus.items():
+            for them, vs in opponents.items():
+                games = between(data.board.matches, names[me], names[them]).games
+                vs.wins, vs.draws, vs.losses = games.wins, games.draws, games.losses
+                vs.unrated = vs.as_x + vs.as_o - games.games
+        data.history = {bot.id: self._path(bot.name, data.board.history.get(bot.name, ())) for bot in data.bots}
+        data.of_bot = {bot: list(numbers) for bot, numbers in self.of_bot.items()}
 
 
 # --- data files -----------------------------------------------------------------------------

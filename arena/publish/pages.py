@@ -195,9 +195,12 @@ def _elo_cells(r: Row) -> dict[str, dict[str, Any]]:
 # --- rating history -------------------------------------------------------------------------
 
 def _series(data: LeagueData, bot: BotInfo) -> Series:
+    """A bot's rating path: its prior just before its first game (a bot that joined a ladder
+    late starts where it joined, not at game 0), then its rating after each game."""
     start = data.board.prior or data.board.system.prior(data.settings)
-    prior = (0, start.value, start.value if start.band is None else start.band)
-    return Series(bot.id, bot.name, [prior, *data.history.get(bot.id, [])])
+    history = data.history.get(bot.id, [])
+    prior = (history[0][0] - 1 if history else 0, start.value, start.value if start.band is None else start.band)
+    return Series(bot.id, bot.name, [prior, *history])
 
 
 def history_page(data: LeagueData) -> str:
@@ -387,7 +390,9 @@ def bot_body(data: LeagueData, bot: BotInfo) -> dict[str, Any]:
     faults = data.faults[bot.id]
     chart = rating_chart([_series(data, bot)], height=300, label=f"Rating history of {bot.name}",
                          axis=data.board.system.words.chart_axis)
+    standing = games_of(data, bot.id)   # the current version's games the standings read
     versions = [{"version": v.version, "fingerprint": v.fingerprint or "–", "games": f"{v.games:,}",
+                 "standing": f"{standing:,}" if v.current and v.games != standing else None,
                  "first_seen": v.first_seen.replace("T", " "),
                  "last_played": (v.last_played or "–").replace("T", " "),
                  "state": ", ".join(["current" if v.current else "history"]

@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import secrets
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from .db import ServerDB, ServerDBError, User
@@ -20,6 +21,12 @@ from .uploads import valid_name
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1   #: about 16 MiB and some tens of ms a check
 LOOKUP_BYTES = 6
 SECRET_BYTES = 32
+
+
+class TokenChecksSpent(Exception):
+    """No scrypt check of a token may be made now (the caller's budget of them is spent)."""
+
+
 def _hash(secret: str, salt: bytes) -> bytes:
     return hashlib.scrypt(secret.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32)
 
@@ -59,8 +66,10 @@ class Accounts:
         """Revoke a user's token and end their sessions; False if there is no such user."""
         return self.db.revoke(name)
 
-    def authenticate(self, token: str) -> User | None:
-        """The active user whose token this is, or None."""
+    def authenticate(self, token: str, may_check: Callable[[], bool] | None = None) -> User | None:
+        """The active user whose token this is, or None. A token not checked before costs a
+        scrypt hash: may_check, when given, is asked first, and TokenChecksSpent raised when
+        it says no (a token known already, or a lookup no user has, costs none)."""
         lookup, dot, secret = token.strip().partition(".")
         if not dot or not lookup or not secret or len(token) > 200:
             return None
@@ -75,6 +84,8 @@ class Accounts:
             known = self._checked.get(lookup)
         if known is not None and hmac.compare_digest(known, fast):
             return user
+        if may_check is not None and not may_check():
+            raise TokenChecksSpent
         if not hmac.compare_digest(_hash(secret, salt), digest):
             return None
         with self._lock:

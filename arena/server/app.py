@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -33,7 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from arena.league import Store, StoreError
 from arena.publish import templates
 
-from .accounts import Accounts, csrf_matches
+from .accounts import Accounts, TokenChecksSpent, csrf_matches
 from .config import ServerConfig
 from .db import ServerDB, ServerDBError, Submission, User
 from .forms import FormRefused, read_form
@@ -53,6 +54,8 @@ FAILED_TOKENS_PER_SECOND, FAILED_TOKENS_BURST = 0.2, 10   #: wrong tokens an add
 #: the pages' scripts and styles: every page load asks for them, so they do not count
 #: toward a user's requests a second (a burst of page loads would be refused its styles)
 ASSETS = ("/static/", "/site/assets/")
+#: the largest number a route's path may carry (SQLite's integers): a larger one names nothing
+MAX_NUMBER = 2**63 - 1
 
 
 # --- who is asking, and what they may do ---------------------------------------------------
@@ -101,6 +104,7 @@ class Server:
         self.public = PublicView(config.league.store, config.league.name)
         self.limiter = RateLimiter(config.rates.requests_per_second, config.rates.burst)
         self.failures = RateLimiter(FAILED_TOKENS_PER_SECOND, FAILED_TOKENS_BURST)
+        self.checks = RateLimiter(config.rates.token_checks_per_second, config.rates.token_checks_burst)
         self.secure_cookies = secure_cookies
         self.templates = _environment()
         self.reserved = set(config.league.bot_names)   # the organiser's bots
@@ -110,23 +114,34 @@ class Server:
         self.db.close()
 
     async def authenticate(self, request: Request, token: str) -> User | None:
-        """The user of a token, or None; an address whose tokens keep failing waits (429),
-        since checking one costs a scrypt hash."""
+        """The user of a token, or None. Checking a new one costs a scrypt hash: an address
+        whose tokens keep failing waits (429), and so does everyone once the server has made
+        rates.token_checks_per_second checks a second (however many addresses send them)."""
         key = f"failed:{_address(request)}"
         wait = self.failures.blocked(key)
         if wait > 0:
             raise Refused(429, "too many wrong tokens from this address: wait",
                           {"Retry-After": str(max(1, math.ceil(wait)))})
-        user = await run_in_threadpool(self.accounts.authenticate, token)
+
+        def may_check() -> bool:
+            return self.checks.wait("scrypt") == 0
+        try:
+            user = await run_in_threadpool(self.accounts.authenticate, token, may_check)
+        except TokenChecksSpent:
+            raise Refused(429, "too many tokens to check right now: wait", {
+                "Retry-After": str(max(1, math.ceil(self.checks.blocked("scrypt"))))}) from None
         if user is None:
             self.failures.wait(key)
         return user
 
     def render(self, name: str, request: Request, who: Who, status: int = 200, **context: Any) -> HTMLResponse:
         """A page from its template, with who is logged in and the CSRF token for its forms."""
-        text = self.templates.get_template(name).render(
+        return HTMLResponse(self.render_text(name, who, **context), status_code=status)
+
+    def render_text(self, name: str, who: Who, **context: Any) -> str:
+        """A template's text, with who is logged in and the CSRF token for its forms."""
+        return self.templates.get_template(name).render(
             title=self.config.league.name, user=who.user, csrf=who.csrf or "", **context)
-        return HTMLResponse(text, status_code=status)
 
     async def who(self, request: Request) -> Who:
         """The user a request comes from: its bearer token, else its session cookie."""
@@ -152,6 +167,7 @@ def guard(server: Server, access: Access, handler: Handler) -> Callable[[Request
     of a session's POST, then the handler; a refusal is one line (JSON for the API)."""
 
     async def endpoint(request: Request) -> Response:
+        who = Who(None)
         try:
             who = await server.who(request)
             key = f"user:{who.user.id}" if who.user else f"addr:{_address(request)}"
@@ -167,9 +183,11 @@ def guard(server: Server, access: Access, handler: Handler) -> Callable[[Request
                 raise Refused(403, "only an admin may do this")
             if request.method == "POST" and who.via == "session":
                 await _check_csrf(request, who, server)
+            if any(isinstance(value, int) and value > MAX_NUMBER for value in request.path_params.values()):
+                raise Refused(404, "not found: no number that large names anything here")
             return await handler(request, who)
         except Refused as refused:
-            return _refusal(server, request, access, refused)
+            return _refusal(server, request, access, refused, who)
 
     return endpoint
 
@@ -206,10 +224,11 @@ async def _small_form(request: Request, server: Server) -> Any:
         raise Refused(exc.status, str(exc)) from None
 
 
-def _refusal(server: Server, request: Request, access: Access, refused: Refused) -> Response:
+def _refusal(server: Server, request: Request, access: Access, refused: Refused, who: Who) -> Response:
+    """The refusal as JSON (the API) or a page, whose menu is the one of who is asking."""
     if access.api or request.url.path.startswith("/api/"):
         return JSONResponse({"error": str(refused)}, status_code=refused.status, headers=refused.headers)
-    page = server.render("error.html", request, Who(None), status=refused.status, message=str(refused),
+    page = server.render("error.html", request, who, status=refused.status, message=str(refused),
                          status_code=refused.status)
     page.headers.update(refused.headers)
     return page
@@ -306,7 +325,7 @@ class Handlers:
 
     async def leaderboard_page(self, request: Request, who: Who) -> Response:
         board = await run_in_threadpool(self.server.public.leaderboard)
-        return self.server.render("leaderboard.html", request, who, board=board, owners=self._owners(),
+        return self.server.render("leaderboard.html", request, who, board=board, owners=self._owners(played=True),
                                   table=Markup(self.server.public.table()))
 
     async def leaderboard_table(self, request: Request, who: Who) -> Response:
@@ -315,29 +334,36 @@ class Handlers:
 
     async def leaderboard_json(self, request: Request, who: Who) -> Response:
         board = await run_in_threadpool(self.server.public.leaderboard)
-        return JSONResponse({**board, "owners": self._owners()})
+        return JSONResponse({**board, "owners": self._owners(played=True)})
 
     async def health(self, request: Request, who: Who) -> Response:
         return JSONResponse({"ok": True})
 
-    def _owners(self) -> dict[str, str]:
+    def _owners(self, played: bool = False) -> dict[str, str]:
+        """Each participant's bot and its owner's name (played: only bots accepted once, which
+        have a page; a bot only ever rejected has none)."""
         names = {user.id: user.name for user in self.db.users()}
-        return {bot: names.get(owner, "?") for bot, owner in self.db.bots().items()}
+        return {bot: names.get(owner, "?") for bot, owner in self.db.bots(played).items()}
 
-    async def _bot(self, name: str) -> dict[str, Any]:
-        bot = await run_in_threadpool(self.server.public.bot, name)
-        if bot is None:
-            raise Refused(404, f"no bot {name[:40]!r} in the standings")
-        bot["owner"] = self._owners().get(bot["bot"])   # name may be the site's SLUG.html
-        return bot
+    async def _bot(self, name: str) -> tuple[dict[str, Any], str]:
+        """A bot's JSON and its page's body. A participant's bot accepted but not yet in the
+        standings (the ladder takes it, then the reader reads it) is there from its
+        acceptance: joining, without games or a body."""
+        view = await run_in_threadpool(self.server.public.bot, name)
+        if view is not None:
+            # name may be the site's SLUG.html
+            return {**view.data, "owner": self._owners().get(view.data["bot"])}, view.body
+        if self.db.submissions(bot=name, status="accepted"):
+            return {"bot": name, "owner": self._owners().get(name), "joining": True, "row": None, "games": 0,
+                    "versions": [], "history": [], "recent": [], "faults": 0}, ""
+        raise Refused(404, f"no bot {name[:40]!r} in the standings")
 
     async def bot_page(self, request: Request, who: Who) -> Response:
-        bot = await self._bot(request.path_params["name"])
-        return self.server.render("bot.html", request, who, bot=bot,
-                                  body=Markup(self.server.public.bot_body(bot["bot"])))
+        bot, body = await self._bot(request.path_params["name"])
+        return self.server.render("bot.html", request, who, bot=bot, body=Markup(body))
 
     async def bot_json(self, request: Request, who: Who) -> Response:
-        return JSONResponse(await self._bot(request.path_params["name"]))
+        return JSONResponse((await self._bot(request.path_params["name"]))[0])
 
     async def game_page(self, request: Request, who: Who) -> Response:
         no = request.path_params["no"]
@@ -358,6 +384,8 @@ class Handlers:
         if found is None:
             raise Refused(404, "no such page")
         text, kind = found
+        if kind == "text/html":
+            text = _with_server_menu(text, self.server.render_text("header.html", who))
         cache = {"Cache-Control": "public, max-age=300"} if path.startswith("assets/") else {}
         return Response(text, media_type=kind, headers=cache)
 
@@ -402,7 +430,7 @@ class Handlers:
     async def _me(self, who: Who) -> dict[str, Any]:
         assert who.user is not None
         submissions = self.db.submissions(owner=who.user.id, limit=200)
-        bots = sorted(bot for bot, owner in self.db.bots().items() if owner == who.user.id)
+        bots = sorted(bot for bot, owner in self.db.bots(played=True).items() if owner == who.user.id)
         faults = [{**fault, "stderr": self._shown(fault["stderr"])}
                   for fault in self.server.public.own_faults(bots)]
         return {"user": who.user.name, "admin": who.user.admin, "bots": bots,
@@ -556,12 +584,35 @@ def _environment() -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = [jinja2.PackageLoader("arena.server", "templates")]
     if site.loader is not None:
         loaders.append(site.loader)
-    return site.overlay(loader=jinja2.ChoiceLoader(loaders))
+    environment = site.overlay(loader=jinja2.ChoiceLoader(loaders))
+    environment.filters["when"] = _when
+    return environment
+
+
+def _when(stamp: str) -> str:
+    """A stored time (ISO 8601, UTC) as pages show it: 2026-05-01 14:03:09 UTC."""
+    return stamp.replace("T", " ").replace("+00:00", " UTC")
 
 
 def _address(request: Request) -> str:
-    """The client's address (a proxy's X-Forwarded-For, from 127.0.0.1 only: uvicorn's)."""
+    """The client's address: the connection's, or with `arena serve --behind-proxy` the
+    X-Forwarded-For that the proxy on 127.0.0.1 sent (uvicorn's proxy headers)."""
     return request.client.host if request.client else "-"
+
+
+#: what of a published site's page the server replaces: its menu, and its own CSP (the
+#: server's header says it, allowing the menu's Log out form, which the site's forbids)
+_SITE_HEADER = re.compile(r'<header class="site">.*?</header>\n?', re.S)
+_SITE_CSP = re.compile(r'<meta http-equiv="Content-Security-Policy"[^>]*>\n?')
+
+
+def _with_server_menu(page: str, header: str) -> str:
+    """A live site's page with the server's menu (Submit, the user's page, Log out) in place
+    of the published site's, so that a replay keeps the menu of the pages it came from."""
+    page = _SITE_CSP.sub("", page, count=1)
+    page = _SITE_HEADER.sub(lambda _match: header, page, count=1)
+    return page.replace("</head>", '<link rel="icon" href="data:,">\n<link rel="stylesheet" href="/static/server.css">'
+                                   "\n</head>", 1)
 
 
 def _local(target: str | None) -> str:

@@ -32,6 +32,11 @@ class RateLimits:
     #: a request body other than an upload (a login, a form without a file)
     form_bytes: int = bounded(64 * 1024, min=1024, max=16 * 1024 * 1024)
     session_hours: float = bounded(24.0 * 7, above=0, max=24.0 * 366)
+    #: scrypt checks of tokens the server makes a second, whatever the addresses asking (a
+    #: token checked once is known after: a participant's own requests cost none); each
+    #: costs some tens of ms of a CPU
+    token_checks_per_second: float = bounded(4.0, above=0, max=1000)
+    token_checks_burst: int = bounded(20, min=1, max=10_000)
 
 
 @dataclass(frozen=True)

@@ -281,9 +281,13 @@ class ServerDB:
         row = self._read(lambda db: db.execute("SELECT owner FROM bots WHERE name = ?", (bot,)).fetchone())
         return None if row is None else int(row[0])
 
-    def bots(self) -> dict[str, int]:
-        """Every submitted bot and its owner's id."""
-        return dict(self._read(lambda db: db.execute("SELECT name, owner FROM bots ORDER BY name").fetchall()))
+    def bots(self, played: bool = False) -> dict[str, int]:
+        """Every submitted bot and its owner's id; played: only those with a submission that
+        was accepted once (in the ladder now, or until a newer version or a suspension), which
+        have a page: a bot never accepted has none."""
+        query = ("SELECT name, owner FROM bots WHERE name IN (SELECT bot FROM submissions WHERE entry != '')"
+                 " ORDER BY name" if played else "SELECT name, owner FROM bots ORDER BY name")
+        return dict(self._read(lambda db: db.execute(query).fetchall()))
 
     def register(self, owner: int, bot: str, kind: str, place: Callable[[int], Path],
                  command: str = "", dialect: str = "", build: str = "") -> Submission:

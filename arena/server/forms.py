@@ -142,7 +142,9 @@ class _Multipart:
             if self.file_sink is None:
                 self.pending = FormRefused(400, f"field {self.name[:40]!r}: no file expected here")
                 return
-            self.form.filename = filename.decode("utf-8", "replace")
+            # bytes that are not UTF-8 kept as surrogates, which the upload's name check
+            # refuses, rather than replaced by U+FFFD and stored under another name
+            self.form.filename = filename.decode("utf-8", "surrogateescape")
             self.form.file_field = self.name
             try:
                 self.sink = self.file_sink(self.name, self.form.filename)

@@ -6,16 +6,20 @@ name no row holds, which sweep() removes on the next start."""
 
 from __future__ import annotations
 
+import os
 import secrets
 import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.referee.botspec import BotSpecError, parse_command, script_index
+
 from .db import ServerDB, Submission
 from .uploads import UploadCaps, UploadRefused, UploadSink, missing_requirements, unpack
 
 TEMP_PREFIX = ".incoming-"
+FILES_NAMED = 10   #: an upload's files a message lists at most
 
 
 @dataclass(frozen=True)
@@ -125,3 +129,37 @@ def absolute_command(command: str, folder: Path) -> str:
         inside = path.resolve().is_relative_to(folder.resolve())
         words.append(str(path.resolve()) if inside and not word.startswith("-") and path.exists() else word)
     return shlex.join(words)
+
+
+def command_problem(command: str, folder: Path) -> str | None:
+    """Why a submission's command cannot run its files, in its owner's terms (the command as
+    they gave it, their upload's files), or None: a program or script it names that is not
+    among the files (after the build), a program neither there nor on the server's PATH."""
+    try:
+        parsed = parse_command(command, folder)
+    except BotSpecError as exc:
+        return f"command {command!r}: {exc}"
+    program = parsed.words[0]
+    if "/" in program:
+        if parsed.paths[0] is None:
+            return f"command {command!r}: {program!r} is not in your upload ({_files(folder)})"
+    elif shutil.which(program) is None:
+        if (folder / program).exists():
+            return f"command {command!r}: for your file {program!r} write './{program}'"
+        return f"command {command!r}: there is no program {program!r} on this server"
+    index = script_index(parsed.words)
+    script = parsed.script_path()
+    if index is not None and script is not None and not script.exists():
+        return (f"command {command!r}: {os.path.basename(program)} would run {parsed.words[index]!r}, "
+                f"which is not in your upload ({_files(folder)})")
+    return None
+
+
+def _files(folder: Path) -> str:
+    """An upload's files as its owner knows them: 'its files: bot.py, lib/util.py'."""
+    found = sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
+    if not found:
+        return "it has no files"
+    shown = ", ".join(found[:FILES_NAMED])
+    more = len(found) - FILES_NAMED
+    return f"its files: {shown}" + (f" and {more} more" if more > 0 else "")

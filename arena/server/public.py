@@ -1,14 +1,18 @@
 """The league as everyone may see it: the store read read-only, turned into the published
-site's data (arena.publish.data) and pages, with every bot's stderr taken out, and kept
-until the store changes (so a page costs a lookup, not a rating of every game).
+site's data (arena.publish.data) and pages, with every bot's stderr taken out.
 
-The reading (rating every game) runs in a process of its own, at a low priority, which
-keeps its last reading to make the site's pages and replays when they are asked for: in
-a thread of the web process it held the interpreter for seconds at a time, and every
-request waited behind it. A request for the standings never waits for a reading: it gets
-the last one. A reading is made again when the store changed, at most every
-REBUILD_SECONDS, and never more often than it takes times BUSY_SHARE: reading the store
-costs the ladder at most a tenth of a CPU.
+The reading runs in a process of its own, at the ladder's priority, below the web
+process's (in a thread of the web process it held the interpreter, and every request
+waited behind it). It keeps a LeagueReader, which reads only the games stored since its
+last reading and counts them into the standings it keeps: a reading costs what the new
+games cost, not every game again, so the store is read again as soon as it changed (at
+least MIN_GAP_SECONDS apart, and BUSY_SHARE times as long as the last reading took, but
+at most MAX_GAP_SECONDS). A request for the standings never waits for a reading: it gets
+the last one; before the first, the count of the stored games and that the standings are
+being read. A bot's page and its JSON are made by the reader when asked for, from its
+last reading, and kept for that reading (most readings are never browsed); a request
+after a newer reading waits for the newer page up to VIEW_WAIT_SECONDS (the reader busy
+with a long reading), else gets the one kept.
 
 Nothing written by a bot on stderr reaches a public page or JSON: the reading keeps each
 bot's latest faults with their stderr apart (own_faults), for its owner's page only.
@@ -28,26 +32,36 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from arena.league import Store, render
+from arena.league import Store, StoreError, render
 from arena.league.executors.local import die_with_parent
 from arena.publish.data import (
     CHUNK_GAMES,
     LeagueData,
+    LeagueReader,
     Replayer,
     fault_pages,
     league_json,
     list_pages,
-    load_league,
 )
 from arena.publish.pages import all_pages, bot_body, leaderboard_table
 from arena.publish.site import data_script
 from arena.publish.templates import render as render_template
 
-#: the standings are read again at most this often, and never more often than it takes
-#: (times BUSY_SHARE) to read them: on a busy server reading goes slower, not the ladder
-REBUILD_SECONDS = 2.0
-BUSY_SHARE = 10
-READER_NICE = 10     #: the reader yields the CPU to the ladder's games and to the web process
+#: the store is looked at this often for new games (a look that finds none costs a few
+#: queries); a reading starts at least MIN_GAP_SECONDS after the last, and BUSY_SHARE times
+#: as long after it as it took (on a busy machine reading goes slower, not the ladder), but
+#: at most MAX_GAP_SECONDS: a long reading (the first, or all the games again after a new
+#: version) is followed by short ones, of the games stored meanwhile
+LOOK_SECONDS = 0.25
+MIN_GAP_SECONDS, MAX_GAP_SECONDS = 1.0, 3.0
+BUSY_SHARE = 4
+#: how long a request for a bot's page waits for it to be made from the last reading,
+#: before it is given the one made from an earlier reading
+VIEW_WAIT_SECONDS = 1.0
+#: the reader yields the CPU to the web process, as the ladder does: its readings cost what
+#: the new games cost, little next to the games; below the ladder (10) it was starved of the
+#: CPU on a busy machine, and the standings lagged by minutes
+READER_NICE = 5
 RECENT_GAMES = 20
 OWN_FAULTS = 30      #: a bot's latest faults kept with their stderr, for its owner
 
@@ -58,28 +72,36 @@ class Reading:
 
     state: tuple[Any, ...]
     leaderboard: dict[str, Any]
-    bots: dict[str, dict[str, Any]]            #: public, by name
+    bots: dict[str, str]                       #: each bot's slug (its page SLUG.html), by name
     table: str                                 #: the standings table, the site's own partial
-    bodies: dict[str, str]                     #: each bot's page body, the site's own partial
     games: int
     faults: dict[str, list[dict[str, Any]]]    #: private, by bot: with stderr
 
 
+@dataclasses.dataclass(frozen=True)
+class BotView:
+    """A bot's page as the reader made it: its JSON, and its body (the site's own partial)."""
+
+    data: dict[str, Any]
+    body: str
+
+
 class PublicView:
     """The store's standings, bots and games as public pages and JSON, read again by the
-    reader process once the store changed; requests get the last reading at once (none at
-    first: an empty table)."""
+    reader process once the store changed; requests get the last reading at once (before
+    the first, an empty table that says the store's games are being read)."""
 
     def __init__(self, store_path: Path, title: str) -> None:
         self.store_path = store_path
         self.title = title
-        self._reading = Reading(state=(), leaderboard=_empty(title), bots={}, table="", bodies={}, games=0,
-                                faults={})
+        self._reading = Reading(state=(), leaderboard=_empty(title), bots={}, table="", games=0, faults={})
         self._lock = threading.Lock()
         self._next = 0.0           # monotonic time of the next look at the store
         self._busy = False         # the reader is reading
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._stopped = False
+        self._views: dict[str, tuple[int, BotView]] = {}   # bot -> (the reading it was made of, view)
+        self._making: dict[str, concurrent.futures.Future[BotView | None]] = {}   # views being made
         self.generation = 0        #: counts the readings: the live page asks whether it changed
 
     def close(self) -> None:
@@ -104,11 +126,19 @@ class PublicView:
 
     def start(self) -> None:
         """Read the store now and then in the background, so that a page opened after a
-        quiet while shows the standings of now, not of the last visit."""
+        quiet while shows the standings of now, not of the last visit. Until the first
+        reading, the pages give the count of the games stored and say they are being read."""
+        stored = _stored_games(self.store_path)
+        if stored:
+            self._reading = dataclasses.replace(
+                self._reading, games=stored, leaderboard={**_empty(self.title), "games": stored, "reading": True})
+
         def tick() -> None:
             while not self._stopped:
-                self.current()
-                time.sleep(REBUILD_SECONDS / 2)
+                for name in self.current().bots:   # a bot's first page made before it is asked for
+                    if name not in self._views:
+                        self._make_view(name)
+                time.sleep(LOOK_SECONDS)
         threading.Thread(target=tick, name="standings", daemon=True).start()
 
     def current(self) -> Reading:
@@ -129,11 +159,13 @@ class PublicView:
             reading = done.result()
         except Exception:   # the store being made, a reader that died: read again next time
             reading = None
+        took = time.monotonic() - started
         if reading is not None:
             self._reading = reading
             self.generation += 1
-        took = time.monotonic() - started
-        self._next = time.monotonic() + max(REBUILD_SECONDS, BUSY_SHARE * took)
+            self._next = time.monotonic() + min(MAX_GAP_SECONDS, max(MIN_GAP_SECONDS, BUSY_SHARE * took))
+        else:   # nothing new: look again soon
+            self._next = time.monotonic() + LOOK_SECONDS
         self._busy = False
 
     # --- what the routes ask ---
@@ -142,22 +174,55 @@ class PublicView:
         """The standings as `arena leaderboard --format json` gives them, and the games stored."""
         return {**self.current().leaderboard, "generation": self.generation}
 
-    def bot(self, name: str) -> dict[str, Any] | None:
-        """A bot's row, versions, rating history and latest games, or None if it has no row;
-        found by name, or as the site's pages link it (SLUG.html)."""
+    def bot(self, name: str) -> BotView | None:
+        """A bot's row, versions, rating history, latest games and page body, or None if it
+        has no row; found by name, or as the site's pages link it (SLUG.html). Made of the
+        last reading, waited for up to VIEW_WAIT_SECONDS; else (the reader busy) the one
+        made of an earlier reading."""
         bots = self.current().bots
-        if name in bots:
-            return bots[name]
-        slug = name.removesuffix(".html")
-        return next((bot for bot in bots.values() if name.endswith(".html") and bot["slug"] == slug), None)
+        if name not in bots:
+            slug = name.removesuffix(".html")
+            name = next((bot for bot, its in bots.items() if name.endswith(".html") and its == slug), "")
+            if not name:
+                return None
+        kept = self._views.get(name)
+        if kept is not None and kept[0] == self.generation:
+            return kept[1]
+        future = self._make_view(name)
+        try:
+            return future.result(timeout=VIEW_WAIT_SECONDS if kept is not None else 60)
+        except (concurrent.futures.TimeoutError, concurrent.futures.process.BrokenProcessPool):
+            return kept[1] if kept is not None else None
+
+    def _make_view(self, name: str) -> concurrent.futures.Future[BotView | None]:
+        """The reader making a bot's view of its last reading (kept once made); one at a time."""
+        with self._lock:
+            making = self._making.get(name)
+            if making is not None:
+                return making
+            generation = self.generation
+            future: concurrent.futures.Future[BotView | None]
+            if self._stopped:
+                future = concurrent.futures.Future()
+                future.set_result(None)
+                return future
+            future = self._reader().submit(bot_view, name)
+            self._making[name] = future
+
+        def keep(done: concurrent.futures.Future[BotView | None]) -> None:
+            self._making.pop(name, None)
+            try:
+                view = done.result()
+            except Exception:   # a reader that died: made again next time
+                return
+            if view is not None:
+                self._views[name] = (generation, view)
+        future.add_done_callback(keep)
+        return future
 
     def table(self) -> str:
         """The standings table as the published site renders it (templates/leaderboard_table.html)."""
         return self.current().table
-
-    def bot_body(self, name: str) -> str:
-        """A bot's page body as the published site renders it (templates/bot_body.html)."""
-        return self.current().bodies.get(name, "")
 
     def own_faults(self, bots: list[str]) -> list[dict[str, Any]]:
         """The latest faults of these bots with their stderr: for their owner's eyes only."""
@@ -185,7 +250,7 @@ class PublicView:
                 return None
             kind = {"js": "text/javascript", "css": "text/css"}.get(name.rpartition(".")[2])
             return (asset.read_text("utf-8"), kind) if kind else None
-        if self._stopped or not self.current().games:
+        if self._stopped or not self.current().bots:
             return None
         try:
             return self._reader().submit(site_text, path).result(timeout=60)
@@ -202,6 +267,17 @@ class PublicView:
             return None
 
 
+def _stored_games(store_path: Path) -> int:
+    """How many games the store holds (0 if it is not there yet, or cannot be read now)."""
+    if not store_path.is_file():
+        return 0
+    try:
+        with Store(store_path, readonly=True) as store:
+            return store.games.count()
+    except StoreError:
+        return 0
+
+
 def _empty(title: str) -> dict[str, Any]:
     return {"title": title, "rows": [], "crosstable": {}, "games": 0, "rating_columns": []}
 
@@ -210,9 +286,10 @@ def _empty(title: str) -> dict[str, Any]:
 
 @dataclasses.dataclass
 class _Kept:
-    """What the reader process keeps of its last reading: the data, and the replays made."""
+    """What the reader process keeps: its reader of the store, the data of its last reading,
+    and the replays and site pages made from it."""
 
-    store: Store | None = None
+    reader: LeagueReader | None = None
     data: LeagueData | None = None
     chunks: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
     site: dict[str, str] | None = None     #: the site's pages and data files, made when first asked for
@@ -230,17 +307,18 @@ def _reader_start(parent: int) -> None:
 
 
 def read_store(store_path: str, title: str, known: tuple[Any, ...]) -> Reading | None:
-    """Read the store if it changed since the reading known (None if it did not, or is not there yet)."""
-    if _KEPT.store is None:
+    """Read the store if it changed since the reading known (None if it did not, or is not
+    there yet): the games stored since the last reading, counted into the standings kept."""
+    if _KEPT.reader is None:
         if not Path(store_path).is_file():
             return None
-        _KEPT.store = Store(store_path, readonly=True)
-    store = _KEPT.store
+        _KEPT.reader = LeagueReader(Store(store_path, readonly=True), title=title)
+    store = _KEPT.reader.store
     state = (store.games.count(), tuple(sorted(store.bots.current().items())), tuple(sorted(store.bots.retired())),
              tuple(sorted(store.bots.suspended())), store.league.meta().get("config", ""))
     if state == known:
         return None
-    data = load_league(store, title=title)
+    data = _KEPT.reader.read()
     faults = _faults(data)
     # the public never sees a bot's stderr: the fault lists keep the fault, not its output
     data.faults = {bot: [dataclasses.replace(f, stderr="") for f in found] for bot, found in data.faults.items()}
@@ -248,12 +326,20 @@ def read_store(store_path: str, title: str, known: tuple[Any, ...]) -> Reading |
     board = json.loads(render(data.board, "json"))
     board["games"] = len(data.games)
     board["rating_columns"] = [column.key for column in data.board.system.columns]
-    rows = {row["bot"]: row for row in board["rows"]}
-    bots = {bot.name: _bot(data, bot.name, bot.id, rows[bot.name]) for bot in data.bots}
     table = render_template("leaderboard_table.html", **leaderboard_table(data))
-    bodies = {bot.name: render_template("bot_body.html", **bot_body(data, bot)) for bot in data.bots}
-    return Reading(state=state, leaderboard=board, bots=bots, table=table, bodies=bodies,
+    return Reading(state=state, leaderboard=board, bots={bot.name: bot.slug for bot in data.bots}, table=table,
                    games=len(data.games), faults=faults)
+
+
+def bot_view(name: str) -> BotView | None:
+    """A bot's page of the last reading: its JSON and its body; None if it has no row."""
+    data = _KEPT.data
+    bot = next((b for b in data.bots if b.name == name), None) if data is not None else None
+    if data is None or bot is None:
+        return None
+    board = json.loads(render(data.board, "json"))
+    row = next(row for row in board["rows"] if row["bot"] == name)
+    return BotView(_bot(data, bot.name, bot.id, row), render_template("bot_body.html", **bot_body(data, bot)))
 
 
 def site_text(path: str) -> tuple[str, str] | None:
@@ -279,10 +365,10 @@ def site_text(path: str) -> tuple[str, str] | None:
 
 def _bot(data: LeagueData, name: str, bot_id: int, row: dict[str, Any]) -> dict[str, Any]:
     """A bot's page's data: its row, versions, rating history and latest games."""
-    mine = [(no, g) for no, g in enumerate(data.games, 1) if name in [b.name for b in g.record.bots]]
+    mine = data.of_bot.get(name, [])
     recent = []
-    for no, stored in reversed(mine[-RECENT_GAMES:]):
-        record = stored.record
+    for no in reversed(mine[-RECENT_GAMES:]):
+        record = data.games[no - 1].record
         seats = [b.name for b in record.bots]
         recent.append({"no": no, "bots": seats, "winner": record.winner, "termination": record.termination.value,
                        "reason": record.reason, "moves": len(record.moves), "started": record.started_at,
@@ -328,4 +414,4 @@ def replay_chunk(index: int) -> dict[str, Any] | None:
     return chunk
 
 
-__all__ = ["PublicView", "Reading", "read_store", "replay_chunk", "site_text"]
+__all__ = ["BotView", "PublicView", "Reading", "bot_view", "read_store", "replay_chunk", "site_text"]

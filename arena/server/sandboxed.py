@@ -29,7 +29,7 @@ import yaml
 from arena.bounds import BIG, bounded, problem
 from arena.errors import ArenaError
 from arena.league.config import BotConfig, ConfigError, LeagueConfig, validate_entrant
-from arena.league.configfile import read_yaml
+from arena.league.configfile import format_path, read_yaml
 from arena.league.progress import Progress
 from arena.league.runner import known_bots_check, load_league, run_league
 from arena.league.sight import inside, shared
@@ -250,13 +250,15 @@ def build(workdir: Path, command: str, limits: BuildLimits, *,
 
 
 def _too_much(workdir: Path, limits: BuildLimits) -> str | None:
-    """Why a build's directory holds more than its limits allow, or None."""
+    """Why a build's directory holds more than its limits allow, or None. A file counts its
+    apparent size, not the blocks it takes: a sparse file of 63 MiB takes none, but the
+    ladder would read its every byte to fingerprint the bot."""
     size = count = 0
     for folder, dirs, names in os.walk(workdir):
         for name in dirs + names:
             count += 1
             try:
-                size += os.lstat(os.path.join(folder, name)).st_blocks * 512
+                size += os.lstat(os.path.join(folder, name)).st_size
             except OSError:
                 continue   # gone meanwhile
         if count > limits.dir_files:
@@ -365,8 +367,9 @@ def validate(config_path: Path, entry: Mapping[str, Any], against: str, games: i
     `against` of the ladder config, under the ladder's game, rules, time control and
     sandbox, through the league's own runner, with the store in workdir (which no bot
     reads). SubmissionError for an entry the config would not take or an `against` it
-    lacks; RunError when the host cannot play (no fault of the bot). plugins: the server's
-    (by default the loaded ones)."""
+    lacks; RunError when the host cannot play (no fault of the bot); KeyboardInterrupt
+    when a stop (Ctrl-C, SIGTERM) cut its games short, which is no verdict. plugins: the
+    server's (by default the loaded ones)."""
     plugins = plugins_or_loaded(plugins)
     config = _load(config_path, plugins)
     if "build" in entry:
@@ -385,7 +388,7 @@ def validate(config_path: Path, entry: Mapping[str, Any], against: str, games: i
         candidate = validate_entrant(dict(entry), config, known_bots_check(plugins, config.base_dir),
                                      plugins=plugins)
     except ConfigError as exc:
-        raise SubmissionError(str(exc)) from None
+        raise SubmissionError(_entry_problem(exc)) from None
     confine(candidate, entry, config)
     # the organiser's bot as the ladder built it: its build ran already, on the host
     opponent = dataclasses.replace(opponent, build=None)
@@ -400,8 +403,10 @@ def validate(config_path: Path, entry: Mapping[str, Any], against: str, games: i
         games=None, games_per_pairing=games, workers=1, executor="local", ray=None,
         sandbox_mode="bwrap", store=workdir / "validation.sqlite", publish=None, source=None)
     quiet = io.StringIO()
-    run_league(league, plugins, workers=1, progress=Progress(0, stream=quiet, tty=False),
-               keep_going=True, standings=0, out=quiet)
+    summary = run_league(league, plugins, workers=1, progress=Progress(0, stream=quiet, tty=False),
+                         keep_going=True, standings=0, out=quiet)
+    if summary.interrupted:   # Ctrl-C or SIGTERM: its games were cut short, no verdict on the bot
+        raise KeyboardInterrupt
     return _verdict(league, candidate.name, games)
 
 
@@ -428,6 +433,15 @@ def confine(bot: BotConfig, entry: Mapping[str, Any], config: LeagueConfig) -> N
             raise SubmissionError(f"bot {bot.name!r}: its command or readable names {str(path)!r}, "
                                   f"outside its own directory {str(own)!r}; a submission may read "
                                   "only its own files")
+
+
+def _entry_problem(exc: ConfigError) -> str:
+    """What is wrong with a submission's entry, without the organiser's config file and line
+    it would be read at (`ladder.yaml:9: bots[7].command: ...` is `command: ...`)."""
+    if exc.path[:1] == ("bots",) and len(exc.path) > 1 and isinstance(exc.path[1], int):
+        key = format_path(exc.path[2:])
+        return f"{key}: {exc.problem}" if key else exc.problem
+    return str(exc)
 
 
 def _load(config_path: Path, plugins: Plugins) -> LeagueConfig:

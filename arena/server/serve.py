@@ -10,10 +10,12 @@ from the store, as `arena run` does; the worker takes again what a stopped run l
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import functools
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -31,7 +33,12 @@ from .config import ServerConfig, load_server
 from .db import ServerDB
 from .intake import sweep
 
-STOP_SECONDS = 30.0   #: a child still running this long after SIGTERM is killed
+#: a child still running this long after SIGTERM is killed (the ladder's games in play are
+#: lost either way; the worker puts its submission back before it ends, and a kill leaves
+#: that to the next start)
+STOP_SECONDS = 5.0
+#: how long the web server waits for requests in flight once stopped, before it cancels them
+WEB_STOP_SECONDS = 2
 #: the ladder (its workers and bots) and the worker yield the CPU to the web process, whose
 #: pages then answer at once however busy the games keep the machine (the referee's clocks
 #: forgive a bot the time it waits for a CPU: load_grace, docs/config.md)
@@ -60,21 +67,39 @@ def require_bwrap(server: ServerConfig) -> None:
 def hold_data(server: ServerConfig) -> int:
     """An flock on the data directory for this server and its children (their copies of the
     descriptor hold it until the last of them ends): a second `arena serve` of the same data
-    would remove the first's uploads in flight and take its submissions again. Waits a
-    little for a killed server's children to end; ServeError if it is still held."""
+    would remove the first's uploads in flight and take its submissions again. The lock file
+    names the server holding it: while that server runs, a start is refused at once; after
+    it was killed, a start waits a little for its children to end. ServeError if it is
+    still held."""
     server.data.mkdir(parents=True, exist_ok=True)
     fd = os.open(server.data / "serve.lock", os.O_RDWR | os.O_CREAT, 0o600)
     deadline = time.monotonic() + LOCK_SECONDS
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
         except BlockingIOError:
-            if time.monotonic() > deadline:
+            holder = _holder(fd)
+            if holder is not None or time.monotonic() > deadline:
                 os.close(fd)
-                raise ServeError(f"{server.data}: another arena serve is running on this data; stop it "
+                who = f" (pid {holder})" if holder is not None else " (or its processes)"
+                raise ServeError(f"{server.data}: another arena serve{who} is running on this data; stop it "
                                  "first") from None
             time.sleep(0.2)
+            continue
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        return fd
+
+
+def _holder(fd: int) -> int | None:
+    """The pid of the arena serve the lock file names, if it is still running."""
+    try:
+        pid = int(os.pread(fd, 32, 0).decode().strip())
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            running = b"serve" in cmdline.read()
+    except (ValueError, OSError):
+        return None
+    return pid if running else None
 
 
 def prepare(server: ServerConfig, out: TextIO) -> None:
@@ -89,9 +114,12 @@ def prepare(server: ServerConfig, out: TextIO) -> None:
 
 
 def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_cookies: bool = False,
-          plugins: Plugins | None = None, out: TextIO | None = None) -> int:
+          plugins: Plugins | None = None, out: TextIO | None = None, behind_proxy: bool = False) -> int:
     """Run the server until Ctrl-C or SIGTERM; the exit code (130 when stopped so, as
-    `arena run`; 1 when the ladder stopped on its own or the port could not be had)."""
+    `arena run`; 1 when the port could not be had, before anything started, or when the
+    ladder stopped on its own). behind_proxy: take each client's address and scheme from
+    X-Forwarded-For and X-Forwarded-Proto, as a reverse proxy on this machine (127.0.0.1)
+    sends them; without it they are ignored, so no client chooses the address its limits count."""
     import uvicorn
 
     from .app import make_app
@@ -99,13 +127,20 @@ def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_co
     out = out or sys.stderr
     server = load_server(config_path, plugins)
     require_bwrap(server)
+    try:
+        check_port(host, port)
+    except OSError as exc:
+        print(f"arena serve: error: cannot listen on {host}:{port}: {_why(exc)}", file=out)
+        return 1
     lock = hold_data(server)
     prepare(server, out)
     roster = roster_path(server.path)
     app = make_app(server, secure_cookies)
-    web = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                                        lifespan="on"))
     children: list[subprocess.Popen[bytes]] = []
+    web = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                                        lifespan="on",
+                                        proxy_headers=behind_proxy, forwarded_allow_ips="127.0.0.1",
+                                        timeout_graceful_shutdown=WEB_STOP_SECONDS))
     failed: list[str] = []
     interrupted = False
     try:
@@ -117,16 +152,19 @@ def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_co
             children.append(subprocess.Popen([sys.executable, "-m", "arena.server.worker", str(server.path)],
                                              preexec_fn=start, pass_fds=(lock,)))
             threading.Thread(target=_watch, args=(ladder, web, failed), daemon=True).start()
+            threading.Thread(target=_stop_with, args=(web, children), daemon=True).start()
             print(f"arena serve: {server.league.name} on http://{host}:{port}/ (the ladder plays until "
                   f"stopped: the config's stop conditions are left out; Ctrl-C stops it); "
                   f"data in {server.data}", file=out, flush=True)
             web.run()
     except KeyboardInterrupt:
         interrupted = True
+    except SystemExit:   # uvicorn's own, when it could not start (the port taken since the check)
+        pass
     finally:
-        _stop(children)
+        _stop(children, out)
         os.close(lock)
-    if not web.started:
+    if not web.started and not interrupted:
         print(f"arena serve: error: cannot listen on {host}:{port} (in use, or not an address of this "
               "machine)", file=out)
         return 1
@@ -134,6 +172,28 @@ def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_co
         print(f"arena serve: error: {failed[0]}", file=out)
         return 1
     return 130 if interrupted else 0
+
+
+def check_port(host: str, port: int) -> None:
+    """OSError when the web server could not listen on host:port (the port in use, or no
+    address of this machine): checked before anything else starts. (The socket is let go
+    again: uvicorn binds its own, whose connections answer at once; one handed to it was
+    answered about 40 ms late.)"""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as uvicorn binds its own
+        sock.bind((host, port))
+
+
+def _why(exc: OSError) -> str:
+    """Why a socket could not be bound, in words."""
+    if exc.errno == errno.EADDRINUSE:
+        return "the port is in use (another server?); give another with --port"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return "not an address of this machine (--host)"
+    if exc.errno == errno.EACCES:
+        return "permission denied (a port below 1024 needs root)"
+    return exc.strerror or str(exc)
 
 
 def _child(parent: int) -> None:
@@ -150,18 +210,39 @@ def _watch(ladder: subprocess.Popen[bytes], web: Any, failed: list[str]) -> None
         web.should_exit = True
 
 
-def _stop(children: list[subprocess.Popen[bytes]]) -> None:
-    """SIGTERM each child, wait for them, kill one that outlives STOP_SECONDS."""
+def _stop_with(web: Any, children: list[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM the children as soon as the web server is told to stop (uvicorn takes the
+    signal): they stop while it finishes its requests, not after."""
+    while not web.should_exit:
+        time.sleep(0.1)
+    _terminate(children)
+
+
+def _terminate(children: list[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM to each child still running."""
     for child in children:
         if child.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 child.send_signal(signal.SIGTERM)
+
+
+def _stop(children: list[subprocess.Popen[bytes]], out: TextIO) -> None:
+    """SIGTERM the children, wait for them, kill any still there STOP_SECONDS after (and say so)."""
+    _terminate(children)
+    deadline = time.monotonic() + STOP_SECONDS
     for child in children:
         try:
-            child.wait(STOP_SECONDS)
+            child.wait(max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             child.kill()
             child.wait()
+            print(f"arena serve: {_name(child)} was still running {STOP_SECONDS:g} s after it was told "
+                  "to stop: killed", file=out)
+
+
+def _name(child: subprocess.Popen[bytes]) -> str:
+    """A child as the organiser knows it: the ladder or the worker."""
+    return "the submission worker" if "arena.server.worker" in str(child.args) else "the ladder"
 
 
 @contextlib.contextmanager
@@ -177,4 +258,4 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-__all__ = ["ServeError", "load_server", "prepare", "require_bwrap", "serve"]
+__all__ = ["ServeError", "check_port", "load_server", "prepare", "require_bwrap", "serve"]

@@ -225,6 +225,8 @@ def _path_problem(name: str, caps: UploadCaps) -> str | None:
     """Why a member's path (or an upload's file name) may not be written, as the end of a
     sentence about it; None if it may."""
     bad = next((c for c in name if unicodedata.category(c) in _UNPRINTABLE), None)
+    if bad is not None and "\udc80" <= bad <= "\udcff":   # a byte read with surrogateescape
+        return f"is not UTF-8 (it has the byte {ord(bad) - 0xdc00:#04x})"
     if bad is not None:
         return f"has a control or unprintable character ({bad!r}) in it"
     if not name:

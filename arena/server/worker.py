@@ -6,6 +6,10 @@ reason, the build log and the stderr of the validation for its owner.
 It runs as its own process beside the web server (`python -m arena.server.worker CONFIG`,
 started by `arena serve`), so a build or a validation never slows a page. Nothing of a
 submission runs in this process: its build, its plugin and its games run in the sandbox.
+
+A stop (SIGTERM from `arena serve`, or Ctrl-C) never decides a submission: one being built
+or validated goes back to received, and the next start takes it again. A validation cut
+short by the stop, its bots killed with it, is no verdict on the bot.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import json
 import shutil
 import signal
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -24,18 +29,23 @@ from arena.plugins import loaded_plugins
 
 from .config import ServerConfig, load_server
 from .db import ServerDB, Submission
-from .intake import absolute_command
+from .intake import absolute_command, command_problem
 from .sandboxed import SubmissionError, build, validate, wheel_bots, write_roster
 
 POLL_SECONDS = 0.3
+#: set by the first stop signal: from then on no submission is accepted or rejected
+STOPPING = threading.Event()
 
 
 class Worker:
-    """Works through a server's received submissions; keeps the roster to the accepted ones."""
+    """Works through a server's received submissions; keeps the roster to the accepted ones.
+    Once `stopping` is set it decides none: the submission in hand is left unfinished."""
 
-    def __init__(self, server: ServerConfig, db: ServerDB | None = None) -> None:
+    def __init__(self, server: ServerConfig, db: ServerDB | None = None,
+                 stopping: threading.Event | None = None) -> None:
         self.server = server
         self.db = db or ServerDB(server.database)
+        self.stopping = stopping or threading.Event()
         self._written: list[dict[str, Any]] | None = None
 
     def entries(self) -> list[dict[str, Any]]:
@@ -74,8 +84,10 @@ class Worker:
                     self._reject(submission, f"the build failed: {result.reason}", build_log=log)
                     return
             entry = self._entry(submission, folder)
+            # the command as its owner gave it (./bot stays ./bot); a wheel's, as its plugin declares it
             self.db.set_status(submission.id, "validating", build_log=log,
-                               command=str(entry.get("command", "")), dialect=str(entry.get("dialect", "")))
+                               command=submission.command or str(entry.get("command", "")),
+                               dialect=str(entry.get("dialect", "")))
             workdir = self.server.data / "validations" / str(submission.id)
             shutil.rmtree(workdir, ignore_errors=True)
             try:
@@ -83,11 +95,13 @@ class Worker:
                                    self.server.validate_games, workdir, plugins=self.server.plugins)
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
+            self._go_on()
             if not verdict.ok:
                 self._reject(submission, f"validation against {self.server.validate_against}: {verdict.fault}",
                              build_log=log, stderr_tail=verdict.stderr_tail)
                 return
             # the roster first: a roster the ladder would not take leaves the earlier version in play
+            self._go_on()
             entries = [e for e in self.entries() if e.get("name") != submission.bot] + [entry]
             entries.sort(key=lambda e: str(e.get("name")))
             write_roster(self.server.path, entries, plugins=self.server.plugins)
@@ -108,13 +122,23 @@ class Worker:
         if submission.kind == "wheel":
             game = self.server.league.game
             return wheel_entry(wheel_bots(folder, game), submission.bot, game)
+        problem = command_problem(submission.command, folder)
+        if problem is not None:
+            raise SubmissionError(problem)
         entry = {"name": submission.bot, "command": absolute_command(submission.command, folder),
                  "dir": str(folder.resolve())}
         if submission.dialect:
             entry["dialect"] = submission.dialect
         return entry
 
+    def _go_on(self) -> None:
+        """KeyboardInterrupt once the worker is stopping: what a stop cut short (a build
+        killed, a validation whose games ended with it) decides nothing."""
+        if self.stopping.is_set():
+            raise KeyboardInterrupt
+
     def _reject(self, submission: Submission, message: str, **fields: str) -> None:
+        self._go_on()
         self.db.set_status(submission.id, "rejected", message=message, **fields)
 
 
@@ -131,39 +155,47 @@ def wheel_entry(bots: list[dict[str, Any]], name: str, game: str) -> dict[str, A
     return {**bots[0], "name": name}
 
 
-def run_worker(server: ServerConfig, out: Any = None) -> None:
-    """Work until stopped (SIGTERM or Ctrl-C): a submission left half-way goes back to received."""
+def run_worker(server: ServerConfig, out: Any = None, stopping: threading.Event = STOPPING) -> None:
+    """Work until stopped (KeyboardInterrupt, with stopping set): a submission left half-way
+    goes back to received, now and (after a kill) at the next start."""
     out = out or sys.stderr
     db = ServerDB(server.database)
-    worker = Worker(server, db)
+    worker = Worker(server, db, stopping)
     again = db.requeue_unfinished()
     if again:
         print(f"arena serve: {again} submission(s) left half-way by the last run: taken again", file=out)
-    while True:
-        try:
-            done = worker.step()
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except Exception:   # a bug: said, and the worker goes on with the next one
-            print(f"arena serve: the worker failed:\n{traceback.format_exc()}", file=out)
-            time.sleep(POLL_SECONDS)
-            continue
-        if done is not None:
-            print(f"arena serve: submission {done.id} ({done.bot} #{done.number}): {done.status}"
-                  f"{': ' + done.message if done.message else ''}", file=out, flush=True)
-        else:
-            time.sleep(POLL_SECONDS)
+    try:
+        while not stopping.is_set():
+            try:
+                done = worker.step()
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except Exception:   # a bug: said, and the worker goes on with the next one
+                print(f"arena serve: the worker failed:\n{traceback.format_exc()}", file=out)
+                time.sleep(POLL_SECONDS)
+                continue
+            if done is not None:
+                print(f"arena serve: submission {done.id} ({done.bot} #{done.number}): {done.status}"
+                      f"{': ' + done.message if done.message else ''}", file=out, flush=True)
+            else:
+                time.sleep(POLL_SECONDS)
+    finally:
+        db.requeue_unfinished()
 
 
 def _stop(signum: int, frame: Any) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise KeyboardInterrupt
+    """SIGTERM or SIGINT: no more decisions, and out of whatever the worker waits on (the
+    first one only: a second, while it unwinds, would cut short its putting back)."""
+    if not STOPPING.is_set():
+        STOPPING.set()
+        raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m arena.server.worker CONFIG`: the worker of `arena serve CONFIG`."""
     args = sys.argv[1:] if argv is None else argv
-    signal.signal(signal.SIGTERM, _stop)
+    for stop in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop, _stop)
     try:
         # this process's plugins, loaded once as it starts and passed down from here
         run_worker(load_server(args[0], loaded_plugins()))

@@ -84,3 +84,22 @@ int main() {
     }
 }
 """
+
+#: plays as ORDERED, but answers the start only once a file go appears in its directory:
+#: its validation waits there (a gate the test opens, or a stop ends)
+GATED = """\
+import os
+import sys
+import time
+
+gate = os.path.join(os.path.dirname(os.path.abspath(__file__)), "go")
+for line in sys.stdin:
+    if line.startswith("arena"):
+        while not os.path.exists(gate):
+            time.sleep(0.05)
+        print("ready", flush=True)
+    elif line.startswith("turn"):
+        print(line.split(" ", 5)[4].split(",")[0], flush=True)
+    elif line.startswith("quit"):
+        break
+"""

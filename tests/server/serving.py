@@ -42,9 +42,9 @@ def bwrap_or_skip() -> None:
 
 
 class Serving:
-    """A running `arena serve CONFIG`: its URL, its output files, stop() or kill()."""
+    """A running `arena serve CONFIG [OPTIONS]`: its URL, its output files, stop() or kill()."""
 
-    def __init__(self, config: Path) -> None:
+    def __init__(self, config: Path, *options: str) -> None:
         bwrap_or_skip()
         self.config = config
         self.port = free_port()
@@ -52,7 +52,7 @@ class Serving:
         self.err_path = config.parent / f"serve-{self.port}.err"
         self.out_path = config.parent / f"serve-{self.port}.out"
         with self.err_path.open("wb") as err, self.out_path.open("wb") as out:
-            self.proc = subprocess.Popen([*ARENA, "serve", str(config), "--port", str(self.port)],
+            self.proc = subprocess.Popen([*ARENA, "serve", str(config), "--port", str(self.port), *options],
                                          cwd=ROOT, stdout=out, stderr=err)
         deadline = time.monotonic() + READY_SECONDS
         while True:

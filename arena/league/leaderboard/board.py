@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from arena.record import Termination
+from arena.record import GameRecord, Termination
 from arena.stats import EloFit, MatchResults, Trinomial, fit_elo
 
 from ..config import RatingConfig
 from ..pairs import Pairing, Tally, between
-from ..rating_systems import RatedGame, Rating, RatingSystem, TrueSkill, los_between, rated_game, rating_system
+from ..rating_systems import Rating, RatingSystem, TrueSkill, los_between, path_rater, rated_game, rating_system
 from ..ratings import GameRow
 
 #: every kind of fault, in the order columns show them
@@ -118,79 +118,122 @@ def build_leaderboard(games: Iterable[GameRow], settings: RatingConfig,
     elo_anchor names the bot whose Elo is 0 (ValueError if it has no rating); by default
     the mean Elo is 0.
     """
-    rater = system if system is not None else rating_system(settings)
-    games = list(games)
-    if bots is not None:
-        wanted = set(bots)
-        games = [g for g in games if {b.name for b in g[2].bots} <= wanted]
-    names = list(dict.fromkeys([*(bots or ()), *(b.name for g in games for b in g[2].bots)]))
-    tally = Tally(settings.faults_count_as_losses)
-    rated: list[RatedGame] = []
-    faults: dict[str, dict[str, int]] = {name: {} for name in names}
-    move_ms: dict[str, list[float]] = {name: [] for name in names}
-    places: dict[str, list[int]] | None = (
-        {name: [] for name in names} if any(len(g[2].bots) > 2 for g in games) else None)
+    live = LiveBoard(settings, bots, title, elo_anchor, system)
     for key, _index, record in games:
+        live.add(key, record)
+    return live.board()
+
+
+class LiveBoard:
+    """A leaderboard kept up to date as games come: add() each game in the order ratings
+    read them, board() the leaderboard of the games so far. A game is counted once, when it
+    is added, so a board costs what the bots and the new games cost, not every game again
+    (TrueSkill's ratings carry on game by game; a system without an update of its own rates
+    every game again: rating_systems.path_rater). build_leaderboard is add() of every game,
+    then board(); `arena serve`'s standings add each game as it is stored."""
+
+    def __init__(self, settings: RatingConfig, bots: Sequence[str] | None = None, title: str = "",
+                 elo_anchor: str | None = None, system: RatingSystem | None = None) -> None:
+        self.settings, self.title, self.elo_anchor = settings, title, elo_anchor
+        self.system = system if system is not None else rating_system(settings)
+        self.wanted = set(bots) if bots is not None else None
+        self._names: dict[str, None] = dict.fromkeys(bots or ())    # every row's bot, in order met
+        self._tally = Tally(settings.faults_count_as_losses)
+        self._faults: dict[str, dict[str, int]] = {}
+        self._move_ms: dict[str, list[float]] = {}
+        self._places: dict[str, list[int]] = {}
+        self._ffa = False           # a game of more than two seats was added: rows have places
+        self._paths = path_rater(self.system, settings)
+        self._keys: dict[str, list[str]] = {}   # each bot's rated games' keys, as its path rates them
+        self._paired: dict[str, list[tuple[str, Rating]]] = {}   # each bot's history as last given
+
+    def add(self, key: str, record: GameRecord) -> bool:
+        """Count one more game; False when it is none of the board's (a bot outside bots)."""
         seats = tuple(bot.name for bot in record.bots)
+        if self.wanted is not None and not self.wanted.issuperset(seats):
+            return False
+        for name in seats:
+            if name not in self._names:
+                self._names[name] = None
+        self._ffa = self._ffa or len(seats) > 2
         for move in record.moves[record.opening:]:   # the opening's moves took no time
-            move_ms[seats[move.seat]].append(move.wall_ms)
-        tally.add(record)
+            self._move_ms.setdefault(seats[move.seat], []).append(move.wall_ms)
+        self._tally.add(record)
         for fault in record.faults():
-            kinds = faults[seats[fault.seat]]
+            kinds = self._faults.setdefault(seats[fault.seat], {})
             kinds[fault.termination.value] = kinds.get(fault.termination.value, 0) + 1
-        game = rated_game(key, record, settings.faults_count_as_losses)
+        game = rated_game(key, record, self.settings.faults_count_as_losses)
         if game is not None:
-            rated.append(game)
-            if places is not None:
-                for name, points in zip(game.bots, game.points):
-                    places[name].append(1 + sum(other > points for other in game.points))
-    history = _history(rater, rated, settings)
-    prior = rater.prior(settings)
-    final = {name: history[name][-1][1] if history.get(name) else prior for name in names}
-    order = sorted(names, key=lambda name: (-final[name].value, name))
-    table = tally.results()
-    crosstable = {name: {other: Cell(*_counts(between(table, name, other).games)) for other in order
-                         if (min(name, other), max(name, other)) in table and other != name}
-                  for name in order}
-    rows: list[Row] = []
-    for position, (name, below) in enumerate(zip(order, [*order[1:], None]), 1):
-        rank = rows[-1].rank if rows and rows[-1].rating.value == final[name].value else position
-        total = sum(crosstable[name].values(), Trinomial())
-        times = move_ms[name]
-        rows.append(Row(
-            rank=rank, bot=name, score=total.points, rating=final[name],
-            games=total.games if places is None else len(places[name]),
-            wins=total.wins, draws=total.draws, losses=total.losses,
-            faults={kind: faults[name][kind] for kind in FAULT_KINDS if kind in faults[name]},
-            mean_move_ms=sum(times) / len(times) if times else None,
-            los_next=None if below is None else los_between(rater, final[name], final[below]),
-            mean_rank=(sum(places[name]) / len(places[name]) if places and places[name] else None),
-            firsts=None if places is None else places[name].count(1)))
-    fit = fit_elo(table.values(), [row.bot for row in rows], elo_anchor)
-    return Leaderboard(rows=_with_elo(rows, fit), crosstable=crosstable, history=history,
-                       title=title, elo_anchor=elo_anchor, matches=table, elo_fit=fit,
-                       system=rater, prior=prior)
+            self._paths.add(game)
+            for name in game.bots:
+                self._keys.setdefault(name, []).append(game.key)
+            for name, points in zip(game.bots, game.points):
+                self._places.setdefault(name, []).append(1 + sum(other > points for other in game.points))
+        return True
+
+    def add_bots(self, names: Iterable[str]) -> None:
+        """Give bots a row before their first game (a ladder's newcomers)."""
+        for name in names:
+            if self.wanted is not None:
+                self.wanted.add(name)
+            if name not in self._names:
+                self._names[name] = None
+
+    def board(self) -> Leaderboard:
+        """The leaderboard of the games added so far."""
+        rater = self.system
+        names = list(self._names)
+        history = self._history()
+        prior = rater.prior(self.settings)
+        final = {name: history[name][-1][1] if history.get(name) else prior for name in names}
+        order = sorted(names, key=lambda name: (-final[name].value, name))
+        table = self._tally.results()
+        crosstable = {name: {other: Cell(*_counts(between(table, name, other).games)) for other in order
+                             if (min(name, other), max(name, other)) in table and other != name}
+                      for name in order}
+        places = self._places if self._ffa else None
+        rows: list[Row] = []
+        for position, (name, below) in enumerate(zip(order, [*order[1:], None]), 1):
+            rank = rows[-1].rank if rows and rows[-1].rating.value == final[name].value else position
+            total = sum(crosstable[name].values(), Trinomial())
+            times = self._move_ms.get(name, [])
+            mine = places.get(name, []) if places is not None else []
+            faults = self._faults.get(name, {})
+            rows.append(Row(
+                rank=rank, bot=name, score=total.points, rating=final[name],
+                games=total.games if places is None else len(mine),
+                wins=total.wins, draws=total.draws, losses=total.losses,
+                faults={kind: faults[kind] for kind in FAULT_KINDS if kind in faults},
+                mean_move_ms=sum(times) / len(times) if times else None,
+                los_next=None if below is None else los_between(rater, final[name], final[below]),
+                mean_rank=(sum(mine) / len(mine) if places is not None and mine else None),
+                firsts=None if places is None else mine.count(1)))
+        fit = fit_elo(table.values(), [row.bot for row in rows], self.elo_anchor)
+        return Leaderboard(rows=_with_elo(rows, fit), crosstable=crosstable, history=history,
+                           title=self.title, elo_anchor=self.elo_anchor, matches=table, elo_fit=fit,
+                           system=rater, prior=prior)
+
+    def _history(self) -> dict[str, tuple[tuple[str, Rating], ...]]:
+        """Each bot's (fixture key, rating) after each of its games, as the system rates them;
+        of a path that carries on game by game (the same ratings as the last board's, and
+        more), only the new games are paired again."""
+        history = {}
+        for name, path in self._paths.paths().items():
+            keys = self._keys.get(name, ())
+            if len(path) != len(keys):
+                raise ValueError(f"the rating system gave {name!r} {len(path)} ratings for "
+                                 f"{len(keys)} games")
+            kept = self._paired.get(name, [])
+            if len(kept) > len(path) or (kept and kept[-1][1] is not path[len(kept) - 1]):
+                kept = []    # rated again from the first game: paired again
+            kept.extend(zip(keys[len(kept):], path[len(kept):]))
+            self._paired[name] = kept
+            history[name] = tuple(kept)
+        return history
 
 
 def _counts(games: Trinomial) -> tuple[int, int, int]:
     return games.wins, games.draws, games.losses
-
-
-def _history(system: RatingSystem, games: Sequence[RatedGame],
-             settings: RatingConfig) -> dict[str, tuple[tuple[str, Rating], ...]]:
-    """Each bot's (fixture key, rating) after each of its games, as the system rates them."""
-    keys: dict[str, list[str]] = {}
-    for game in games:
-        for name in game.bots:
-            keys.setdefault(name, []).append(game.key)
-    paths = system.rate(games, settings)
-    history = {}
-    for name, path in paths.items():
-        if len(path) != len(keys.get(name, ())):
-            raise ValueError(f"the rating system gave {name!r} {len(path)} ratings for "
-                             f"{len(keys.get(name, ()))} games")
-        history[name] = tuple(zip(keys[name], path))
-    return history
 
 
 def with_versions(board: Leaderboard, versions: Mapping[str, tuple[int, str | None]]) -> Leaderboard:

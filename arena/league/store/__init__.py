@@ -29,11 +29,11 @@ from ..versions import Manifest
 from .binding import LeagueBinding
 from .bots import StoredBots, VersionInfo, VersionNote
 from .caches import RunCaches
-from .games import Games, StoredGame, fixture_key_of, stored_key
+from .games import Games, StandingsRule, StoredGame, fixture_key_of, stored_key
 from .opened import OpenStore
 
-__all__ = ["SCHEMA_VERSION", "Store", "StoreDamagedError", "StoreError", "StoreGoneError",
-           "StoredGame", "VersionInfo", "VersionNote", "check_store_path", "fixture_key_of",
+__all__ = ["SCHEMA_VERSION", "StandingsRule", "Store", "StoreDamagedError", "StoreError",
+           "StoreGoneError", "StoredGame", "VersionInfo", "VersionNote", "check_store_path", "fixture_key_of",
            "stored_key"]
 
 

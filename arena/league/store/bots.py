@@ -123,6 +123,11 @@ class StoredBots:
             self._current = {**self.current(), **self._current}
         return tuple(self._current.get(bot, 1) for bot in seats)
 
+    def in_play(self) -> dict[str, int]:
+        """versions_of() of every bot the store knows or a run synced: the versions games
+        are stored for, by bot."""
+        return {**self.current(), **self._current}
+
     def read_current(self) -> None:
         """Read the bots' current versions again (a reader kept open, arena serve's, reads
         a store a run writes: not those of its first reading)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import sqlite3
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from arena.record import GameRecord, Termination
@@ -30,6 +30,34 @@ SeatedGame = tuple[StoredGame, tuple[int, ...]]
 #: what a leaderboard rates: the games with their versions, and each rated name's
 #: (version, fingerprint)
 RatedGames = tuple[list[SeatedGame], dict[str, tuple[int, str | None]]]
+
+
+class StandingsRule(NamedTuple):
+    """Which stored games the standings count, and which bots they give a row: the one
+    rule, read from a store now by Games.standings_rule(). Games.seated(current=True) reads
+    a store by it (and through it boards.standings: the commands, a run's live table), and
+    arena.publish.data.LeagueReader counts a ladder's games by it as they are stored."""
+
+    season: int
+    versions: Mapping[str, int]   #: each bot's version games are stored for (a bot not there: 1)
+    retired: frozenset[str]
+    #: a league's pairs per pairing now (games_per_pairing lowered leaves the games of the
+    #: pairs beyond it out), or a free-for-all's games; None: no bound (a ladder's)
+    pairs: int | None
+
+    def counts(self, key: str, names: Sequence[str], versions: Sequence[int], season: int) -> bool:
+        """Whether a stored game counts (its fixture key, its bots and their versions by
+        seat, the season it was played in): a game of this season between the current
+        versions of bots none of which is retired, of a fixture the league has now."""
+        return (season == self.season
+                and all(self.versions.get(name, 1) == version for name, version in zip(names, versions))
+                and self.retired.isdisjoint(names)
+                and (self.pairs is None or _pair_number(key) < self.pairs))
+
+    def rated(self, names: Sequence[str] | None) -> list[str] | None:
+        """The bots of names (the league's) the standings give a row: all but the retired
+        (history only); None for None: every bot met in the games counted."""
+        return None if names is None else [name for name in names if name not in self.retired]
 
 
 class Games:
@@ -162,37 +190,36 @@ class Games:
     def seated(self, current: bool = False, keys: Collection[str] | None = None
                ) -> Iterator[SeatedGame]:
         """records(), each with the versions of its bots by seat."""
-        if self._file.readonly and current:
-            # a reader kept open (arena serve's) reads a store a run writes: the current
-            # versions are read again, not those of its first reading
-            self._bots.read_current()
-        snapshot = self._league.snapshot()
-        ladder = snapshot.get("schedule") == "ladder"
-        pairs = None
-        if current:
-            # a ladder's pairs are not bounded: its pairings meet as often as it chooses;
-            # a free-for-all's games are numbered, below its `games`
-            pairs = (None if ladder else int(snapshot["games"]) if "games" in snapshot
-                     else int(snapshot.get("games_per_pairing", 0)) // 2 or None)
+        rule = self.standings_rule() if current else None
+        ladder = self._league.snapshot().get("schedule") == "ladder"
         with self._file.lock:
             rows = self._file.rows("SELECT id, fixture_key, fixture_index, record, seat0, seat1,"
                                    " v0, v1, season FROM games ORDER BY "
                                    + ("id" if ladder else "round, seed, fixture_key"))
             more = self._more_seats()
-        retired = self._bots.retired() if current else set()
-        season = self._league.season
         for id_, stored, index, text, seat0, seat1, v0, v1, played_in in rows:
             key = fixture_key_of(stored)
             if keys is not None and key not in keys:
                 continue
             seats = [(seat0, v0), (seat1, v1), *more.get(id_, ())]
-            names = [bot for bot, _ in seats]
-            if current and (played_in != season
-                            or self._bots.versions_of(names) != tuple(v for _, v in seats)
-                            or any(bot in retired for bot in names)
-                            or (pairs is not None and _pair_number(key) >= pairs)):
+            versions = tuple(v for _, v in seats)
+            if rule is not None and not rule.counts(key, [bot for bot, _ in seats], versions, played_in):
                 continue
-            yield StoredGame(key, index, self._record(text, key, seats)), tuple(v for _, v in seats)
+            yield StoredGame(key, index, self._record(text, key, seats)), versions
+
+    def standings_rule(self) -> StandingsRule:
+        """Which games the standings count now: this season's, between the bots' current
+        versions, none of them retired, and of a league's fixtures those it has now."""
+        if self._file.readonly:
+            # a reader kept open (arena serve's) reads a store a run writes: the current
+            # versions are read again, not those of its first reading
+            self._bots.read_current()
+        snapshot = self._league.snapshot()
+        # a ladder's pairs are not bounded: its pairings meet as often as it chooses; a
+        # free-for-all's games are numbered, below its `games`
+        pairs = (None if snapshot.get("schedule") == "ladder" else int(snapshot["games"]) if "games" in snapshot
+                 else int(snapshot.get("games_per_pairing", 0)) // 2 or None)
+        return StandingsRule(self._league.season, self._bots.in_play(), frozenset(self._bots.retired()), pairs)
 
     def rated(self, all_versions: bool = False) -> RatedGames:
         """The games a leaderboard rates, each with the versions of its bots by seat, and

@@ -44,6 +44,8 @@
         generation = board.generation;
         holder.dataset.generation = generation;
         count.textContent = String(board.games);
+        const reading = document.getElementById("reading");   /* the first reading is done */
+        if (reading) reading.hidden = Boolean(!board.reading);
         renderOwners(board.owners);
       });
     }).then(function () {

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.registry import PluginError
-from arena.userfiles import path_problem, shown
+from arena.userfiles import not_regular, path_problem, shown
 
 #: what a bot option's value may be (BotOption.kind)
 OPTION_KINDS = ("integer", "number", "boolean", "text", "json")
@@ -120,10 +120,47 @@ class BotDeclaration:
     def plays(self, game: str) -> bool:
         return self.game in ("*", game)
 
+    def options_problem(self, given: Mapping[str, Any],
+                        base_dir: str | Path | None = None) -> OptionProblem | None:
+        """The first of the given options this bot refuses, or None: an option it does not
+        have, a value its option does not take, or (given base_dir, where a relative path
+        is read from) a file option naming no file or no regular file. The one check of a
+        bot's options: a league config, `arena match NAME:KEY=VALUE` and check_options
+        all ask it, and word what it found for their reader."""
+        for key, value in given.items():
+            if key not in self.options:
+                allowed = ", ".join(self.options) or "none"
+                return OptionProblem(key, f"bot {self.name!r} has no option {key!r} "
+                                          f"(options: {allowed})", unknown=True)
+            option = self.options[key]
+            wrong = option.problem(value)
+            if wrong is not None:
+                return OptionProblem(key, wrong)
+            path = option.file_path(value, base_dir) if base_dir is not None else None
+            if path is not None and not path.exists():
+                return OptionProblem(key, f"no file {str(path)!r}", missing=True)
+            kind = None if path is None else not_regular(path)
+            if kind is not None:
+                return OptionProblem(key, f"{str(path)!r} is {kind}, not a regular file")
+        return None
+
     def check_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Defaults overlaid with given options; PluginError names an unknown one."""
-        unknown = [k for k in given if k not in self.options]
-        if unknown:
-            allowed = ", ".join(self.options) or "none"
-            raise PluginError(f"bot {self.name!r} has no option {unknown[0]!r} (options: {allowed})")
+        """Defaults overlaid with given options; PluginError names an option the bot
+        refuses (options_problem)."""
+        problem = self.options_problem(given)
+        if problem is not None:
+            raise PluginError(problem.message if problem.unknown
+                              else f"bot {self.name!r} option {problem.key!r}: {problem.message}")
         return {**{k: o.default for k, o in self.options.items()}, **given}
+
+
+@dataclass(frozen=True)
+class OptionProblem:
+    """What BotDeclaration.options_problem found: the option to blame (key) and what is
+    wrong with it, in words; unknown: the bot has no such option (the message names the
+    bot and the options it has); missing: a file option naming no file."""
+
+    key: str
+    message: str
+    unknown: bool = False
+    missing: bool = False

@@ -1,47 +1,41 @@
-"""`arena match` as a test runner: two bots' games played by the league's executor, counted
+"""`arena match` as a test runner: two bots' games played through the one Run a league
+plays through (arena.league.run: the registered executor, the store, the stop), counted
 from the first bot's side as they finish, stopped by an SPRT, stored to resume.
 
 The games are fixtures as in a league: pair k has seed `seed + k` and one opening, the
-first bot moves first in the pair's first game. The statistics are arena.stats's.
+first bot moves first in the pair's first game. The statistics are arena.stats's. What a
+user reads of a match is arena.cli.matchtext's; what its store keeps to know it again,
+arena.league.identity's (match_identity).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
-import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.league.config import BotConfig
-from arena.league.drive import drive
-from arena.league.executors.base import GameJob
+from arena.league.drive import Driven
+from arena.league.executors.base import Executor, GameJob, Placement
 from arena.league.executors.local import play_fixtures
 from arena.league.pairs import Tally
-from arena.league.progress import Progress
-from arena.league.schedule import Fixture, fixture_key
+from arena.league.run import Games, Run, RunOptions
+from arena.league.schedule import Fixture
 from arena.league.sight import own_code
-from arena.league.store import Store, VersionNote
+from arena.league.sources import FixtureList, FixtureSource
+from arena.league.store import Store
 from arena.record import GameRecord
-from arena.referee import BotSpec, MatchSettings
+from arena.referee import BotSpec
 from arena.referee.botspec import parse_command
-from arena.stats import (
-    Decision,
-    MatchResults,
-    Pentanomial,
-    SprtSpec,
-    SprtState,
-    Summary,
-    check,
-    summarize,
-)
+from arena.stats import Decision, MatchResults, Pentanomial, SprtSpec, SprtState, check
 
 #: games a test with --sprt plays at most when --games is not given
 DEFAULT_SPRT_CAP = 2000
 
 OpeningOf = Callable[[int, int], tuple[int, ...]]
+#: how run_match plays a list of fixtures: (job, fixtures, workers) -> records as games end
+PlayFixtures = Callable[[GameJob, list[Fixture], int], Iterator[tuple[Fixture, GameRecord]]]
 
 
 def match_fixtures(a: str, b: str, games: int, seed: int,
@@ -51,10 +45,7 @@ def match_fixtures(a: str, b: str, games: int, seed: int,
     for i in range(games):
         k, swap = divmod(i, 2)
         opening = opening_of(k, seed + k) if opening_of is not None else ()
-        seats = (a, b) if swap == 0 else (b, a)
-        fixtures.append(Fixture(index=i, key=fixture_key(a, b, k, swap, opening), pairing=f"{a}|{b}",
-                                seat0=seats[0], seat1=seats[1], seed=seed + k, round=i,
-                                opening=opening))
+        fixtures.append(Fixture.of_pair(a, b, k, swap, seed + k, opening, index=i))
     return fixtures
 
 
@@ -124,161 +115,90 @@ class MatchOutcome:
         return self.sprt is not None and self.sprt.decision is not Decision.CONTINUE
 
 
-def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchTally,
-              sprt: SprtSpec | None = None, store: Store | None = None,
-              on_game: Callable[[Fixture, GameRecord], None] | None = None,
-              progress: Progress | None = None,
-              play: Callable[[GameJob, list[Fixture], int],
-                             Iterator[tuple[Fixture, GameRecord]]] = play_fixtures) -> MatchOutcome:
-    """Play the fixtures not stored yet on `workers` processes, counting each game as it
-    ends; with an SPRT, check it after every pair read in order (MatchTally) and stop at a
-    decision.
+class MatchGames(Games[MatchOutcome]):
+    """A match's games for the Run: its fixtures the store lacks, each counted as it ends
+    (MatchTally) and, with an SPRT, the test checked after every pair read in order, up to
+    a decision, which stops the run.
 
     At a stop (decision or Ctrl-C) the games still being played are discarded: their
     processes are killed and nothing of them is counted or stored. A decided test reports
     the games of the pairs it read; games finished beyond them are stored, not counted.
-    Undecided (the cap, Ctrl-C), every stored game counts, a lone one unpaired.
-    """
-    already = 0
-    if store is not None:
-        stored = list(store.games.records(current=True))    # the games of the bots as they are now
-        for game in stored:
-            tally.add(game.record, game.fixture_index)
-        already = len(stored)
-    state = _read_pairs(tally, sprt, check(sprt, tally.pentanomial)) if sprt is not None else None
-    todo = store.games.missing(fixtures) if store is not None else fixtures
-    if state is not None and state.decision is not Decision.CONTINUE:
-        todo = []
+    Undecided (the cap, Ctrl-C), every stored game counts, a lone one unpaired. on_game:
+    told of each game counted (after the tally and the status line); start: the status
+    line's first words."""
 
-    def counted(fixture: Fixture, record: GameRecord) -> bool:
+    def __init__(self, fixtures: list[Fixture], tally: MatchTally, sprt: SprtSpec | None = None,
+                 on_game: Callable[[Fixture, GameRecord], None] | None = None,
+                 start: str | None = None) -> None:
+        self.fixtures, self.tally, self.sprt, self.on_game, self.start = fixtures, tally, sprt, on_game, start
+        self.state: SprtState | None = None
+        self.already = 0
+
+    def source(self, run: Run) -> FixtureSource:
+        tally, store = self.tally, run.store
+        if store is not None:
+            stored = list(store.games.records(current=True))    # the games of the bots as they are now
+            for game in stored:
+                tally.add(game.record, game.fixture_index)
+            self.already = len(stored)
+        if self.sprt is not None:
+            self.state = _read_pairs(tally, self.sprt, check(self.sprt, tally.pentanomial))
+        todo = store.games.missing(self.fixtures) if store is not None else self.fixtures
+        return FixtureList([] if self._decided() else todo)
+
+    def begin(self, run: Run) -> str | None:
+        return self.start
+
+    def record(self, run: Run, fixture: Fixture, record: GameRecord) -> bool:
         """Count a stored game; True at the SPRT's decision."""
-        nonlocal state
-        tally.add(record, fixture.index)
-        if sprt is not None and state is not None:
-            state = _read_pairs(tally, sprt, state)
-        if progress is not None:
-            progress.update(record)
-        if on_game is not None:
-            on_game(fixture, record)
-        return state is not None and state.decision is not Decision.CONTINUE
+        self.tally.add(record, fixture.index)
+        if self.sprt is not None and self.state is not None:
+            self.state = _read_pairs(self.tally, self.sprt, self.state)
+        if run.progress is not None:
+            run.progress.update(record)
+        if self.on_game is not None:
+            self.on_game(fixture, record)
+        return self._decided()
 
-    # at a stop, drive closes the games: the workers are killed, games in flight discarded
-    driven = drive(play(job, todo, workers), store, on_record=counted)
-    decided = state is not None and state.decision is not Decision.CONTINUE
-    # a decided test reports the pairs it read, as an uninterrupted run would: not the
-    # games that happened to finish beyond them (they stay stored)
-    return MatchOutcome(tally.results_read() if decided else tally.results(), state, already,
-                        driven.played, driven.interrupted)
+    def end(self, run: Run, driven: Driven) -> MatchOutcome:
+        # a decided test reports the pairs it read, as an uninterrupted run would: not the
+        # games that happened to finish beyond them (they stay stored)
+        tally = self.tally
+        return MatchOutcome(tally.results_read() if self._decided() else tally.results(), self.state,
+                            self.already, driven.played, driven.interrupted)
 
-
-# --- what a user reads ------------------------------------------------------------------------
-
-def _signed(value: float, digits: int) -> str:
-    if math.isinf(value):
-        return "+inf" if value > 0 else "-inf"
-    return f"{value + 0.0:+.{digits}f}"     # + 0.0: never "-0.0"
+    def _decided(self) -> bool:
+        return self.state is not None and self.state.decision is not Decision.CONTINUE
 
 
-def elo_text(summary: Summary, digits: int = 1) -> str:
-    """'Elo +301.3 [+63.0, +888.4]': the Elo and its interval's ends. Never '+- half-width':
-    the interval is the score interval's ends in Elo, lopsided by nature (+301 +- 416 read
-    as if it held 0, where these ends do not), and infinite at a score of 1 or 0."""
-    if summary.elo is None or summary.elo_low is None or summary.elo_high is None:
-        return "Elo -"
-    return (f"Elo {_signed(summary.elo, digits)} [{_signed(summary.elo_low, digits)}, "
-            f"{_signed(summary.elo_high, digits)}]")
+class _Playing(Executor):
+    """A function that plays a list of fixtures (run_match's play) as an executor."""
+
+    name = "play"
+
+    def __init__(self, play: PlayFixtures) -> None:
+        self._play = play
+
+    def play(self, job: GameJob, source: FixtureSource, workers: int,
+             placement: Placement | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
+        assert isinstance(source, FixtureList)
+        return self._play(job, source.fixtures, workers)
 
 
-def status_text(results: MatchResults, state: SprtState | None) -> str:
-    """The live line's numbers, short: W/D/L, score, Elo [95% ends], LOS, the LLR in its bounds."""
-    s = summarize(results)
-    parts = [f"{results.first} W{s.wins} D{s.draws} L{s.losses}"]
-    if s.score is not None and s.los is not None:
-        parts += [f"score {s.score:.3f}", elo_text(s, 0), f"LOS {100 * s.los:.1f}%"]
-    if state is not None:
-        parts.append(f"LLR {state.llr:.2f} [{state.lower:.2f}, {state.upper:.2f}]")
-    return ", ".join(parts)
+def run_match(job: GameJob, fixtures: list[Fixture], workers: int, tally: MatchTally,
+              sprt: SprtSpec | None = None, store: Store | None = None,
+              on_game: Callable[[Fixture, GameRecord], None] | None = None,
+              play: PlayFixtures = play_fixtures) -> MatchOutcome:
+    """Play the fixtures not stored yet on `workers` processes (play: how, by default local
+    worker processes), counting each game as it ends (MatchGames, through the one Run);
+    with an SPRT, stop at a decision. `arena match` plays the same games through the
+    registered `local` executor."""
+    run = Run(None, options=RunOptions(workers=workers), executor=_Playing(play))
+    run.store, run.job = store, job
+    return run.play(MatchGames(fixtures, tally, sprt, on_game))
 
 
-def verdict(outcome: MatchOutcome, spec: SprtSpec | None, cap: int) -> str:
-    """How the match ended, in words."""
-    a, b = outcome.results.first, outcome.results.second
-    if outcome.sprt is not None and outcome.sprt.decision is Decision.H1:
-        return f"H1 accepted: {a} is stronger"
-    if outcome.sprt is not None and outcome.sprt.decision is Decision.H0 and spec is not None:
-        return f"H0 accepted: {a} is not {spec.elo1:g} Elo stronger than {b} (elo0={spec.elo0:g} holds)"
-    if outcome.interrupted:
-        return "interrupted" + (" before a decision" if spec is not None else "")
-    if spec is not None:
-        return f"game cap reached ({cap} games) without a decision"
-    return f"{_counted(outcome.results.games.games, 'game', 'games')} played"
-
-
-def summary_lines(outcome: MatchOutcome, spec: SprtSpec | None, cap: int) -> list[str]:
-    """The final summary, in the live line's terms."""
-    r = outcome.results
-    s = summarize(r)
-    pentanomial = " ".join(map(str, s.pentanomial))
-    head = (f"{r.first} vs {r.second}: {_counted(s.games, 'game', 'games')}, "
-            f"{_counted(s.pairs, 'seat-swapped pair', 'seat-swapped pairs')}")
-    lines = [f"{head} (pentanomial LL..WW {pentanomial})"]
-    if s.score is not None and s.score_low is not None and s.score_high is not None \
-            and s.los is not None and s.draw_rate is not None:
-        lines.append(f"{r.first}: score {s.score:.3f} [{s.score_low:.3f}, {s.score_high:.3f}], "
-                     f"{elo_text(s)} (95%), LOS {100 * s.los:.1f}%, draws {100 * s.draw_rate:.1f}%")
-    if spec is not None and outcome.sprt is not None:
-        st = outcome.sprt
-        lines.append(f"SPRT {spec_text(spec)}: LLR {st.llr:.2f} [{st.lower:.2f}, {st.upper:.2f}] "
-                     f"after {st.samples} pairs")
-    lines.append(f"result: {verdict(outcome, spec, cap)}")
-    g = r.games
-    for name, (w, d, l) in ((r.first, (g.wins, g.draws, g.losses)),
-                            (r.second, (g.losses, g.draws, g.wins))):
-        lines.append(f"{name}: {_counted(w, 'win', 'wins')}, {_counted(d, 'draw', 'draws')}, "
-                     f"{_counted(l, 'loss', 'losses')}")
-    return lines
-
-
-def _counted(n: int, one: str, many: str) -> str:
-    """'1 win', '0 wins', '2 wins'."""
-    return f"{n} {one if n == 1 else many}"
-
-
-def spec_text(spec: SprtSpec) -> str:
-    """'elo0=0,elo1=10,alpha=0.05,beta=0.05,model=logistic': a spec as --sprt takes it."""
-    return (f"elo0={spec.elo0:g},elo1={spec.elo1:g},alpha={spec.alpha:g},beta={spec.beta:g},"
-            f"model={spec.model}")
-
-
-def _number(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None
-
-
-def summary_record(outcome: MatchOutcome, spec: SprtSpec | None, cap: int) -> dict[str, Any]:
-    """The --json summary: {"summary": {...}}; Elo values that are infinite are null."""
-    s = summarize(outcome.results)
-    fields = {k: (_number(v) if isinstance(v, float) else v)
-              for k, v in dataclasses.asdict(s).items()}
-    fields["pentanomial"] = list(s.pentanomial)
-    fields["elo_error"] = _number(s.elo_error)
-    sprt = None
-    if spec is not None and outcome.sprt is not None:
-        sprt = {**dataclasses.asdict(spec), "llr": outcome.sprt.llr, "lower": outcome.sprt.lower,
-                "upper": outcome.sprt.upper, "pairs": outcome.sprt.samples,
-                "decision": outcome.sprt.decision.value}
-    return {"summary": {"a": outcome.results.first, "b": outcome.results.second, **fields,
-                        "sprt": sprt, "cap": cap, "result": verdict(outcome, spec, cap),
-                        "stored_before": outcome.already, "played": outcome.played,
-                        "interrupted": outcome.interrupted}}
-
-
-# --- the store's record of what was played ----------------------------------------------------
-
-def bot_identity(spec: BotSpec) -> dict[str, Any]:
-    """Which bot a seat is, on a resume: its name. What it is (how it starts, its options,
-    its files, what it reads) is its version, as in a league: match_bot_config."""
-    return {"name": spec.name}
-
+# --- the bots' versions ------------------------------------------------------------------------
 
 def match_bot_config(spec: BotSpec, reads: Iterable[str], plugins: Any) -> BotConfig:
     """A match's bot as a league config would give it, for its fingerprint
@@ -292,38 +212,3 @@ def match_bot_config(spec: BotSpec, reads: Iterable[str], plugins: Any) -> BotCo
     code = own_code(parse_command(command))
     return BotConfig(name=spec.name, command=command, argv=spec.argv, dialect=dialect,
                      dir=code.parent if code is not None else None, readable=readable)
-
-
-def version_lines(notes: Iterable[VersionNote], store: Store) -> list[str]:
-    """What a resumed match says of its bots' versions: a changed bot's old games are not
-    counted (and its current version plays its own); games stored before arena recorded
-    versions count as the version fingerprinted now, as in a league."""
-    lines = []
-    for note in notes:
-        versions = store.bots.versions(note.bot)
-        old = sum(v.games for v in versions if v.version != note.version)
-        if note.why == ["new bot"]:
-            stored = sum(v.games for v in versions)
-            if stored:
-                lines.append(f"bot {note.bot!r}: its {stored} stored games were played before "
-                             f"arena recorded bot versions; they count as its version now "
-                             f"({note.fingerprint})")
-        else:
-            lines.append(f"bot {note.bot!r} changed since the stored games ({'; '.join(note.why)}): "
-                         f"its {old} old games are not counted; its version {note.version} "
-                         f"({note.fingerprint}) plays its own")
-    return lines
-
-
-def match_identity(game: str, rules: dict[str, Any], seed: int, openings: str,
-                   bots: Iterable[BotSpec], settings: MatchSettings, memory_mb: int,
-                   sprt: SprtSpec | None) -> dict[str, str]:
-    """The store keys a resumed match must agree on (the cap and concurrency may change)."""
-    def text(value: Any) -> str:
-        return json.dumps(value, sort_keys=True)
-    return {"game": game, "rules": text(rules), "seed": str(seed), "openings": openings,
-            "match.bots": text([bot_identity(b) for b in bots]),
-            "match.settings": text({"time": dataclasses.asdict(settings.time),
-                                    "timeouts": dataclasses.asdict(settings.timeout_policy),
-                                    "memory_mb": memory_mb}),
-            "match.sprt": spec_text(sprt) if sprt is not None else "none"}

@@ -8,6 +8,8 @@ the tests of paths, bundles and config need no Ray.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import io
 import json
 import os
@@ -22,6 +24,7 @@ import tempfile
 import threading
 import time
 import zipfile
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -39,6 +42,7 @@ from arena.league.sources import FixtureList
 from arena.plugins import load_plugins
 from arena.record import Termination
 from arena.referee import BotSpec
+from arena.sandbox.procfs import PR_SET_CHILD_SUBREAPER
 
 try:
     import ray  # noqa: F401
@@ -225,6 +229,7 @@ def test_bundle_holds_every_file_of_every_bot_dir_and_is_reproducible(tmp_path, 
 
 #: Ray as these tests run it, whatever ~/.ray holds: no usage reports, and no token
 #: authentication (a token in ~/.ray/auth_token would turn it on for the head alone)
+PR_GET_CHILD_SUBREAPER = 37
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
 
 
@@ -250,6 +255,23 @@ def _processes() -> dict[int, tuple[int, int, str]]:
         if fields[0] != b"Z":       # a zombie runs nothing; its parent or init reaps it
             found[int(entry)] = (int(fields[1]), int(fields[2]), cmdline)
     return found
+
+
+@contextlib.contextmanager
+def _not_a_subreaper() -> Iterator[None]:
+    """This process is no child subreaper while inside, so the cluster's processes, which
+    `ray start` leaves behind when it exits, go to init, which reaps them. A test before
+    that ran a Sandbox(mode="none") in this process made it one (under pytest-xdist any
+    test may come before); pytest never reaps, and Ray workers take their raylet, killed
+    but left a zombie, for alive: they never exit, nor do their bots."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    was = ctypes.c_int(0)
+    libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(was), 0, 0, 0)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+    try:
+        yield
+    finally:
+        libc.prctl(PR_SET_CHILD_SUBREAPER, was.value, 0, 0, 0)
 
 
 def _environ(pid: int) -> str:
@@ -287,10 +309,11 @@ class LocalCluster:
         self._ray_start([f"--address={self.address}"] + common)
 
     def _ray_start(self, args: list[str]) -> None:
-        proc = subprocess.Popen([self.ray, "start", *args], env=self.env, start_new_session=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.groups.append(proc.pid)
-        out, _ = proc.communicate(timeout=90)
+        with _not_a_subreaper():
+            proc = subprocess.Popen([self.ray, "start", *args], env=self.env, start_new_session=True,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            self.groups.append(proc.pid)
+            out, _ = proc.communicate(timeout=90)
         if proc.returncode != 0:
             raise RuntimeError(f"ray start {' '.join(args)} failed:\n{out[-3000:]}")
         raylet = [pid for pid, (_, pgid, cmd) in _processes().items()

@@ -155,6 +155,31 @@ def test_strikes_policy_substitutes_random_moves_then_forfeits(sandbox):
         state = state.play(int(m.move))
 
 
+def test_a_late_reply_given_up_on_is_dropped_not_read_as_the_next_moves(sandbox, tmp_path):
+    # tests/fixture_bots/late_once_bot.py: x waits at a gate on its move 2 (ply 2) that o opens
+    # when asked its move (ply 3), after x's strike; x's late answer is in the referee's pipe
+    # before o answers, so it is read before x is asked again (ply 4)
+    gates = []
+    for name in ("go", "sent"):
+        os.mkfifo(tmp_path / name, 0o666)
+        (tmp_path / name).chmod(0o666)     # a bot runs as a uid of its own
+        gates.append(str(tmp_path / name))
+    tmp_path.chmod(0o755)
+    bots = tuple(BotSpec(name=role, argv=(sys.executable, str(BOTS / "late_once_bot.py"), f"{role}:1", *gates),
+                         readable=(str(BOTS), str(tmp_path))) for role in ("late", "opener"))
+    settings = MatchSettings(time=TimeControl(move_ms=300, startup_ms=3000),
+                             timeout_policy=TimeoutPolicy(mode="strikes", strikes=3))
+    record = play_game(TTT, bots, 7, sandbox, settings)
+    assert record.termination is Termination.NORMAL, record.reason
+    assert [(ply, m.substituted) for ply, m in enumerate(record.moves) if m.substituted] == \
+        [(2, "timeout strike 1 of 3")]
+    answers = record.stderr_tails[0].splitlines()
+    assert answers[1].startswith("late > ")
+    # x's moves are its answers in time, each to its own request: the late one is in none
+    assert [m.move for m in record.moves if m.seat == 0 and not m.substituted] == \
+        [a[2:] for a in answers if a.startswith("> ")]
+
+
 def test_an_unstartable_command_is_a_startup_failure(sandbox):
     ghost = BotSpec(name="ghost", argv=("/nonexistent/bot",))
     record = play_game(ULTIMATE, (GOOD, ghost), 3, sandbox, SETTINGS)

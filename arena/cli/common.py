@@ -130,19 +130,9 @@ def _bot_with_options(name: str, text: str) -> BotSpec:
         except MalformedYAML:
             options[key.strip()] = value
     decl = loaded().bots.get(name)
-    for key, given in options.items():
-        if key not in decl.options:
-            raise UserError(f"bot {name!r} has no option {key!r} "
-                            f"(options: {', '.join(decl.options) or 'none'})")
-        why = decl.options[key].problem(given)   # the check a league config makes
-        if why is not None:
-            raise UserError(f"{name}:{key}: {why}")
-        path = decl.options[key].file_path(given, ".")
-        if path is not None and not path.exists():
-            raise UserError(f"{name}:{key}: no file {str(path)!r}")
-        kind = None if path is None else not_regular(path)
-        if kind is not None:
-            raise UserError(f"{name}:{key}: {str(path)!r} is {kind}, not a regular file")
+    problem = decl.options_problem(options, ".")   # the check a league config makes
+    if problem is not None:
+        raise UserError(problem.message if problem.unknown else f"{name}:{problem.key}: {problem.message}")
     return bot_spec(decl, options, name=f"{name}:{text}", base_dir=".")
 
 

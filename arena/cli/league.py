@@ -37,13 +37,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"--workers must be 1 or more, not {args.workers}")
     if args.standings is not None and args.standings < 0:
         raise UserError(f"--standings must be 0 (never) or more games, not {args.standings}")
-    run = run_league
-    if config.schedule == "ladder":
-        from arena.league.ladder import run_ladder as run
     try:
-        with _sigterm_as_interrupt():
-            summary = run(config, plugins, workers=args.workers, keep_going=args.keep_going,
-                          standings=args.standings, new_season=args.new_season)
+        with _sigterm_as_interrupt():   # a league's schedule, or its ladder: one Run plays either
+            summary = run_league(config, plugins, workers=args.workers, keep_going=args.keep_going,
+                                 standings=args.standings, new_season=args.new_season)
     except RunError as exc:   # the run failed for no bot's fault: not a usage error
         print(f"arena run: error: {exc}", file=sys.stderr)
         return EXIT_FAILED

@@ -51,9 +51,10 @@ def _named(a, b, names: Sequence[str]):
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from arena.league import Store
+    from arena.league.identity import match_identity
+    from arena.league.run import Run, RunOptions
     from arena.league.runner import GameJob
-    from arena.match import DEFAULT_SPRT_CAP, MatchTally, match_fixtures, match_identity
+    from arena.match import DEFAULT_SPRT_CAP, MatchTally, match_fixtures
     from arena.sandbox import Limits
     from arena.stats import SprtSpec
     game = two_seat_game(args.game, args.rule)
@@ -79,8 +80,9 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.status_every is not None and args.status_every < 1:
         raise UserError(f"--status-every must be 1 or more, not {args.status_every}")
     settings = settings_from(args)
-    store = Store(args.store, claim=True) if args.store else None   # claimed before any write
-    try:
+    # the games are played as a league's: by the registered `local` executor, through the Run
+    run = Run(loaded(), options=RunOptions(workers=args.concurrency, out=sys.stderr))
+    with run.claimed(args.store) as store:   # claimed before any write
         seed = args.seed
         if seed is None and store is not None and "seed" in store.league.meta():
             seed = int(store.league.meta()["seed"])    # resuming: the stored match's seed
@@ -88,8 +90,10 @@ def cmd_match(args: argparse.Namespace) -> int:
             seed = random.randrange(2**31)
         openings = _openings(args, game, (a, b), seed)
         sandbox = sandbox_from(args)
-        identity = match_identity(game.name, given_rules(game, args.rule), seed, openings.identity(),
-                                  (a, b), settings, args.memory_mb, sprt)
+        run.job = GameJob(game=game.name, rules=given_rules(game, args.rule), bots={a.name: a, b.name: b},
+                          settings=settings, made=game, sandbox_mode=sandbox.mode,
+                          limits=Limits(memory_mb=args.memory_mb))
+        identity = match_identity(run.job, seed, openings.identity(), sprt)
         if store is not None:
             store.league.check_match(identity)   # another match's store: refused before a bot starts
         if not _bots_start(args, game, (a, b), sandbox, settings, seed):
@@ -99,15 +103,9 @@ def cmd_match(args: argparse.Namespace) -> int:
         fixtures = match_fixtures(a.name, b.name, cap, seed,
                                   None if openings.is_none else
                                   lambda k, pair_seed: openings.opening(game, k, pair_seed))
-        job = GameJob(game=game.name, rules=given_rules(game, args.rule), bots={a.name: a, b.name: b},
-                      settings=settings, made=game, sandbox_mode=sandbox.mode,
-                      limits=Limits(memory_mb=args.memory_mb))
         # a RunError or StoreError (the host, the disk: no bot's fault) is a usage error here,
         # as it always was for a match; `arena run` reports a failed run with EXIT_FAILED
-        return _run_match(args, job, fixtures, MatchTally(a.name, b.name), sprt, store, seed)
-    finally:
-        if store is not None:
-            store.close()
+        return _run_match(args, run, fixtures, MatchTally(a.name, b.name), sprt, seed)
 
 
 def _bots_start(args: argparse.Namespace, game, bots, sandbox, settings, seed: int) -> bool:
@@ -130,8 +128,10 @@ def _bind(args: argparse.Namespace, store, identity: dict[str, str], bots) -> No
     league's): a bot that changed says so, and only its current version's games count."""
     from pathlib import Path
 
-    from arena.league.runner import fingerprint_bots
-    from arena.match import match_bot_config, version_lines
+    from arena.league.run import fingerprint_bots
+    from arena.match import match_bot_config
+
+    from .matchtext import version_lines
     a, b = bots
     store.league.bind_match(identity, f"{a.name} vs {b.name}")
     plugins = loaded()
@@ -148,12 +148,15 @@ def given_rules(game, items) -> dict:
     return {key: game.options.get(key, value) for key, value in rule_options(items).items()}
 
 
-def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed: int) -> int:
+def _run_match(args: argparse.Namespace, run, fixtures, tally, sprt, seed: int) -> int:
     """Play a match as cmd_match set it up: game lines on stdout, the status line on stderr."""
     from arena.league.progress import Progress
-    from arena.match import run_match, status_text, summary_lines, summary_record
+    from arena.match import MatchGames
     from arena.record import Termination
     from arena.stats import check
+
+    from .matchtext import closing_line, status_text, summary_lines, summary_record
+    store, job = run.store, run.job
     out_file = open(args.save, "a" if store is not None else "w") if args.save else None
     moves: list[list[str]] = []   # of the games that ended normally, for repeat_warning
     info = loaded().games.create(job.game, **job.rules).info   # the rules': its moves by turns, its seats' names
@@ -169,8 +172,8 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
         else:
             text = "\n".join([f"game {fixture.index + 1}: {record.summary(info.by_turn, info.seat_names)}",
                               *stderr_tail(record, lines=5)])
-        if progress is not None and sys.stdout.isatty():
-            progress.print_above(text, sys.stdout)   # the status line stays the last line
+        if run.progress is not None and sys.stdout.isatty():
+            run.progress.print_above(text, sys.stdout)   # the status line stays the last line
         else:
             print(text, flush=True)
 
@@ -179,30 +182,27 @@ def _run_match(args: argparse.Namespace, job, fixtures, tally, sprt, store, seed
         return status_text(tally.results(), state)
 
     every = args.status_every if args.status_every is not None else 10
-    progress: Progress | None = None
+    start = None
     if sprt is not None or args.concurrency > 1 or store is not None or args.status_every:
-        progress = Progress(len(fixtures), stream=sys.stderr, every=every, detail=detail)
+        run.progress = Progress(len(fixtures), stream=sys.stderr, every=every, detail=detail)
+        stored = len(store.games.done_keys()) if store is not None else 0   # of these versions
+        run.progress.already = min(stored, len(fixtures))
+        where = f" stored in {store.path}" if store is not None else ""
+        test = f", SPRT {args.sprt}" if sprt is not None else ""
+        start = (f"{' vs '.join(job.bots)}: up to {len(fixtures)} game{'s' * (len(fixtures) != 1)}, "
+                 f"{args.concurrency} at a time, seed {seed}{test}"
+                 + (f"; resuming with {stored} games{where}" if stored else ""))
     try:
-        if progress is not None:
-            stored = len(store.games.done_keys()) if store is not None else 0   # of these versions
-            progress.already = min(stored, len(fixtures))
-            where = f" stored in {store.path}" if store is not None else ""
-            test = f", SPRT {args.sprt}" if sprt is not None else ""
-            progress.start(f"{' vs '.join(job.bots)}: up to {len(fixtures)} game{'s' * (len(fixtures) != 1)}, "
-                           f"{args.concurrency} at a time, seed {seed}{test}"
-                           + (f"; resuming with {stored} games{where}" if stored else ""))
-        outcome = run_match(job, fixtures, args.concurrency, tally, sprt, store, on_game, progress)
+        outcome = run.play(MatchGames(fixtures, tally, sprt, on_game, start))
     finally:
         if out_file:
             out_file.close()
-    lines = summary_lines(outcome, sprt, len(fixtures))
-    if progress is not None:
-        progress.finish(f"{'stopped' if outcome.interrupted else 'finished'}: {outcome.played} "
-                        f"game{'s' * (outcome.played != 1)} played; {lines[-3]}")
+    if run.progress is not None:
+        run.finish(closing_line(outcome, sprt, len(fixtures)))
     if args.json:
         print(json.dumps(summary_record(outcome, sprt, len(fixtures))))
     else:
-        print("\n".join(lines))
+        print("\n".join(summary_lines(outcome, sprt, len(fixtures))))
     from arena.openings import repeat_warning
     warning = repeat_warning(moves, info.by_turn)
     if warning:

@@ -1,15 +1,21 @@
-"""A league's identity: the settings that make it the league it is, and how a store's
-differ from a config's, in words that name what changed."""
+"""A league's identity and a match's: the settings that make it the league (or the
+`arena match`) it is, as its store keeps them, and how a store's differ from a config's,
+in words that name what changed."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.plugins import game_registry
+from arena.referee import BotSpec
+from arena.stats import SprtSpec
 
 from .config import LeagueConfig
+
+if TYPE_CHECKING:
+    from .executors.base import GameJob  # executors import the store, which imports this
 
 
 def league_identity(config: LeagueConfig, openings: str) -> dict[str, str]:
@@ -56,6 +62,28 @@ def fill_match_identity(meta: dict[str, str]) -> None:
     bots = json.loads(meta.get("match.bots", "[]"))
     if any(set(bot) != {"name"} for bot in bots):
         meta["match.bots"] = json.dumps([{"name": bot["name"]} for bot in bots], sort_keys=True)
+
+
+def match_identity(job: GameJob, seed: int, openings: str, sprt: SprtSpec | None) -> dict[str, str]:
+    """The store keys a resumed `arena match` must agree on (Store.bind_match), from its
+    job (the game, its rules, the two bots, the clocks and memory) and its seed, openings
+    and test; the cap and concurrency may change."""
+    def text(value: Any) -> str:
+        return json.dumps(value, sort_keys=True)
+    settings = job.settings
+    return {"game": job.game, "rules": text(job.rules), "seed": str(seed), "openings": openings,
+            "match.bots": text([bot_identity(b) for b in job.bots.values()]),
+            "match.settings": text({"time": dataclasses.asdict(settings.time),
+                                    "timeouts": dataclasses.asdict(settings.timeout_policy),
+                                    "memory_mb": job.limits.memory_mb}),
+            "match.sprt": sprt.text() if sprt is not None else "none"}
+
+
+def bot_identity(spec: BotSpec) -> dict[str, Any]:
+    """Which bot a match's seat is, on a resume: its name. What it is (how it starts, its
+    options, its files, what it reads) is its version, as in a league
+    (arena.match.match_bot_config)."""
+    return {"name": spec.name}
 
 
 def differs(key: str, old: str, new: str) -> str:

@@ -5,20 +5,20 @@ The ladder is a fixture source (LadderSource): asked for a piece, it builds the 
 from its rating system's ratings (TrueSkill, or TrueSkill fitted to all games:
 trueskill-ep) kept up to date game by game in the order games were stored, asks
 the matchmaker for pairings for the free slots, and mints each pairing's next
-seat-swapped pair. It runs through the league's own steps (runner: the store, builds,
-versions, preflight, drive), so a ladder stores, resumes and stops as a league does.
+seat-swapped pair. Its games (Ladder) run through the one Run a league runs through
+(arena.league.run: the store, builds, versions, preflight, drive, the closing line), so a
+ladder stores, resumes and stops as a league does.
 """
 
 from __future__ import annotations
 
 import random
-import sys
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import combinations
-from typing import TextIO
+from typing import Any
 
 from arena.games import Game
 from arena.openings import Openings
@@ -27,26 +27,18 @@ from arena.record import GameRecord, Termination
 from arena.referee import BotSpec
 from arena.sandbox import Sandbox
 
-from .config import LadderConfig, LeagueConfig
-from .drive import CancelToken
-from .executors.base import RunError, cause
+from .config import BotConfig, LadderConfig, LeagueConfig
+from .drive import Driven
+from .executors.base import Placement, RunError, cause
 from .matchmakers import BotStanding, Matchmaker, Pairing, Standings, pair_key
 from .membership import Membership
 from .preflight import start_all
 from .progress import Progress
 from .rating_systems import Rater, RatingSystem, TrueSkill, rater, rating_system, skill_los
-from .runner import (
-    Playing,
-    RunSummary,
-    _bounded_workers,
-    _take_store,
-    bot_manifests,
-    make_job,
-    play_source,
-)
-from .schedule import Fixture, ffa_key, fixture_key, game_seed, league_openings, parse_fixture_key
+from .run import Ending, Games, Run, RunOptions, RunSummary, make_job
+from .schedule import Fixture, game_seed, league_openings, pairing_of, parse_fixture_key
 from .sources import fixtures_of
-from .store import Store, check_store_path
+from .store import Store
 
 __all__ = ["LadderSource", "run_ladder", "separated"]
 
@@ -349,19 +341,20 @@ class LadderSource:
         seed = game_seed(self.config.seed, first, second, k)
         opening = tuple(self.openings.opening(self.game, k, seed)) if not self.openings.is_none else ()
         pair = []
-        for swap, seats in enumerate(((first, second), (second, first))):
-            fixture = Fixture(index=self.stored + self.in_flight + swap,
-                              key=fixture_key(first, second, k, swap, opening),
-                              pairing=f"{first}|{second}", seat0=seats[0], seat1=seats[1],
-                              seed=seed, round=2 * k + swap, opening=opening)
-            pair.append(fixture.carrying(self.specs, (self.versions[seats[0]],
-                                                      self.versions[seats[1]])))
+        for swap in (0, 1):
+            fixture = Fixture.of_pair(first, second, k, swap, seed, opening,
+                                      index=self.stored + self.in_flight + swap)
+            pair.append(fixture.carrying(self.specs, self._versions_of(fixture)))
         if pair[0].seat0 != pairing.first:
             pair.reverse()
         a, b = (f"{name}@{self.versions[name]}" for name in (first, second))
         self.met[pair_key(a, b)] += 1
         self.met_now[(first, second)] += 1
         return pair
+
+    def _versions_of(self, fixture: Fixture) -> tuple[int, ...]:
+        """The current versions of a fixture's bots, by seat."""
+        return tuple(self.versions[name] for name in fixture.seats)
 
     def _unfinished(self) -> Fixture | None:
         """The missing game of a pair an earlier run left with one, if its two bots still
@@ -372,13 +365,10 @@ class LadderSource:
             if any(self.versions.get(name) != versions.get(name)
                    or (name, self.versions[name]) in self.suspended for name in (first, second)):
                 continue
-            seats = (first, second) if swap == 0 else (second, first)
-            fixture = Fixture(index=self.stored + self.in_flight,
-                              key=fixture_key(first, second, k, swap, opening),
-                              pairing=f"{first}|{second}", seat0=seats[0], seat1=seats[1],
-                              seed=game_seed(self.config.seed, first, second, k),
-                              round=2 * k + swap, opening=opening)
-            return fixture.carrying(self.specs, (self.versions[seats[0]], self.versions[seats[1]]))
+            fixture = Fixture.of_pair(first, second, k, swap,
+                                      game_seed(self.config.seed, first, second, k), opening,
+                                      index=self.stored + self.in_flight)
+            return fixture.carrying(self.specs, self._versions_of(fixture))
         return None
 
     def _mint_block(self, pairing: Pairing) -> list[Fixture]:
@@ -397,15 +387,13 @@ class LadderSource:
         key_group = tuple(sorted(group))
         block = self.next_block[key_group]
         self.next_block[key_group] += 1
-        seed = game_seed(self.config.seed, "ffa", "|".join(key_group), block)
+        seed = game_seed(self.config.seed, "ffa", pairing_of(group), block)
         fixtures = []
         for turn in range(self.seats):
             seated = [group[(s + turn) % self.seats] for s in range(self.seats)]
-            fixture = Fixture(index=self.stored + self.in_flight + turn,
-                              key=ffa_key(seated, block * self.seats + turn),
-                              pairing="|".join(key_group), seat0=seated[0], seat1=seated[1],
-                              seed=seed, round=block * self.seats + turn, more=tuple(seated[2:]))
-            fixtures.append(fixture.carrying(self.specs, tuple(self.versions[n] for n in seated)))
+            fixture = Fixture.of_block(seated, block * self.seats + turn, seed,
+                                       index=self.stored + self.in_flight + turn)
+            fixtures.append(fixture.carrying(self.specs, self._versions_of(fixture)))
         for a, b in combinations(sorted(f"{name}@{self.versions[name]}" for name in group), 2):
             self.met[(a, b)] += 1
         return fixtures
@@ -428,82 +416,82 @@ class LadderSource:
         self.stop = why
 
 
-def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, workers: int | None = None,
-               progress: Progress | None = None, keep_going: bool = False,
-               standings: int | None = None, new_season: bool = False,
-               out: TextIO | None = None, cancel: CancelToken | None = None) -> RunSummary:
-    """Play a ladder until a stop condition holds (its games, hours or until), Ctrl-C or
-    the cancel token; each game is committed as it finishes and a run resumes where the
-    last one stopped. The store, builds, versions and preflight are a league's (run_league);
-    standings: the live table every that many games (0: never; None: about ten times a
-    run, or every 2 games a bot without a `games` limit). RunSummary.interrupted: stopped
-    by Ctrl-C or the token rather than a stop condition."""
-    assert config.ladder is not None, "run_ladder needs a config with schedule: ladder"
-    out = out or sys.stderr
-    plugins = plugins_or_loaded(plugins)
-    executor = plugins.executors.require(config.executor)
-    check_store_path(config.store)
-    executor.check(config)
-    with Store(config.store, claim=True) as store:
-        known, cache = _take_store(store, config, plugins, new_season, out)
-        started = time.monotonic()
-        manifests = bot_manifests(config, plugins, store, cache)
-        store.bots.sync(manifests, record=False)
-        retired = store.bots.retired() & set(config.bot_names)
-        for name in sorted(retired):
-            print(f"{name}: retired, plays no new games (arena retire --undo brings it back)",
-                  file=out)
-        playing = tuple(bot for bot in config.bots if bot.name not in retired)
-        job = make_job(config, plugins, manifests)
-        versions = {bot.name: store.bots.versions_of((bot.name, bot.name))[0] for bot in playing}
-        matchmaker = plugins.matchmakers.require(config.ladder.matchmaker)()
+class Ladder(Games[Ending]):
+    """A ladder's games (schedule: ladder): a LadderSource over the playing bots' current
+    versions, played until a stop condition holds (its games, hours or until), Ctrl-C or
+    the cancel token; a run resumes where the last one stopped. Its live table is the
+    source's standings: every `standings` games (0: never; None: about ten times a run,
+    or every 2 games a bot without a `games` limit)."""
+
+    def __init__(self, config: LeagueConfig) -> None:
+        assert config.ladder is not None, "a Ladder needs a config with schedule: ladder"
+        self.config, self.ladder = config, config.ladder
+        self.versions: dict[str, int] = {}
+        self.earlier: dict[tuple[str, int], str] = {}   # versions suspended before this run
+        self.already = 0
+
+    def source(self, run: Run) -> LadderSource:
+        store, config, plugins, job = run.claimed_store, self.config, run.plugins, run.job
+        self.versions = {bot.name: store.bots.versions_of((bot.name, bot.name))[0] for bot in run.playing}
+        matchmaker = plugins.matchmakers.require(self.ladder.matchmaker)()
         game = job.made if job.made is not None else plugins.games.create(config.game, **config.rules)
-        limit = config.ladder.games
-        progress = progress or Progress(limit or 0)
-        earlier = store.bots.suspended()
-        source = LadderSource(config, store, matchmaker, versions, job.bots, game,
-                              league_openings(config, plugins.games),
-                              say=lambda line: progress.print_above(line, out),
-                              system=rating_system(config.rating, plugins))
-        already = source.stored
-        progress.total, progress.already = limit or 0, already
+        limit = self.ladder.games
+        progress = run.progress = run.progress or Progress(limit or 0)
+        self.earlier = store.bots.suspended()
+        self.ladder_source = source = LadderSource(config, store, matchmaker, self.versions, job.bots, game,
+                                             league_openings(config, plugins.games),
+                                             say=lambda line: progress.print_above(line, run.out),
+                                             system=rating_system(config.rating, plugins))
+        self.already = source.stored
+        progress.total, progress.already = limit or 0, self.already
         if limit is None:   # no end to count down to: the status line tells the standings' top
             progress.detail = lambda: _leaders(source)
+        standings = run.options.standings
         if standings != 0:
             progress.standings = source.table
             progress.standings_every = standings or (
-                max(2, (limit - already) // 10) if limit is not None and limit > already
-                else max(20, 2 * len(playing)))
-        workers = _bounded_workers(executor, workers or config.workers, progress)
-        for (name, version), reason in sorted(earlier.items()):
-            if versions.get(name) == version:
+                max(2, (limit - self.already) // 10) if limit is not None and limit > self.already
+                else max(20, 2 * len(run.playing)))
+        return source
+
+    def begin(self, run: Run) -> str:
+        """The versions suspended before are said, the membership watched; the opening line."""
+        for (name, version), reason in sorted(self.earlier.items()):
+            if self.versions.get(name) == version:
                 print(f"{name} v{version}: suspended, {reason}; a new version plays again",
-                      file=out)
+                      file=run.out)
+        if self.config.source is not None:
+            members = _Members(Membership(self.config.source, self.config, run.plugins,
+                                          run.claimed_store), self.ladder_source, run)
+            self.ladder_source.watch = members.look
+        return (f"ladder {self.config.name}: {len(run.playing)} bots, matchmaker "
+                f"{self.ladder.matchmaker}, {self.already} games stored; {_stops(self.ladder)}")
 
-        if config.source is not None:
-            members = _Members(Membership(config.source, config, plugins, store), source,
-                               plugins, store, executor.plays_here(config), progress, out)
-            source.watch = members.look
+    def bots(self, run: Run) -> tuple[BotConfig, ...]:
+        return run.playing if self.ladder_source.stop is None else ()
 
-        def on_record(_fixture: Fixture, record: GameRecord) -> None:
-            progress.update(record)
-        begin = (f"ladder {config.name}: {len(playing)} bots, matchmaker "
-                 f"{config.ladder.matchmaker}, {already} games stored; {_stops(config.ladder)}")
-        bots = playing if source.stop is None else ()
-        driven = play_source(Playing(executor, job, source, workers, config, plugins),
-                             store, manifests, known, bots, keep_going, progress, out, on_record,
-                             cancel, start=begin)
+    def end(self, run: Run, driven: Driven) -> Ending:
+        source = self.ladder_source
         interrupted = (driven.interrupted or driven.cancelled) and source.stop is None
-        summary = RunSummary(total=source.stored, already=already, played=source.played,
-                             interrupted=interrupted, seconds=time.monotonic() - started)
-        stored = source.stored
-    if interrupted:
-        verb = "stopped"
-    else:
-        verb = f"finished ({source.stop})" if source.stop else "finished"
-    progress.finish(f"{verb}: {summary.played} game{'s' * (summary.played != 1)} played in {summary.seconds:.1f} s; "
-                    f"{stored} stored in {config.store}")
-    return summary
+        summary = RunSummary(total=source.stored, already=self.already, played=source.played,
+                             interrupted=interrupted, seconds=run.elapsed())
+        if interrupted:
+            verb = "stopped"
+        else:
+            verb = f"finished ({source.stop})" if source.stop else "finished"
+        return Ending(summary, f"{verb}: {summary.played} game{'s' * (summary.played != 1)} played "
+                               f"in {summary.seconds:.1f} s; {source.stored} stored in {self.config.store}")
+
+
+def run_ladder(config: LeagueConfig, plugins: Plugins | None = None, **options: Any) -> RunSummary:
+    """Play a ladder until a stop condition holds (its games, hours or until), Ctrl-C or
+    the cancel token (options: RunOptions' fields, by name); each game is committed as it
+    finishes and a run resumes where the last one stopped. The store, builds, versions
+    and preflight are a league's (the one Run). RunSummary.interrupted: stopped by Ctrl-C
+    or the token rather than a stop condition."""
+    assert config.ladder is not None, "run_ladder needs a config with schedule: ladder"
+    return Run(plugins_or_loaded(plugins), Placement.of(config), RunOptions(**options)).league(
+        config, Ladder(config))
 
 
 class _Members:
@@ -512,10 +500,12 @@ class _Members:
     joins or plays its new version instead of the old; a removed or retired bot stops.
     Each change is said."""
 
-    def __init__(self, membership: Membership, source: LadderSource, plugins: Plugins,
-                 store: Store, start_here: bool, progress: Progress, out: TextIO) -> None:
-        self.membership, self.source, self.plugins, self.store = membership, source, plugins, store
-        self.start_here, self.progress, self.out = start_here, progress, out
+    def __init__(self, membership: Membership, source: LadderSource, run: Run) -> None:
+        assert run.progress is not None
+        self.membership, self.source, self.plugins, self.store = (membership, source, run.plugins,
+                                                                  run.claimed_store)
+        self.start_here = run.executor.plays_here(run.placement)
+        self.progress, self.out = run.progress, run.out
 
     def say(self, line: str) -> None:
         self.progress.print_above(line, self.out)

@@ -30,7 +30,7 @@ from arena.referee.botspec import code_paths
 from .builds import BuildError, build_bots, build_key, build_outputs
 from .config import BotConfig, ConfigError, LeagueConfig, PathCheck
 from .identity import differs
-from .runner import load_league
+from .loading import load_league
 from .store import Store, VersionNote
 from .versions import (
     EXCLUDED_NAMES,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from math import comb, gcd
@@ -66,6 +66,34 @@ class Fixture:
     def order(self) -> tuple[int, int, str]:
         """The sort key of the schedule; comparable across schedules of the same league."""
         return (self.round, self.seed, self.key)
+
+    @classmethod
+    def of_pair(cls, first: str, second: str, pair: int, swap: int, seed: int,
+                opening: Sequence[int] = (), index: int = -1) -> Fixture:
+        """Game `swap` of pair number `pair` of two bots under one seed: first moves first
+        in game 0, second in game 1 (the seats swapped); its key is fixture_key's, its
+        round 2 * pair + swap. Every two-seat fixture is made here (a league's schedule, a
+        ladder's pairs, a match's games)."""
+        seats = (first, second) if swap == 0 else (second, first)
+        return cls(index=index, key=fixture_key(first, second, pair, swap, opening),
+                   pairing=pairing_of(seats), seat0=seats[0], seat1=seats[1], seed=seed,
+                   round=2 * pair + swap, opening=tuple(opening))
+
+    @classmethod
+    def of_block(cls, seated: Sequence[str], game: int, seed: int, index: int) -> Fixture:
+        """Game number `game` of more than two seats, its bots in seat order (a block's
+        games seat one group in turn and share a seed); its key is ffa_key's, its round
+        the game number. Every free-for-all fixture is made here (a league's schedule, a
+        ladder's blocks)."""
+        return cls(index=index, key=ffa_key(seated, game), pairing=pairing_of(seated),
+                   seat0=seated[0], seat1=seated[1], seed=seed, round=game,
+                   more=tuple(seated[2:]))
+
+
+def pairing_of(names: Iterable[str]) -> str:
+    """The pairing of bots, as fixtures name it: their names sorted, joined by '|'
+    ("alice|bob", "a|b|c" for a block of more seats); bot names never hold a '|'."""
+    return "|".join(sorted(names))
 
 
 class KeyParts(NamedTuple):
@@ -157,11 +185,8 @@ def make_fixtures(bots: Sequence[str], games_per_pairing: int, seed: int,
             for k in range(games_per_pairing // 2):
                 pair_seed = game_seed(seed, first, second, k)
                 opening = opening_of(k, pair_seed) if opening_of is not None else ()
-                for swap, seats in enumerate(((first, second), (second, first))):
-                    unordered.append(Fixture(
-                        index=-1, key=fixture_key(first, second, k, swap, opening),
-                        pairing=f"{first}|{second}", seat0=seats[0], seat1=seats[1], seed=pair_seed,
-                        round=2 * k + swap, opening=opening))
+                unordered += [Fixture.of_pair(first, second, k, swap, pair_seed, opening)
+                              for swap in (0, 1)]
     unordered.sort(key=lambda f: f.order)
     return [replace(f, index=i) for i, f in enumerate(unordered)]
 
@@ -222,10 +247,7 @@ def make_ffa_fixtures(bots: Sequence[str], seats: int, games: int, seed: int,
         for turn in range(min(seats, games - block * seats)):
             seated = [group[(s + turn) % seats] for s in range(seats)]
             number = block * seats + turn
-            fixtures.append(Fixture(
-                index=number, key=ffa_key(seated, number), pairing="|".join(sorted(group)),
-                seat0=seated[0], seat1=seated[1], seed=block_seed, round=number,
-                more=tuple(seated[2:])))
+            fixtures.append(Fixture.of_block(seated, number, block_seed, index=number))
     return fixtures
 
 

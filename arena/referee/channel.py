@@ -62,7 +62,8 @@ class BotChannel:
         self.label = label
         self.lines: deque[str] = deque()
         self.outstanding = 0          # lines of replies asked for that have not come yet
-        self.reply_lines = 1          # lines in the reply to the last request (the rest are late)
+        self.reply_lines = 1          # lines of the last request's reply still wanted (see give_up);
+        #                               lines owed beyond them are late, dropped as they come
         self.fault: BotFault | None = None
         self.stdout_closed = False
         self.stderr_closed = False
@@ -94,6 +95,13 @@ class BotChannel:
             self.outstanding += replies
             self.reply_lines = replies
         self.flush()
+
+    def give_up(self) -> None:
+        """The referee gave up on the reply to the last request (a timeout strike): the bot
+        still owes it, and its lines, those in already and those to come, are dropped; the
+        next request's reply is the first line after them (a bot answers in order)."""
+        self.lines.clear()
+        self.reply_lines = 0
 
     def flush(self) -> None:
         """Write what the pipe takes now; a closed pipe is noted, not raised."""

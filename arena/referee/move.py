@@ -169,6 +169,7 @@ class Move:
         seat = self.seat
         seat.strikes += 1
         seat.clock.bank_ms = 0
+        self.wait.channel.give_up()    # its late reply is not the next move's
         return f"timeout strike {seat.strikes} of {self.strikes}"
 
     def seat_fault(self, fault: BotFault) -> BotFault:

@@ -61,6 +61,12 @@ class SprtSpec:
         """At or above this LLR, H1 is accepted: log((1 - beta) / alpha)."""
         return math.log((1 - self.beta) / self.alpha)
 
+    def text(self) -> str:
+        """'elo0=0,elo1=10,alpha=0.05,beta=0.05,model=logistic': the spec as parse reads it
+        (and `arena match --sprt` takes it)."""
+        return (f"elo0={self.elo0:g},elo1={self.elo1:g},alpha={self.alpha:g},beta={self.beta:g},"
+                f"model={self.model}")
+
     @classmethod
     def parse(cls, text: str) -> SprtSpec:
         """A spec from 'elo0=0,elo1=10,alpha=0.05,beta=0.05,model=logistic' (elo0, elo1 needed)."""

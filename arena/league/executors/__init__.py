@@ -5,6 +5,6 @@ local (worker processes on this machine), ray (Ray tasks); plugin registers both
 The runner takes an executor from the loaded registry by the config's name.
 """
 
-from .base import Executor, GameJob, RunError, cause, chunks
+from .base import Executor, GameJob, Placement, RunError, cause, chunks
 
-__all__ = ["Executor", "GameJob", "RunError", "cause", "chunks"]
+__all__ = ["Executor", "GameJob", "Placement", "RunError", "cause", "chunks"]

@@ -14,7 +14,7 @@ from arena.record import GameRecord
 from arena.referee import BotSpec, MatchSettings
 from arena.sandbox import Limits, SandboxError
 
-from ..config import LeagueConfig
+from ..config import LeagueConfig, RayConfig
 from ..schedule import Fixture
 from ..sources import FixtureSource, chunks
 from ..store import StoreError
@@ -40,6 +40,24 @@ class GameJob:
     made: Game | None = None
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where a run's games are played, as its executor reads it: the executor's name and
+    the settings of the built-in ones (a league config's `executor`, `pin_workers` and
+    `ray`), not the whole league."""
+
+    executor: str = "local"
+    #: local workers keep to their own share of the CPUs (executors.local.cpu_shares)
+    pin_workers: bool = True
+    #: the `ray` section (None: a private Ray instance on this machine, its defaults)
+    ray: RayConfig | None = None
+
+    @classmethod
+    def of(cls, config: LeagueConfig) -> Placement:
+        """A league config's placement settings."""
+        return cls(config.executor, config.pin_workers, config.ray)
+
+
 class Executor(Protocol):
     """Where a league's games are played: registered by name (the config's `executor:`)
     with the arena_register_executors hook. Subclass it to inherit the defaults below;
@@ -51,21 +69,21 @@ class Executor(Protocol):
     workers_per_cpu: ClassVar[int | None] = None
 
     def play(self, job: GameJob, source: FixtureSource, workers: int,
-             config: LeagueConfig | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
+             placement: Placement | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
         """Each fixture's record as its game ends, in any order, each once; `workers` games
         at a time, the fixtures taken from source (source.take) as slots free up, until it
         says it is finished. The caller stores a record and tells the source of it before
         asking for the next, so a source that had nothing may have something then; it
         closes the iterator to stop (stopping every game in flight). A problem that is no
-        bot's fault raises RunError (or another ArenaError). config: the league's, when a
-        league plays."""
+        bot's fault raises RunError (or another ArenaError). placement: the run's placement
+        settings (None: the defaults)."""
         ...
 
-    def check(self, config: LeagueConfig) -> None:
-        """Before anything starts: raise an ArenaError if this executor cannot play config."""
+    def check(self, placement: Placement) -> None:
+        """Before anything starts: raise an ArenaError if this executor cannot play so."""
         return None
 
-    def plays_here(self, config: LeagueConfig) -> bool:
+    def plays_here(self, placement: Placement) -> bool:
         """True when the bots run on this machine (the run then starts each once first)."""
         return True
 
@@ -79,4 +97,4 @@ def cause(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"
 
 
-__all__ = ["Executor", "GameJob", "RunError", "cause", "chunks"]
+__all__ = ["Executor", "GameJob", "Placement", "RunError", "cause", "chunks"]

@@ -17,10 +17,9 @@ from typing import Any
 from arena.record import GameRecord
 from arena.sandbox.scratch import remove_own_roots
 
-from ..config import LeagueConfig
 from ..schedule import Fixture
 from ..sources import FixtureList, FixtureSource, Piece, SourceStalled, as_source, fixtures_of, take_from
-from .base import Executor, GameJob, RunError, cause
+from .base import Executor, GameJob, Placement, RunError, cause
 from .worker import PoolCaps, bot_pool, play_piece, pool_caps, set_table
 
 #: local workers beyond this many per CPU are not used: they only slow every game down
@@ -344,5 +343,5 @@ class LocalExecutor(Executor):
     workers_per_cpu = WORKERS_PER_CPU
 
     def play(self, job: GameJob, source: FixtureSource, workers: int,
-             config: LeagueConfig | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
-        return start_playing(job, source, workers, config.pin_workers if config is not None else True)
+             placement: Placement | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
+        return start_playing(job, source, workers, (placement or Placement()).pin_workers)

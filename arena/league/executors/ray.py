@@ -37,10 +37,10 @@ from arena.record import GameRecord
 from arena.referee import BotSpec
 from arena.referee.botspec import ARENA_PACKAGE_DIR
 
-from ..config import LeagueConfig, RayConfig
+from ..config import RayConfig
 from ..schedule import Fixture
 from ..sources import FixtureList, FixtureSource, SourceStalled, as_source, take_from
-from .base import Executor, GameJob
+from .base import Executor, GameJob, Placement
 from .rayfiles import RayExecutorError, Shipment, build_bundle
 from .raynode import GamePlayer
 
@@ -59,16 +59,16 @@ class RayExecutor(Executor):
 
     name = "ray"
 
-    def check(self, config: LeagueConfig) -> None:
+    def check(self, placement: Placement) -> None:
         import_ray()   # a missing Ray is said before anything starts
 
-    def plays_here(self, config: LeagueConfig) -> bool:
+    def plays_here(self, placement: Placement) -> bool:
         # bots start where games are played: here only with a private local instance
-        return config.ray is None or config.ray.address is None
+        return placement.ray is None or placement.ray.address is None
 
     def play(self, job: GameJob, source: FixtureSource, workers: int,
-             config: LeagueConfig | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
-        return play_fixtures_ray(job, source, config.ray if config is not None else None, workers)
+             placement: Placement | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
+        return play_fixtures_ray(job, source, placement.ray if placement is not None else None, workers)
 
 
 def play_fixtures_ray(job: GameJob, fixtures: FixtureSource | list[Fixture],
@@ -97,7 +97,7 @@ def play_fixtures_ray(job: GameJob, fixtures: FixtureSource | list[Fixture],
             runtime_env = {"working_dir": str(bundle.path)}
         started_here = _connect(ray, settings, workers, runtime_env)
         try:
-            yield from _play_all(ray, job, source, settings, shipment)
+            yield from _Coordinator(ray, job, source, settings, shipment).records()
         finally:
             if started_here:
                 ray.shutdown()
@@ -162,45 +162,147 @@ class _Worker:
     moves: int = 0                        #: times its piece's games moved from a dead worker
 
 
-def _play_all(ray: Any, job: GameJob, source: FixtureSource, settings: RayConfig,
-              shipment: Shipment) -> Iterator[tuple[Fixture, GameRecord]]:
-    from ray.exceptions import RayError, RayTaskError, RuntimeEnvSetupError
+class _Coordinator:
+    """The coordinator's side of a run on Ray (records): one GamePlayer actor per game slot
+    of the cluster (_Window), each handed a piece of the source's games when it is placed
+    and free; a worker that dies (its process or its node) is replaced, and the games of
+    its piece not yet received go to another, up to ray.max_retries times a piece; each
+    game is yielded once, whichever attempt finished it."""
 
-    # restarted by the coordinator, not by Ray: a worker Ray restarted would wait for a
-    # CPU that the other workers hold once its node is gone, and its piece with it
-    player = ray.remote(num_cpus=settings.cpus_per_game, max_restarts=0,
-                        max_task_retries=0)(GamePlayer)
-    job_ref = ray.put(job)
-    window = _Window(ray, settings.cpus_per_game)
-    finished = False                       # the source has no more
-    workers: list[_Worker] = []
-    lost: list[tuple[list[Fixture], int]] = []   # games of dead workers: (games, moves so far)
-    yielded: set[str] = set()
-    starts = 0                             # bot processes the workers started
-    # bots that joined or changed after the start: their files are not in the runtime_env
-    carried = _Carried(ray, job) if shipment.files else None
+    def __init__(self, ray: Any, job: GameJob, source: FixtureSource, settings: RayConfig,
+                 shipment: Shipment) -> None:
+        self.ray, self.source, self.settings, self.shipment = ray, source, settings, shipment
+        # restarted by the coordinator, not by Ray: a worker Ray restarted would wait for a
+        # CPU that the other workers hold once its node is gone, and its piece with it
+        self.player = ray.remote(num_cpus=settings.cpus_per_game, max_restarts=0,
+                                 max_task_retries=0)(GamePlayer)
+        self.job_ref = ray.put(job)
+        self.window = _Window(ray, settings.cpus_per_game)
+        self.finished = False                  # the source has no more
+        self.workers: list[_Worker] = []
+        self.lost: list[tuple[list[Fixture], int]] = []   # games of dead workers: (games, moves so far)
+        self.yielded: set[str] = set()
+        self.starts = 0                        # bot processes the workers started
+        self.unplaced = 0                      # workers that died before they could play
+        # bots that joined or changed after the start: their files are not in the runtime_env
+        self.carried = _Carried(ray, job) if shipment.files else None
 
-    def hire() -> None:
-        actor = player.remote(job_ref, shipment)
-        workers.append(_Worker(actor, actor.ready.remote()))
+    def records(self) -> Iterator[tuple[Fixture, GameRecord]]:
+        """Each game's record as it comes, until the source is finished and every piece
+        is played; the workers are dismissed at the end, however it ends."""
+        try:
+            while True:
+                self._staff()
+                if self._over():
+                    return
+                for worker, ref in self._ready():
+                    item = self._receive(worker, ref)
+                    if item is not None:
+                        yield item
+        finally:
+            workers = self.workers
+            logger.info("Ray workers: %d, bot processes started: %d", len(workers), self.starts)
+            _dismiss(self.ray, [w.actor for w in workers], graceful=not any(w.stream for w in workers))
+            if self.carried is not None:
+                self.carried.remove()
 
-    def give(worker: _Worker, piece: list[Fixture], moves: int) -> None:
+    def _staff(self) -> None:
+        """A worker for every game slot, and work for every free worker Ray has placed: a
+        dead worker's games first, then the source's next piece."""
+        while len(self.workers) < self.window.slots():
+            actor = self.player.remote(self.job_ref, self.shipment)
+            self.workers.append(_Worker(actor, actor.ready.remote()))
+        for worker in self.workers:
+            if not worker.ready or worker.stream is not None:
+                continue
+            if self.lost:
+                self._give(worker, *self.lost.pop())
+                continue
+            taken = None if self.finished else take_from(self.source, self.window.slots(), None,
+                                                         worker.running)
+            if not taken:
+                self.finished = taken is None
+                break
+            self._give(worker, taken, 0)
+
+    def _over(self) -> bool:
+        """True once nothing is in play or lost and the source is finished; SourceStalled
+        when the source has nothing now and no game in play could change that."""
+        busy = [w for w in self.workers if w.stream is not None]
+        if busy or self.lost:
+            return False
+        if self.finished:
+            return True
+        if any(w.ready for w in self.workers):
+            raise SourceStalled()
+        return False
+
+    def _ready(self) -> list[tuple[_Worker, Any]]:
+        """The workers whose start or next game is in (waiting RESIZE_EVERY_S at most)."""
+        waiting = {w.stream if w.stream is not None else w.started: w
+                   for w in self.workers if w.stream is not None or not w.ready}
+        ready, _ = self.ray.wait(list(waiting), num_returns=1, timeout=RESIZE_EVERY_S)
+        return [(waiting[ref], ref) for ref in ready]
+
+    def _receive(self, worker: _Worker, ref: Any) -> tuple[Fixture, GameRecord] | None:
+        """What a worker sent: it is placed and started, or its next game (None for
+        anything that is no new game: the piece's end, the bots it keeps, a game received
+        twice, a death)."""
+        from ray.exceptions import RayError, RayTaskError, RuntimeEnvSetupError
+        if worker.stream is None:     # placed and started
+            try:
+                self.ray.get(ref)
+            except RuntimeEnvSetupError as exc:
+                raise RayExecutorError(f"Ray could not set up the bots' files on a node "
+                                       f"(ray.files: runtime_env): {exc}") from None
+            except RayError as exc:    # its node died as it was placed
+                self._dead(worker, exc)
+                return None
+            worker.ready = True
+            return None
+        try:
+            key, item = self.ray.get(next(worker.stream))
+        except StopIteration:         # the piece is over
+            worker.stream = None
+            if worker.left:           # a worker yields every game it was given
+                raise RuntimeError(f"a Ray worker ended a piece without playing "
+                                   f"{sorted(worker.left)}") from None
+            return None
+        except RayTaskError as exc:   # arena's own code failed on the node: a bug
+            raise exc.as_instanceof_cause() from None
+        except RuntimeEnvSetupError as exc:
+            raise RayExecutorError(f"Ray could not set up the bots' files on a node "
+                                   f"(ray.files: runtime_env): {exc}") from None
+        except RayError as exc:       # its process or node died
+            self._dead(worker, exc)
+            return None
+        if key is None:               # the piece's last word: the bots it keeps
+            worker.running, started = item
+            self.starts += started
+            return None
+        fixture = worker.left.pop(key, None)
+        if fixture is None or key in self.yielded:
+            logger.debug("game %r received twice; keeping the first", key)
+            return None
+        self.yielded.add(key)
+        return fixture, item
+
+    def _give(self, worker: _Worker, piece: list[Fixture], moves: int) -> None:
+        carried = self.carried
         worker.stream = worker.actor.play.options(
             name=f"arena-games {piece[0].pairing} x{len(piece)}").remote(
                 piece, carried.ship(piece) if carried is not None else {})
         worker.left, worker.moves = {f.key: f for f in piece}, moves
 
-    unplaced = 0                           # workers that died before they could play
-
-    def dead(worker: _Worker, exc: BaseException) -> None:
+    def _dead(self, worker: _Worker, exc: BaseException) -> None:
         """A worker gone with its process or node: its games go to another."""
-        nonlocal unplaced
-        workers.remove(worker)
-        _dismiss(ray, [worker.actor], graceful=False)   # if only unreachable: its CPU back
+        settings = self.settings
+        self.workers.remove(worker)
+        _dismiss(self.ray, [worker.actor], graceful=False)   # if only unreachable: its CPU back
         if not worker.ready:
-            unplaced += 1
-            if unplaced > 2 * window.slots() + settings.max_retries:
-                raise RayExecutorError(f"Ray workers die as they start ({unplaced} so far); "
+            self.unplaced += 1
+            if self.unplaced > 2 * self.window.slots() + settings.max_retries:
+                raise RayExecutorError(f"Ray workers die as they start ({self.unplaced} so far); "
                                        f"last: {type(exc).__name__}: {_first_line(exc)}") from None
         if worker.left:
             if worker.moves >= settings.max_retries:
@@ -210,77 +312,7 @@ def _play_all(ray: Any, job: GameJob, source: FixtureSource, settings: RayConfig
                     f"{type(exc).__name__}: {_first_line(exc)}") from None
             logger.warning("%d games lost with their worker (%s); giving them to another",
                            len(worker.left), type(exc).__name__)
-            lost.append((list(worker.left.values()), worker.moves + 1))
-
-    try:
-        while True:
-            while len(workers) < window.slots():
-                hire()
-            for worker in workers:       # work for every free worker Ray has placed
-                if not worker.ready or worker.stream is not None:
-                    continue
-                if lost:
-                    give(worker, *lost.pop())
-                    continue
-                taken = None if finished else take_from(source, window.slots(), None,
-                                                        worker.running)
-                if not taken:
-                    finished = taken is None
-                    break
-                give(worker, taken, 0)
-            busy = [w for w in workers if w.stream is not None]
-            if not busy and not lost:
-                if finished:
-                    return
-                if any(w.ready for w in workers):
-                    raise SourceStalled()
-            waiting = {w.stream if w.stream is not None else w.started: w
-                       for w in workers if w.stream is not None or not w.ready}
-            ready, _ = ray.wait(list(waiting), num_returns=1, timeout=RESIZE_EVERY_S)
-            for ref in ready:
-                worker = waiting[ref]
-                if worker.stream is None:     # placed and started
-                    try:
-                        ray.get(ref)
-                    except RuntimeEnvSetupError as exc:
-                        raise RayExecutorError(f"Ray could not set up the bots' files on a node "
-                                               f"(ray.files: runtime_env): {exc}") from None
-                    except RayError as exc:    # its node died as it was placed
-                        dead(worker, exc)
-                        continue
-                    worker.ready = True
-                    continue
-                try:
-                    key, item = ray.get(next(worker.stream))
-                except StopIteration:         # the piece is over
-                    worker.stream = None
-                    if worker.left:           # a worker yields every game it was given
-                        raise RuntimeError(f"a Ray worker ended a piece without playing "
-                                           f"{sorted(worker.left)}") from None
-                    continue
-                except RayTaskError as exc:   # arena's own code failed on the node: a bug
-                    raise exc.as_instanceof_cause() from None
-                except RuntimeEnvSetupError as exc:
-                    raise RayExecutorError(f"Ray could not set up the bots' files on a node "
-                                           f"(ray.files: runtime_env): {exc}") from None
-                except RayError as exc:       # its process or node died
-                    dead(worker, exc)
-                    continue
-                if key is None:               # the piece's last word: the bots it keeps
-                    worker.running, started = item
-                    starts += started
-                    continue
-                fixture = worker.left.pop(key, None)
-                if fixture is None or key in yielded:
-                    logger.debug("game %r received twice; keeping the first", key)
-                    continue
-                yielded.add(key)
-                yield fixture, item
-    finally:
-        logger.info("Ray workers: %d, bot processes started: %d", len(workers), starts)
-        _dismiss(ray, [w.actor for w in workers], graceful=not any(w.stream for w in workers))
-        if carried is not None:
-            carried.remove()
+            self.lost.append((list(worker.left.values()), worker.moves + 1))
 
 
 class _Carried:

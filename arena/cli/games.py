@@ -57,7 +57,7 @@ def _league_game(args: argparse.Namespace) -> int:
         from arena.league import Store, StoreError
         try:
             with Store(store_path, readonly=True) as store:
-                meta = store.meta()
+                meta = store.league.meta()
             name, rules = meta["game"], json.loads(meta.get("rules") or "{}")
         except (StoreError, KeyError, ValueError, sqlite3.Error) as exc:
             raise UserError(f"{path} is not a league store or config: {exc}") from None

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import random
 import sqlite3
+from collections.abc import Iterable
 
-from arena.games import SIMULTANEOUS, joint_moves, perft, random_game, random_turns
+from arena.games import SIMULTANEOUS, Game, GameInfo, joint_moves, perft, random_game, random_turns
 
 from .command import Command
 from .common import RULE_HELP, UserError, league_source, loaded, make_game, parse_moves
@@ -25,7 +26,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_rules(info, width: int) -> None:
+def _print_rules(info: GameInfo, width: int) -> None:
     """The rules in words (each rule set's, where the game has several) and the options."""
     pad = f"{'':<{width}}  "
     if info.rulesets:
@@ -74,12 +75,12 @@ def _league_game(args: argparse.Namespace) -> int:
     return 0
 
 
-def joint_text(game, moves) -> str:
+def joint_text(game: Game, moves: Iterable[int]) -> str:
     """A turn's joint move as text: the movers' moves joined by '+', as u+l."""
     return "+".join(game.move_text(m) for m in moves)
 
 
-def parse_turns(game, text: str | None) -> list[list[int]]:
+def parse_turns(game: Game, text: str | None) -> list[list[int]]:
     """Turns written "u+l,d+r" (--moves of a simultaneous game): each the movers' moves."""
     return [[game.parse_move(move) for move in turn.split("+")]
             for turn in (text or "").replace(" ", "").split(",") if turn]
@@ -124,7 +125,7 @@ def cmd_random_game(args: argparse.Namespace) -> int:
     return 0
 
 
-def _random_turns(game, seed: int, quiet: bool) -> int:
+def _random_turns(game: Game, seed: int, quiet: bool) -> int:
     """random-game for a game whose moves go by turns: each turn's joint move (in rounds, each
     move a turn of its own), the ranking; the start is the seed's (Game.start)."""
     state = game.start(seed)

@@ -10,6 +10,8 @@ import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, NoReturn
 
 from .command import Command
 from .common import (
@@ -24,6 +26,9 @@ from .common import (
     warn_damage,
 )
 from .publish import publish
+
+if TYPE_CHECKING:
+    from arena.league import RatingConfig, Store
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -63,7 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 @contextlib.contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM stops a run as Ctrl-C does: games stored, workers and bots closed."""
-    def interrupt(signum, frame):
+    def interrupt(signum: int, frame: FrameType | None) -> NoReturn:
         raise KeyboardInterrupt
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:
@@ -101,7 +106,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stored_settings(meta: dict[str, str], path: str):
+def _stored_settings(meta: dict[str, str], path: str) -> tuple[RatingConfig, list[str] | None, str]:
     """(rating settings, bot names or None, title) from the config a store keeps of its league."""
     from arena.league import RatingConfig
     try:
@@ -114,7 +119,7 @@ def _stored_settings(meta: dict[str, str], path: str):
     return rating, names, meta.get("name", str(path))
 
 
-def _open_store(source: str, readonly: bool = False):
+def _open_store(source: str, readonly: bool = False) -> Store:
     """The Store of a league store file or config, or a UserError."""
     from arena.league import Store
     store_path = league_source(source)[0]

@@ -646,23 +646,23 @@ def _retired(server: Server) -> set[str]:
     if not server.config.league.store.is_file():
         return set()
     with Store(server.config.league.store, readonly=True) as store:
-        return store.retired()
+        return store.bots.retired()
 
 
 def _bot_action(server: Server, name: str, action: str) -> str:
     """Retire a bot, bring it back, or suspend a participant's bot (its version in the
     ladder stops; a new submission plays again)."""
     with _store(server) as store:
-        versions = store.current_versions()
+        versions = store.bots.current()
         if name not in versions:
             raise Refused(404, f"no bot {name[:40]!r} in the league's store")
         if action == "retire":
-            store.retire(name)
+            store.bots.retire(name)
             return f"{name}: retired (its games stay as history)"
         if action == "unretire":
-            store.retire(name, False)
+            store.bots.retire(name, False)
             return f"{name}: back in the ladder"
-        store.suspend(name, versions[name], "suspended by an admin")
+        store.bots.suspend(name, versions[name], "suspended by an admin")
     for submission in server.db.submissions(bot=name, status="accepted"):
         server.db.set_status(submission.id, "rejected",
                              message="suspended by an admin; a new submission plays again")

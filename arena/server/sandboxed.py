@@ -454,7 +454,7 @@ def _load(config_path: Path, plugins: Plugins) -> LeagueConfig:
 def _verdict(league: LeagueConfig, name: str, games: int) -> Validation:
     """The validation's result as its store has it: the candidate's first fault, if any."""
     with Store(league.store, readonly=True) as store:
-        records = [game.record for game in store.records()]
+        records = [game.record for game in store.games.records()]
     for record in records:
         if record.faulted is not None and record.bots[record.faulted].name == name:
             fault = record.termination.label + (f": {record.reason}" if record.reason else "")

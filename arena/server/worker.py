@@ -27,10 +27,14 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.plugins import loaded_plugins
 
+from .build import build
 from .config import ServerConfig, load_server
 from .db import ServerDB, Submission
 from .intake import absolute_command, command_problem
-from .sandboxed import SubmissionError, build, validate, wheel_bots, write_roster
+from .process import SubmissionError
+from .roster import write_roster
+from .validation import validate
+from .wheels import wheel_bots, wheel_entry
 
 POLL_SECONDS = 0.3
 #: set by the first stop signal: from then on no submission is accepted or rejected
@@ -140,19 +144,6 @@ class Worker:
     def _reject(self, submission: Submission, message: str, **fields: str) -> None:
         self._go_on()
         self.db.set_status(submission.id, "rejected", message=message, **fields)
-
-
-def wheel_entry(bots: list[dict[str, Any]], name: str, game: str) -> dict[str, Any]:
-    """The roster entry of the wheel's bot for the game, under the submitted name: its only
-    one, or, when it declares several, the one declared under that name; SubmissionError
-    naming them when that leaves a choice (a submission is one bot)."""
-    if len(bots) > 1:
-        bots = [bot for bot in bots if bot.get("name") == name] or bots
-    if len(bots) > 1:
-        names = ", ".join(str(bot.get("name")) for bot in bots)
-        raise SubmissionError(f"the wheel's plugin declares {len(bots)} bots for {game} ({names}): "
-                              "submit it under the name of the one to play")
-    return {**bots[0], "name": name}
 
 
 def run_worker(server: ServerConfig, out: Any = None, stopping: threading.Event = STOPPING) -> None:

@@ -1,5 +1,8 @@
-"""The roster: the file the server's running ladder watches, the organiser's config with the
-accepted submissions' bots appended and its stop conditions left out."""
+"""The roster: who plays in the server's ladder. The file the running ladder watches (the
+organiser's config with the accepted submissions' bots appended and its stop conditions
+left out), and an admin's changes to who plays (retire a bot, bring it back, suspend a
+participant's bot), which go to the league's store and the server's database from here
+only."""
 
 from __future__ import annotations
 
@@ -11,16 +14,29 @@ from typing import Any
 
 import yaml
 
+from arena.errors import ArenaError
 from arena.league.config import ConfigError
 from arena.league.configfile import read_yaml
 from arena.league.runner import load_league
+from arena.league.store import Store, StoreError
 from arena.plugins import Plugins, plugins_or_loaded
 
+from .db import ServerDB
 from .process import SubmissionError
 from .validation import confine
 
 #: the stop conditions of a ladder, which the roster leaves out: the server's ladder plays on
 STOP_KEYS = ("games", "hours", "until")
+#: what an admin may do to a bot of the ladder
+BOT_ACTIONS = ("retire", "unretire", "suspend")
+
+
+class UnknownBot(ArenaError):
+    """An admin's change names a bot the league's store does not have."""
+
+
+class StoreUnavailable(ArenaError):
+    """The league's store cannot be written now (an admin's change is not made)."""
 
 
 class _PlainDumper(yaml.SafeDumper):
@@ -92,4 +108,41 @@ def _plain(value: Any) -> Any:
 
 
 
-__all__ = ["STOP_KEYS", "roster_path", "write_roster"]
+# --- an admin's changes to who plays ---------------------------------------------------------
+
+def retired_bots(store_path: Path) -> set[str]:
+    """The bots retired in the league's store (none before it exists)."""
+    if not store_path.is_file():
+        return set()
+    with Store(store_path, readonly=True) as store:
+        return store.retired()
+
+
+def change_bot(store_path: Path, db: ServerDB, name: str, action: str) -> str:
+    """Retire a bot, bring it back, or suspend a participant's bot (its version in the
+    ladder stops, its accepted submissions are rejected so that it leaves the roster; a new
+    submission plays again); what was done, in words. UnknownBot when the store has no bot
+    name, StoreUnavailable when the store cannot be written."""
+    try:
+        store = Store(store_path)
+    except StoreError as exc:
+        raise StoreUnavailable(f"the league's store cannot be written now: {exc}") from None
+    with store:
+        versions = store.current_versions()
+        if name not in versions:
+            raise UnknownBot(f"no bot {name[:40]!r} in the league's store")
+        if action == "retire":
+            store.retire(name)
+            return f"{name}: retired (its games stay as history)"
+        if action == "unretire":
+            store.retire(name, False)
+            return f"{name}: back in the ladder"
+        store.suspend(name, versions[name], "suspended by an admin")
+    for submission in db.submissions(bot=name, status="accepted"):
+        db.set_status(submission.id, "rejected",
+                      message="suspended by an admin; a new submission plays again")
+    return f"{name} v{versions[name]}: suspended"
+
+
+__all__ = ["BOT_ACTIONS", "STOP_KEYS", "StoreUnavailable", "UnknownBot", "change_bot", "retired_bots",
+           "roster_path", "write_roster"]

@@ -21,9 +21,9 @@ from arena.league.runner import load_league
 from arena.league.store import Store, StoreError
 from arena.plugins import Plugins, plugins_or_loaded
 
+from .admission import confine
 from .db import ServerDB
 from .process import SubmissionError
-from .validation import confine
 
 #: the stop conditions of a ladder, which the roster leaves out: the server's ladder plays on
 STOP_KEYS = ("games", "hours", "until")

@@ -10,15 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.league.config import BotConfig, ConfigError, LeagueConfig, validate_entrant
+from arena.league.config import ConfigError, LeagueConfig, validate_entrant
 from arena.league.configfile import format_path
 from arena.league.progress import Progress
 from arena.league.runner import known_bots_check, load_league, run_league
-from arena.league.sight import inside, shared
 from arena.league.store import Store
 from arena.plugins import Plugins, plugins_or_loaded
-from arena.referee.botspec import parse_command
 
+from .admission import confine
 from .process import SubmissionError
 
 
@@ -83,31 +82,6 @@ def validate(config_path: Path, entry: Mapping[str, Any], against: str, games: i
     return _verdict(league, candidate.name, games)
 
 
-def confine(bot: BotConfig, entry: Mapping[str, Any], config: LeagueConfig) -> None:
-    """SubmissionError unless a submitted bot (entry, as config reads it) reads only its
-    own directory, given as its `dir` and no other bot's, and the system and this Python,
-    which every bot reads: the sandbox shows a bot every path its command names, and a
-    league's own check allows two bots one directory (one program, two options) and knows
-    nothing of the server's files (its database, other submissions)."""
-    if bot.command is None:
-        return   # a registered bot: the organiser's plugins declare it
-    if bot.dir is None or "dir" not in entry:
-        raise SubmissionError(f"bot {bot.name!r}: a submission's entry needs its 'dir', its "
-                              "own directory")
-    own = bot.dir.resolve()
-    for other in config.bots:
-        if other.name != bot.name and other.dir is not None and (
-                inside(own, other.dir.resolve()) or inside(other.dir.resolve(), own)):
-            raise SubmissionError(f"bot {bot.name!r}: its directory {str(own)!r} overlaps the "
-                                  f"directory of bot {other.name!r}; a submission has one of its own")
-    named = [path for path in parse_command(bot.command, config.base_dir).paths if path is not None]
-    for path in [*named, *bot.readable]:
-        if not (inside(path.resolve(), own) or shared(path.resolve())):
-            raise SubmissionError(f"bot {bot.name!r}: its command or readable names {str(path)!r}, "
-                                  f"outside its own directory {str(own)!r}; a submission may read "
-                                  "only its own files")
-
-
 def _entry_problem(exc: ConfigError) -> str:
     """What is wrong with a submission's entry, without the organiser's config file and line
     it would be read at (`ladder.yaml:9: bots[7].command: ...` is `command: ...`)."""
@@ -139,4 +113,4 @@ def _verdict(league: LeagueConfig, name: str, games: int) -> Validation:
 
 
 
-__all__ = ["Validation", "confine", "validate"]
+__all__ = ["Validation", "validate"]

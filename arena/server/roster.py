@@ -6,11 +6,13 @@ only."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -29,6 +31,58 @@ from .process import SubmissionError
 STOP_KEYS = ("games", "hours", "until")
 #: what an admin may do to a bot of the ladder
 BOT_ACTIONS = ("retire", "unretire", "suspend")
+
+
+@dataclass(frozen=True)
+class RosterEntry:
+    """A participant's bot as the server hands it to the ladder: one bot entry of the roster,
+    which the ladder reads as it reads any config's bot. What the ladder needs of it: its
+    name (the submitted bot's), the command that starts it, its own directory (all it may
+    read besides the system) and its dialect (None: the config's default)."""
+
+    name: str
+    command: str
+    dir: Path
+    dialect: str | None = None
+
+    #: the keys of its entry, in the order the roster and the server's database write them
+    KEYS: ClassVar[tuple[str, ...]] = ("name", "command", "dir", "dialect")
+
+    def config_entry(self) -> dict[str, str]:
+        """The bot entry as a config reads it (no dialect when it has none)."""
+        entry = {"name": self.name, "command": self.command, "dir": str(self.dir)}
+        if self.dialect is not None:
+            entry["dialect"] = self.dialect
+        return entry
+
+    def to_json(self) -> str:
+        """The entry as the server's database keeps it once its submission is accepted."""
+        return json.dumps(self.config_entry())
+
+    @classmethod
+    def from_config(cls, raw: Mapping[str, Any]) -> RosterEntry:
+        """The entry of a config bot entry of these keys (a wheel's bot, as wheels.py
+        declares it); SubmissionError (one line) for any other key, or a name, command or
+        dir that is no text."""
+        other = sorted(str(key) for key in raw if key not in cls.KEYS)
+        if other:
+            raise SubmissionError(f"a roster entry has only {', '.join(cls.KEYS)}; got {', '.join(other)}")
+        for key in cls.KEYS:
+            value = raw.get(key)
+            if not isinstance(value, str) and not (key == "dialect" and value is None):
+                raise SubmissionError(f"a roster entry's {key} must be text, got {value!r}")
+        dialect = raw.get("dialect")
+        return cls(name=raw["name"], command=raw["command"], dir=Path(raw["dir"]), dialect=dialect)
+
+    @classmethod
+    def from_json(cls, text: str) -> RosterEntry:
+        """The entry the server's database keeps (to_json)."""
+        return cls.from_config(json.loads(text))
+
+
+def as_config_entry(entry: RosterEntry | Mapping[str, Any]) -> dict[str, Any]:
+    """A bot entry as a config reads it: a roster entry's, or a mapping given as one."""
+    return entry.config_entry() if isinstance(entry, RosterEntry) else dict(entry)
 
 
 class UnknownBot(ArenaError):
@@ -52,13 +106,15 @@ def roster_path(config_path: Path) -> Path:
     return config_path.with_name(f".{config_path.stem}.serve.yaml")
 
 
-def write_roster(config_path: Path, extra: Sequence[Mapping[str, Any]], *,
+def write_roster(config_path: Path, extra: Sequence[RosterEntry | Mapping[str, Any]], *,
                  plugins: Plugins | None = None) -> Path:
     """Write the file the running ladder watches: the organiser's config with the `extra`
     bot entries appended and its stop conditions (ladder: games, hours, until) left out,
     beside it so that its relative paths hold. It is checked as `arena run` reads it
     before it replaces the last one at once (os.replace); SubmissionError (the roster as
-    it was) when it would not be taken. Its path."""
+    it was) when it would not be taken. Its path. An entry is a RosterEntry, or a config's
+    bot entry as a mapping."""
+    entries = [as_config_entry(item) for item in extra]
     config_path = Path(config_path).resolve()
     try:
         data, _reader = read_yaml(config_path)
@@ -66,12 +122,12 @@ def write_roster(config_path: Path, extra: Sequence[Mapping[str, Any]], *,
         raise SubmissionError(f"the ladder's config is not valid: {exc}") from None
     if not isinstance(data, Mapping) or not isinstance(data.get("bots"), list):
         raise SubmissionError(f"{config_path}: the ladder's config has no list of bots")
-    for item in extra:
+    for item in entries:
         if "build" in item:
             raise SubmissionError(f"bot {item.get('name')!r}: a submission's build runs in the "
                                   "sandbox (build()), never as a league's build: on the host")
     roster = dict(data)
-    roster["bots"] = [*data["bots"], *(_plain(dict(item)) for item in extra)]
+    roster["bots"] = [*data["bots"], *(_plain(item) for item in entries)]
     if isinstance(roster.get("ladder"), Mapping):
         roster["ladder"] = {k: v for k, v in roster["ladder"].items() if k not in STOP_KEYS}
     target = roster_path(config_path)
@@ -87,7 +143,7 @@ def write_roster(config_path: Path, extra: Sequence[Mapping[str, Any]], *,
             taken = load_league(temp, plugins_or_loaded(plugins))
         except ConfigError as exc:
             raise SubmissionError(str(exc).replace(temp, str(target))) from None
-        for bot, item in zip(taken.bots[len(taken.bots) - len(extra):], extra):
+        for bot, item in zip(taken.bots[len(taken.bots) - len(entries):], entries):
             confine(bot, item, taken)
         os.replace(temp, target)
     except BaseException:

@@ -19,6 +19,7 @@ from arena.plugins import Plugins, plugins_or_loaded
 
 from .admission import confine
 from .process import SubmissionError
+from .roster import RosterEntry, as_config_entry
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class Validation:
 
 
 
-def validate(config_path: Path, entry: Mapping[str, Any], against: str, games: int,
+def validate(config_path: Path, entry: RosterEntry | Mapping[str, Any], against: str, games: int,
              workdir: Path, *, plugins: Plugins | None = None) -> Validation:
     """Play `games` games (seat-swapped pairs) of the candidate bot entry against the bot
     `against` of the ladder config, under the ladder's game, rules, time control and
@@ -41,7 +42,9 @@ def validate(config_path: Path, entry: Mapping[str, Any], against: str, games: i
     reads). SubmissionError for an entry the config would not take or an `against` it
     lacks; RunError when the host cannot play (no fault of the bot); KeyboardInterrupt
     when a stop (Ctrl-C, SIGTERM) cut its games short, which is no verdict. plugins: the
-    server's (by default the loaded ones)."""
+    server's (by default the loaded ones). The entry is a RosterEntry, or a config's bot
+    entry as a mapping."""
+    entry = as_config_entry(entry)
     plugins = plugins_or_loaded(plugins)
     config = _load(config_path, plugins)
     if "build" in entry:

@@ -14,7 +14,6 @@ short by the stop, its bots killed with it, is no verdict on the bot.
 
 from __future__ import annotations
 
-import json
 import shutil
 import signal
 import sys
@@ -32,7 +31,7 @@ from .config import ServerConfig, load_server
 from .db import ServerDB, Submission
 from .intake import absolute_command, command_problem
 from .process import SubmissionError
-from .roster import write_roster
+from .roster import RosterEntry, write_roster
 from .validation import validate
 from .wheels import wheel_bots, wheel_entry
 
@@ -50,11 +49,11 @@ class Worker:
         self.server = server
         self.db = db or ServerDB(server.database)
         self.stopping = stopping or threading.Event()
-        self._written: list[dict[str, Any]] | None = None
+        self._written: list[RosterEntry] | None = None
 
-    def entries(self) -> list[dict[str, Any]]:
+    def entries(self) -> list[RosterEntry]:
         """The roster's extra bots: each bot's accepted submission's entry, by bot name."""
-        return [json.loads(s.entry) for s in self.db.accepted() if s.entry]
+        return [RosterEntry.from_json(s.entry) for s in self.db.accepted() if s.entry]
 
     def sync_roster(self) -> Path | None:
         """Write the roster if the accepted bots changed since it was last written (always the
@@ -90,8 +89,8 @@ class Worker:
             entry = self._entry(submission, folder)
             # the command as its owner gave it (./bot stays ./bot); a wheel's, as its plugin declares it
             self.db.set_status(submission.id, "validating", build_log=log,
-                               command=submission.command or str(entry.get("command", "")),
-                               dialect=str(entry.get("dialect", "")))
+                               command=submission.command or entry.command,
+                               dialect=entry.dialect or "")
             workdir = self.server.data / "validations" / str(submission.id)
             shutil.rmtree(workdir, ignore_errors=True)
             try:
@@ -106,11 +105,11 @@ class Worker:
                 return
             # the roster first: a roster the ladder would not take leaves the earlier version in play
             self._go_on()
-            entries = [e for e in self.entries() if e.get("name") != submission.bot] + [entry]
-            entries.sort(key=lambda e: str(e.get("name")))
+            entries = [e for e in self.entries() if e.name != submission.bot] + [entry]
+            entries.sort(key=lambda e: e.name)
             write_roster(self.server.path, entries, plugins=self.server.plugins)
             self._written = entries
-            self.db.accept(submission.id, json.dumps(entry), build_log=log,
+            self.db.accept(submission.id, entry.to_json(), build_log=log,
                            message=f"{verdict.games} validation games against "
                                    f"{self.server.validate_against} without a fault; it plays in the ladder")
             self.sync_roster()
@@ -121,19 +120,16 @@ class Worker:
                                      "the organiser has the details", build_log=log)
             raise
 
-    def _entry(self, submission: Submission, folder: Path) -> dict[str, Any]:
+    def _entry(self, submission: Submission, folder: Path) -> RosterEntry:
         """The bot's entry in the roster: the wheel's bot for the game, or the command given."""
         if submission.kind == "wheel":
             game = self.server.league.game
-            return wheel_entry(wheel_bots(folder, game), submission.bot, game)
+            return RosterEntry.from_config(wheel_entry(wheel_bots(folder, game), submission.bot, game))
         problem = command_problem(submission.command, folder)
         if problem is not None:
             raise SubmissionError(problem)
-        entry = {"name": submission.bot, "command": absolute_command(submission.command, folder),
-                 "dir": str(folder.resolve())}
-        if submission.dialect:
-            entry["dialect"] = submission.dialect
-        return entry
+        return RosterEntry(name=submission.bot, command=absolute_command(submission.command, folder),
+                           dir=folder.resolve(), dialect=submission.dialect or None)
 
     def _go_on(self) -> None:
         """KeyboardInterrupt once the worker is stopping: what a stop cut short (a build

@@ -31,3 +31,25 @@ def test_an_entry_is_the_config_entry_the_ladder_reads_and_the_json_the_database
 def test_an_entry_of_another_shape_is_refused_in_one_line(raw, said):
     with pytest.raises(SubmissionError, match="^" + said.replace("[", r"\[")):
         RosterEntry.from_config(raw)
+
+
+def test_the_validation_and_the_roster_refuse_a_submitted_entry_in_the_same_words(tmp_path):
+    # one check of a submission (admission.admit), whether it is validated or joins the roster
+    from arena.server.sandboxed import validate, write_roster
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "bot.py").write_text("")
+    config = tmp_path / "ladder.yaml"
+    config.write_text("name: srv\ngame: ultimate\nschedule: ladder\nbots:\n  - {name: random, bot: random}\n"
+                      "  - {name: other, bot: random}\n"
+                      "store: results/srv.sqlite\n")
+    entry = {"name": "alice", "command": "python3 sub/bot.py", "dir": "sub", "build": "make"}
+    said = []
+    for step in (lambda: validate(config, entry, "random", 2, tmp_path / "v"),
+                 lambda: write_roster(config, [entry])):
+        with pytest.raises(SubmissionError) as refused:
+            step()
+        said.append(str(refused.value))
+    assert said == ["bot 'alice': a submission's build runs in the sandbox (build()), never as a league's "
+                    "build: on the host; leave 'build' out of its entry"] * 2
+    assert not (tmp_path / "v").exists() and not (tmp_path / ".ladder.serve.yaml").exists()

@@ -1,9 +1,11 @@
-"""What the server's ladder takes of a submission: its bot entry checked against the
-ladder's config as a submission, beyond what the config itself checks of any bot."""
+"""What the server's ladder takes of a submission: its bot entry, once the ladder's config
+has read it as any bot's (config.validate_entrant for a validation, the roster read as
+`arena run` reads it for the roster), checked here as a submission, in one place: no build
+of its own on the host, and nothing to read but its own directory."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.league.config import BotConfig, LeagueConfig
@@ -11,6 +13,18 @@ from arena.league.sight import inside, shared
 from arena.referee.botspec import parse_command
 
 from .process import SubmissionError
+
+
+def admit(entries: Sequence[Mapping[str, Any]], bots: Sequence[BotConfig], config: LeagueConfig) -> None:
+    """Check submitted entries as the server's ladder takes a submission, each beside the
+    bot the config read it as (bots, in the same order): SubmissionError (one line, naming
+    the bot) for an entry with a build, which would run on the host (a submission's runs in
+    the sandbox, build.py), or one that reads more than its own directory (confine)."""
+    for bot, entry in zip(bots, entries, strict=True):
+        if "build" in entry:
+            raise SubmissionError(f"bot {bot.name!r}: a submission's build runs in the sandbox (build()), "
+                                  "never as a league's build: on the host; leave 'build' out of its entry")
+        confine(bot, entry, config)
 
 
 def confine(bot: BotConfig, entry: Mapping[str, Any], config: LeagueConfig) -> None:
@@ -38,4 +52,4 @@ def confine(bot: BotConfig, entry: Mapping[str, Any], config: LeagueConfig) -> N
                                   "only its own files")
 
 
-__all__ = ["confine"]
+__all__ = ["admit", "confine"]

@@ -23,7 +23,7 @@ from arena.league.runner import load_league
 from arena.league.store import Store, StoreError
 from arena.plugins import Plugins, plugins_or_loaded
 
-from .admission import confine
+from .admission import admit
 from .db import ServerDB
 from .process import SubmissionError
 
@@ -122,10 +122,6 @@ def write_roster(config_path: Path, extra: Sequence[RosterEntry | Mapping[str, A
         raise SubmissionError(f"the ladder's config is not valid: {exc}") from None
     if not isinstance(data, Mapping) or not isinstance(data.get("bots"), list):
         raise SubmissionError(f"{config_path}: the ladder's config has no list of bots")
-    for item in entries:
-        if "build" in item:
-            raise SubmissionError(f"bot {item.get('name')!r}: a submission's build runs in the "
-                                  "sandbox (build()), never as a league's build: on the host")
     roster = dict(data)
     roster["bots"] = [*data["bots"], *(_plain(item) for item in entries)]
     if isinstance(roster.get("ladder"), Mapping):
@@ -143,8 +139,7 @@ def write_roster(config_path: Path, extra: Sequence[RosterEntry | Mapping[str, A
             taken = load_league(temp, plugins_or_loaded(plugins))
         except ConfigError as exc:
             raise SubmissionError(str(exc).replace(temp, str(target))) from None
-        for bot, item in zip(taken.bots[len(taken.bots) - len(entries):], entries):
-            confine(bot, item, taken)
+        admit(entries, taken.bots[len(taken.bots) - len(entries):], taken)
         os.replace(temp, target)
     except BaseException:
         Path(temp).unlink(missing_ok=True)

@@ -17,7 +17,7 @@ from arena.league.runner import known_bots_check, load_league, run_league
 from arena.league.store import Store
 from arena.plugins import Plugins, plugins_or_loaded
 
-from .admission import confine
+from .admission import admit
 from .process import SubmissionError
 from .roster import RosterEntry, as_config_entry
 
@@ -47,9 +47,6 @@ def validate(config_path: Path, entry: RosterEntry | Mapping[str, Any], against:
     entry = as_config_entry(entry)
     plugins = plugins_or_loaded(plugins)
     config = _load(config_path, plugins)
-    if "build" in entry:
-        raise SubmissionError("a submission's build runs in the sandbox (build()), never as a "
-                              "league's build: on the host; leave 'build' out of its entry")
     if games < 2 or games % 2:
         raise SubmissionError(f"validation games must be an even number >= 2 (seat-swapped "
                               f"pairs), got {games!r}")
@@ -64,7 +61,7 @@ def validate(config_path: Path, entry: RosterEntry | Mapping[str, Any], against:
                                      plugins=plugins)
     except ConfigError as exc:
         raise SubmissionError(_entry_problem(exc)) from None
-    confine(candidate, entry, config)
+    admit([entry], [candidate], config)
     # the organiser's bot as the ladder built it: its build ran already, on the host
     opponent = dataclasses.replace(opponent, build=None)
     workdir = Path(workdir).resolve()

@@ -159,6 +159,8 @@ def cmd_versions(args: argparse.Namespace) -> int:
 def cmd_forget(args: argparse.Namespace) -> int:
     bot, version = _split_bot(args.bot)
     with _open_store(args.store) as store:
+        # the games a run is playing by would go under it: forget only a store no run holds
+        store.claim("forget its bot's games once the run has finished")
         infos = [i for i in store.versions(bot) if version is None or i.version == version]
         if not infos:
             raise UserError(f"{args.store} has no {args.bot!r} (`arena versions {args.store}` lists them)")

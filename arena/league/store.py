@@ -170,9 +170,9 @@ class Store:
                 return True
         return False
 
-    def claim(self) -> None:
-        """Hold the store for one run: a second claim (another `arena run`) is refused
-        until this store is closed or its process dies."""
+    def claim(self, then: str = "wait for it to finish, or give this league another store") -> None:
+        """Hold the store for one run: a second claim (another `arena run`, `arena forget`)
+        is refused, saying then what to do, until this store is closed or its process dies."""
         fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -181,7 +181,7 @@ class Store:
             holders = [f"pid {pid}: {command}" for pid, command in lock_holders(self.path)]
             who = f" ({'; '.join(holders[:1])})" if holders else ""
             raise StoreError(f"{self.path}: another `arena run` is playing into this store{who}; "
-                             "wait for it to finish, or give this league another store") from None
+                             f"{then}") from None
         # closed only after the database: closing any fd of the file would drop
         # SQLite's own (POSIX) locks
         self._claim = fd

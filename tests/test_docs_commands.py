@@ -44,7 +44,8 @@ QUICKSTART = ("plays the quickstart's 168 games (about half a minute); every shi
 NOT_RUN: dict[str, str] = {
     # README.md
     "scripts/install.sh && .venv/bin/arena run tournaments/quickstart.yaml": f"{INSTALL}; {QUICKSTART}",
-    "scripts/install.sh --test && .venv/bin/python -m pytest -q": f"{INSTALL}; {SUITE}: the whole of it",
+    "scripts/install.sh --test && .venv/bin/python -m pytest -q -n 2 --dist loadfile":
+        f"{INSTALL}; {SUITE}: the whole of it",
     "scripts/install.sh && .venv/bin/arena serve tournaments/ladder-demo.yaml": f"{INSTALL}; {SERVER}",
     # CONTRIBUTING.md
     ".venv/bin/python -m pytest -q -x tests/test_league_run.py": SUITE,

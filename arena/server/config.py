@@ -13,7 +13,7 @@ from arena.league.config import LeagueConfig
 from arena.league.configfile import Reader, read_path, read_yaml
 from arena.plugins import Plugins, plugins_or_loaded
 
-from .sandboxed import BuildLimits
+from .build import BuildLimits
 from .uploads import UploadCaps
 
 SERVER_KEYS = ("data", "validate", "uploads", "build", "rates")

@@ -517,7 +517,8 @@ class _Members:
             return
         config = update.config
         # the store keeps the config as it now is (its bots): the tables and the site read it
-        self.store.league.bind(config, league_openings(config, self.plugins.games).identity())
+        self.store.league.bind(config, league_openings(config, self.plugins.games).identity(),
+                               games=self.plugins.games)
         self.source.retune(config)
         if config.ladder is not None and config.ladder.games != self.progress.total:
             self.progress.total = config.ladder.games or 0

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from arena.games import Game
 from arena.openings import NONE, Openings, parse_spec
-from arena.plugins import plugins_or_loaded
+from arena.plugins import games_or_loaded
 from arena.referee import BotSpec
 from arena.registry import Registry
 
@@ -546,4 +546,4 @@ def league_openings(config: LeagueConfig, games: Registry[type[Game]] | None = N
 def _made(config: LeagueConfig, games: Registry[type[Game]] | None) -> Game:
     """The config's game (by its referee process, or made from games: where a caller gives
     none, the loaded plugins')."""
-    return config.made_game(plugins_or_loaded(None).games if games is None else games)
+    return config.made_game(games_or_loaded(games))

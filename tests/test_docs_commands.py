@@ -131,6 +131,7 @@ NOT_RUN: dict[str, str] = {
                 "one line"
        for command in (
            "arena run tournaments/csb-public.yaml", "arena run tournaments/csb-public-ladder.yaml",
+           "arena run tournaments/tron-public-referee.yaml",
            "arena match ./public-bots/csb-snuskasaurus/gold \"/usr/bin/python3 "
            "public-bots/csb-sajus/final_submission.py\" --game tournaments/csb-public.yaml "
            "--games 4 --name A=snuskasaurus --name B=sajus",

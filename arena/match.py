@@ -137,13 +137,13 @@ class MatchGames(Games[MatchOutcome]):
     def source(self, run: Run) -> FixtureSource:
         tally, store = self.tally, run.store
         if store is not None:
-            stored = list(store.records(current=True))    # the games of the bots as they are now
+            stored = list(store.games.records(current=True))    # the games of the bots as they are now
             for game in stored:
                 tally.add(game.record, game.fixture_index)
             self.already = len(stored)
         if self.sprt is not None:
             self.state = _read_pairs(tally, self.sprt, check(self.sprt, tally.pentanomial))
-        todo = store.missing(self.fixtures) if store is not None else self.fixtures
+        todo = store.games.missing(self.fixtures) if store is not None else self.fixtures
         return FixtureList([] if self._decided() else todo)
 
     def begin(self, run: Run) -> str | None:

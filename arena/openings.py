@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -317,7 +317,7 @@ def generate_book(game: Game, plies: int, count: int, seed: int, evaluate: Evalu
                        "lower --count or change --plies")
 
 
-def _candidates(game: Game, plies: int, rng: random.Random, limit: int):
+def _candidates(game: Game, plies: int, rng: random.Random, limit: int) -> Iterator[Opening]:
     """Move lists to try: all of them shuffled when there are few, else random draws."""
     small = _all_openings(game.initial_state(), plies, cap=20_000)
     if small is not None:

@@ -296,7 +296,8 @@ def games_only_registry() -> Registry[type[Game]]:
     return load_plugins(defaults=tuple(d for d in DEFAULT_PLUGINS if d[0] == "builtin-games")).games
 
 
-def _call_one(impl, hook: str, kwargs: dict, errors: list[str], versions: dict[str, str]) -> None:
+def _call_one(impl: pluggy.HookImpl, hook: str, kwargs: dict[str, Any], errors: list[str],
+              versions: dict[str, str]) -> None:
     try:
         impl.function(**kwargs)
     except Exception as exc:  # one plugin's nonsense must not stop the others

@@ -1,4 +1,4 @@
-"""Every command in the code blocks of README.md and docs/*.md runs as written (issue 34,
+"""Every command in the code blocks of README.md, CONTRIBUTING.md and docs/*.md runs as written (issue 34,
 item 20: the README's `arena match first-bot last-bot ...` named no bots).
 
 The commands are taken from the pages themselves: each ```sh block's lines (a trailing
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 VENV_BIN = Path(sys.executable).parent
 
 INSTALL = "installs bot-arena into .venv (pip, apt-get): the suite's own set-up, which CI runs"
@@ -37,14 +37,24 @@ SERVER = "serves until stopped: tests/test_server_*.py start `arena serve` and s
 RAY = "needs Ray and a cluster: tests/test_ray.py runs a league on a local Ray"
 DESKTOP = "opens a browser on the desktop"
 SUITE = "runs part of this test suite"
+STATIC = "a static check of the repository's code: tests/test_static.py runs it"
 QUICKSTART = ("plays the quickstart's 168 games (about half a minute); every shipped config is "
               "loaded by tests/test_league_config.py")
 
 NOT_RUN: dict[str, str] = {
     # README.md
     "scripts/install.sh && .venv/bin/arena run tournaments/quickstart.yaml": f"{INSTALL}; {QUICKSTART}",
-    "scripts/install.sh --test && .venv/bin/python -m pytest -q": f"{INSTALL}; {SUITE}: the whole of it",
+    "scripts/install.sh --test && .venv/bin/python -m pytest -q -n 2 --dist loadfile":
+        f"{INSTALL}; {SUITE}: the whole of it",
     "scripts/install.sh && .venv/bin/arena serve tournaments/ladder-demo.yaml": f"{INSTALL}; {SERVER}",
+    # CONTRIBUTING.md
+    ".venv/bin/python -m pytest -q -x tests/test_league_run.py": SUITE,
+    ".venv/bin/python -m pytest -q --durations 10 tests/test_league_run.py": SUITE,
+    ".venv/bin/python -m pytest -q tests/test_static.py": SUITE,
+    ".venv/bin/ruff check arena bots tests benchmarks examples": STATIC,
+    ".venv/bin/mypy arena bots": STATIC,
+    ".venv/bin/python benchmarks/engine.py --seconds 1": "a benchmark (a timing): never in the tests",
+    ".venv/bin/python benchmarks/referee.py --rounds 3": "a benchmark of minutes",
     # docs/distributed.md
     "pip install 'bot-arena[ray]'": "installs Ray from the network",
     "ray start --head --port=6379 --num-cpus=8": RAY,

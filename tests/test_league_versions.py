@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -197,6 +198,18 @@ def test_forget_asks_and_retire_keeps_history(tmp_path):
     assert len(games(tmp_path)) == 10
     unasked = arena("forget", "league.yaml", "mybot@1", cwd=tmp_path)
     assert unasked.returncode == 2 and "add --yes to confirm" in unasked.stderr
+    assert len(games(tmp_path)) == 10
+    # a run's claim on its store is a flock of the file, here held by flock(1) till it is killed
+    playing = subprocess.Popen(["flock", tmp_path / "results" / "versions.sqlite", "-c", "echo held; sleep 600"],
+                               stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert playing.stdout is not None and playing.stdout.readline() == "held\n"
+        held = arena("forget", "league.yaml", "mybot@1", "--yes", cwd=tmp_path)
+    finally:
+        os.killpg(playing.pid, signal.SIGKILL)   # flock and the shell holding the lock
+        playing.wait()
+    assert held.returncode == 2 and "another `arena run` is playing into this store" in held.stderr, held.stderr
+    assert "forget its bot's games once the run has finished" in held.stderr
     assert len(games(tmp_path)) == 10
     bad = arena("forget", "league.yaml", "mybot@7", "--yes", cwd=tmp_path)
     assert bad.returncode == 2 and "has no 'mybot@7'" in bad.stderr

@@ -112,3 +112,12 @@ def test_arena_serve_on_a_port_in_use_says_so_in_one_line_and_starts_nothing(tmp
     assert done.stderr.splitlines() == [f"arena serve: error: cannot listen on 127.0.0.1:{port}: the port is in "
                                         "use (another server?); give another with --port"]
     assert not (tmp_path / "store.sqlite").exists() and not (tmp_path / "store.server").exists()
+
+
+def test_a_data_dir_holding_a_nul_or_a_newline_is_one_line_and_creates_nothing(tmp_path):
+    for given, said in (('"srv\\0x"', "holds a NUL character"), ('"srv\\nx"', "holds the control character")):
+        config = write_ladder(tmp_path, LADDER + f"  data: {given}\n")
+        done = arena("users", str(config), "list")
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert f"server.data: {said}" in done.stderr, done.stderr
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith("srv")] == []

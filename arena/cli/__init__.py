@@ -37,7 +37,8 @@ class _CommandParser(argparse.ArgumentParser):
 
     _parsing = False
 
-    def parse_known_args(self, args=None, namespace=None):
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
         if self._parsing or any(action.nargs in (argparse.REMAINDER, argparse.PARSER)
                                 for action in self._actions):
             # parse_known_intermixed_args calls back here, twice; and it cannot take a

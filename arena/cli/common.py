@@ -14,7 +14,18 @@ from arena.sandbox import MODES as SANDBOX_MODES
 from arena.userfiles import UserFileError, not_regular, open_regular, path_problem, shown
 
 if TYPE_CHECKING:
-    from arena.referee import BotSpec
+    import os
+    from pathlib import Path
+
+    from arena.games import Game
+    from arena.games.external import RefereeSpec
+    from arena.league.config import RatingConfig
+    from arena.league.rating_systems import RatingSystem
+    from arena.league.store import Store
+    from arena.plugins import Plugins
+    from arena.record import GameRecord
+    from arena.referee import BotSpec, MatchSettings
+    from arena.sandbox import Sandbox
 
 
 EXIT_FAILED = 1   #: a run that failed for a reason that is no bot's fault
@@ -31,7 +42,7 @@ RULE_HELP = "a rule option, KEY=VALUE (repeatable), e.g. tiebreak=boards"
 _WARNED = False
 
 
-def loaded():
+def loaded() -> Plugins:
     """The plugins every part of arena shares, loaded once; load failures are reported
     (once), not fatal."""
     global _WARNED
@@ -44,14 +55,14 @@ def loaded():
     return plugins
 
 
-def parse_moves(game, text: str | None) -> list[int]:
+def parse_moves(game: Game, text: str | None) -> list[int]:
     """Moves written "40,36" (--moves), as the game's move numbers."""
     if not text:
         return []
     return [game.parse_move(item) for item in text.replace(" ", "").split(",") if item]
 
 
-def make_game(name: str, rule_options: Sequence[str] = ()):
+def make_game(name: str, rule_options: Sequence[str] = ()) -> Game:
     """The game called name with --rule KEY=VALUE options, from the loaded plugins."""
     from arena.games import FromFile
     from arena.userfiles import read_rule_file
@@ -68,7 +79,7 @@ def make_game(name: str, rule_options: Sequence[str] = ()):
     return games.create(name, **options)
 
 
-def two_seat_game(name: str, rule_options: Sequence[str] = ()):
+def two_seat_game(name: str, rule_options: Sequence[str] = ()) -> Game:
     """make_game for a command that plays two bots against each other (arena match): a game
     of more seats is refused in one line."""
     game = make_game(name, rule_options)
@@ -83,13 +94,13 @@ def rule_options(items: Sequence[str]) -> dict[str, str]:
     return dict(item.partition("=")[::2] for item in items)
 
 
-def _registered_bot(name: str):
+def _registered_bot(name: str) -> BotSpec | None:
     """BotSpec for a bot a plugin registered, or None."""
     from arena.referee.botspec import registered_bot_spec
     return registered_bot_spec(name, loaded())
 
 
-def bot_for(text: str, game, referee=None) -> BotSpec:
+def bot_for(text: str, game: Game | None, referee: RefereeSpec | None = None) -> BotSpec:
     """The BotSpec a user named for a game: a registered bot that plays it (with a guess for
     a mistyped name), or DIALECT:COMMAND. Refused up front, as a league config is. For a
     game played by a referee process (referee: its RefereeSpec, game None) a command, as
@@ -99,6 +110,7 @@ def bot_for(text: str, game, referee=None) -> BotSpec:
         dialect, sep, command = text.partition(":")
         command = command if sep and dialect in loaded().dialects.names() else text
         return command_spec(command.strip() or text, "arena", command)
+    assert game is not None, "a game of rules in arena, or a referee process's"
     name, sep, option_text = text.partition(":")
     if sep and loaded().bots.get(name) is not None:
         spec = _bot_with_options(name, option_text)
@@ -135,14 +147,14 @@ def _bot_with_options(name: str, text: str) -> BotSpec:
             options[key.strip()] = parse_yaml(value, f"{name}:{key.strip()}")[0]
         except MalformedYAML:
             options[key.strip()] = value
-    decl = loaded().bots.get(name)
+    decl = loaded().bots.require(name)   # bot_for found it
     problem = decl.options_problem(options, ".")   # the check a league config makes
     if problem is not None:
         raise UserError(problem.message if problem.unknown else f"{name}:{problem.key}: {problem.message}")
     return bot_spec(decl, options, name=f"{name}:{text}", base_dir=".")
 
 
-def sandbox_from(args: argparse.Namespace):
+def sandbox_from(args: argparse.Namespace) -> Sandbox:
     """The sandbox --sandbox and --memory-mb ask for; its warnings go to stderr."""
     from arena.sandbox import Limits, Sandbox
     sandbox = Sandbox(limits=Limits(memory_mb=args.memory_mb), mode=args.sandbox)
@@ -151,7 +163,7 @@ def sandbox_from(args: argparse.Namespace):
     return sandbox
 
 
-def settings_from(args: argparse.Namespace):
+def settings_from(args: argparse.Namespace) -> MatchSettings:
     """The clocks and timeout policy of the referee options (add_referee_options)."""
     from arena.referee import MatchSettings, TimeControl, TimeoutPolicy
     try:
@@ -166,7 +178,7 @@ def settings_from(args: argparse.Namespace):
     return MatchSettings(time=time_control, timeout_policy=policy, dialects=dialects)
 
 
-def with_reads(spec, args: argparse.Namespace):
+def with_reads(spec: BotSpec, args: argparse.Namespace) -> BotSpec:
     """The bot spec with the --read paths added to what it may read."""
     import dataclasses
     import os
@@ -182,7 +194,7 @@ def with_reads(spec, args: argparse.Namespace):
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-def is_store(path) -> bool:
+def is_store(path: str | os.PathLike[str]) -> bool:
     """True for an SQLite file (a league store), judged by its first bytes."""
     try:
         fd = open_regular(path, "store")   # a FIFO is no store, and is not waited on
@@ -192,7 +204,7 @@ def is_store(path) -> bool:
         return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
 
 
-def league_source(source: str):
+def league_source(source: str) -> tuple[Path, RatingConfig | None, list[str] | None, str | None]:
     """(store path, rating settings or None, bot names or None, title or None) of a league
     store or its YAML config, as every command that reads a league takes either."""
     from pathlib import Path
@@ -211,21 +223,21 @@ def league_source(source: str):
     return config.store, config.rating, config.bot_names, config.name
 
 
-def warn_damage(command: str, store) -> None:
+def warn_damage(command: str, store: Store) -> None:
     """Say on stderr that a store read is damaged outside what the command read."""
     if store.damage is not None:
         from arena.league.storefile import damage_warning
         print(f"arena {command}: warning: {damage_warning(store.path, store.damage)}", file=sys.stderr)
 
 
-def print_stderr_tail(record, lines: int = 10) -> None:
+def print_stderr_tail(record: GameRecord, lines: int = 10) -> None:
     """The last lines a faulted bot wrote to stderr: usually why it failed (the error line
     of its trace first, when they do not hold it)."""
     for line in stderr_tail(record, lines):
         print(line)
 
 
-def stderr_tail(record, lines: int = 10) -> list[str]:
+def stderr_tail(record: GameRecord, lines: int = 10) -> list[str]:
     """The lines print_stderr_tail prints."""
     if record.faulted is None:
         return []
@@ -279,6 +291,6 @@ def add_rating_option(p: argparse.ArgumentParser) -> None:
                         f"{DEFAULT_RATING_SYSTEM} unless set)")
 
 
-def rating_system_from(args: argparse.Namespace):
+def rating_system_from(args: argparse.Namespace) -> RatingSystem | None:
     """The rating system --rating names, or None: the league's own."""
     return None if args.rating is None else loaded().rating_systems.require(args.rating)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import random
 import sqlite3
+from collections.abc import Iterable
 
-from arena.games import SIMULTANEOUS, joint_moves, perft, random_game, random_turns
+from arena.games import SIMULTANEOUS, Game, GameInfo, joint_moves, perft, random_game, random_turns
 
 from .command import Command
 from .common import RULE_HELP, UserError, league_source, loaded, make_game, parse_moves
@@ -25,7 +26,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_rules(info, width: int) -> None:
+def _print_rules(info: GameInfo, width: int) -> None:
     """The rules in words (each rule set's, where the game has several) and the options."""
     pad = f"{'':<{width}}  "
     if info.rulesets:
@@ -59,7 +60,7 @@ def _league_game(args: argparse.Namespace) -> int:
         from arena.league import Store, StoreError
         try:
             with Store(store_path, readonly=True) as store:
-                meta = store.meta()
+                meta = store.league.meta()
             name, rules = meta["game"], json.loads(meta.get("rules") or "{}")
             referee = json.loads(meta["referee"]) if "referee" in meta else None
         except (StoreError, KeyError, ValueError, sqlite3.Error) as exc:
@@ -83,12 +84,12 @@ def _league_game(args: argparse.Namespace) -> int:
     return 0
 
 
-def joint_text(game, moves) -> str:
+def joint_text(game: Game, moves: Iterable[int]) -> str:
     """A turn's joint move as text: the movers' moves joined by '+', as u+l."""
     return "+".join(game.move_text(m) for m in moves)
 
 
-def parse_turns(game, text: str | None) -> list[list[int]]:
+def parse_turns(game: Game, text: str | None) -> list[list[int]]:
     """Turns written "u+l,d+r" (--moves of a simultaneous game): each the movers' moves."""
     return [[game.parse_move(move) for move in turn.split("+")]
             for turn in (text or "").replace(" ", "").split(",") if turn]
@@ -133,7 +134,7 @@ def cmd_random_game(args: argparse.Namespace) -> int:
     return 0
 
 
-def _random_turns(game, seed: int, quiet: bool) -> int:
+def _random_turns(game: Game, seed: int, quiet: bool) -> int:
     """random-game for a game whose moves go by turns: each turn's joint move (in rounds, each
     move a turn of its own), the ranking; the start is the seed's (Game.start)."""
     state = game.start(seed)

@@ -10,6 +10,8 @@ import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, NoReturn
 
 from .command import Command
 from .common import (
@@ -24,6 +26,9 @@ from .common import (
     warn_damage,
 )
 from .publish import publish
+
+if TYPE_CHECKING:
+    from arena.league import RatingConfig, Store
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -45,14 +50,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"arena run: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     from arena.league import Store
-    from arena.league.boards import store_board
+    from arena.league.boards import standings
     with Store(config.store, readonly=True) as store:
         warn_damage("run", store)
         # a ladder's bots may have joined or left while it ran: the store keeps its last config
-        bots = store.snapshot().get("bots") if config.ladder is not None else None
+        bots = store.league.snapshot().get("bots") if config.ladder is not None else None
         names = [bot["name"] for bot in bots] if isinstance(bots, list) else config.bot_names
-        board = store_board(store, config.rating, names, config.name,
-                            all_versions=args.all_versions)
+        board = standings(store, config.rating, names, config.name,
+                          all_versions=args.all_versions).board
     print(render(board, args.format))
     if config.publish is not None and not summary.interrupted:
         index = publish(config.store, config.publish, config.rating, config.name, command="run")
@@ -63,7 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 @contextlib.contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM stops a run as Ctrl-C does: games stored, workers and bots closed."""
-    def interrupt(signum, frame):
+    def interrupt(signum: int, frame: FrameType | None) -> NoReturn:
         raise KeyboardInterrupt
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:
@@ -74,7 +79,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from arena.league import Store, StoreError, render
-    from arena.league.boards import store_board
+    from arena.league.boards import standings
     from arena.registry import UnknownNameError
     path = args.source
     store_path, rating, names, title = league_source(path)
@@ -82,9 +87,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         with Store(store_path, readonly=True) as store:
             warn_damage("leaderboard", store)
             if rating is None:
-                rating, names, title = _stored_settings(store.meta(), path)
-            board = store_board(store, rating, names, title or "", args.anchor,
-                                rating_system_from(args), args.all_versions)
+                rating, names, title = _stored_settings(store.league.meta(), path)
+            board = standings(store, rating, names, title or "", args.anchor,
+                              rating_system_from(args), args.all_versions).board
     except StoreError:   # a store arena refuses: the line names it and what is wrong
         if is_store(store_path) or Path(f"{store_path}-wal").exists():
             raise
@@ -101,7 +106,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stored_settings(meta: dict[str, str], path: str):
+def _stored_settings(meta: dict[str, str], path: str) -> tuple[RatingConfig, list[str] | None, str]:
     """(rating settings, bot names or None, title) from the config a store keeps of its league."""
     from arena.league import RatingConfig
     try:
@@ -114,7 +119,7 @@ def _stored_settings(meta: dict[str, str], path: str):
     return rating, names, meta.get("name", str(path))
 
 
-def _open_store(source: str, readonly: bool = False):
+def _open_store(source: str, readonly: bool = False) -> Store:
     """The Store of a league store file or config, or a UserError."""
     from arena.league import Store
     store_path = league_source(source)[0]
@@ -138,7 +143,7 @@ def cmd_versions(args: argparse.Namespace) -> int:
     names = league_source(args.store)[2]   # a config's bots, as the leaderboard reads them
     with _open_store(args.store, readonly=True) as store:
         warn_damage("versions", store)
-        infos = store.versions(args.bot)
+        infos = store.bots.versions(args.bot)
         marks = version_marks(store, names)
     if args.bot is not None and not infos:
         raise UserError(f"{args.store} has no bot {args.bot!r}")
@@ -159,7 +164,9 @@ def cmd_versions(args: argparse.Namespace) -> int:
 def cmd_forget(args: argparse.Namespace) -> int:
     bot, version = _split_bot(args.bot)
     with _open_store(args.store) as store:
-        infos = [i for i in store.versions(bot) if version is None or i.version == version]
+        # the games a run is playing by would go under it: forget only a store no run holds
+        store.claim("forget its bot's games once the run has finished")
+        infos = [i for i in store.bots.versions(bot) if version is None or i.version == version]
         if not infos:
             raise UserError(f"{args.store} has no {args.bot!r} (`arena versions {args.store}` lists them)")
         games = sum(i.games for i in infos)   # a game between two of its versions counts twice
@@ -171,16 +178,16 @@ def cmd_forget(args: argparse.Namespace) -> int:
             if answer.strip().lower() not in ("y", "yes"):
                 print("nothing forgotten")
                 return 1
-        gone = store.forget(bot, version)
+        gone = store.bots.forget(bot, version)
     print(f"forgot {what}: {gone} games deleted")
     return 0
 
 
 def cmd_retire(args: argparse.Namespace) -> int:
     with _open_store(args.store) as store:
-        if not store.versions(args.bot):
+        if not store.bots.versions(args.bot):
             raise UserError(f"{args.store} has no bot {args.bot!r} (`arena versions {args.store}` lists them)")
-        store.retire(args.bot, not args.undo)
+        store.bots.retire(args.bot, not args.undo)
     print(f"{args.bot}: back in the league; the next run plays its games" if args.undo else
           f"{args.bot}: retired; its games stay as history, it plays no new games and leaves "
           f"the leaderboard (--all-versions shows it)")

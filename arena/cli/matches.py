@@ -92,8 +92,8 @@ def cmd_match(args: argparse.Namespace) -> int:
             game = ExternalGame(match_referee(spec, store, sys.stderr))
         assert game is not None
         seed = args.seed
-        if seed is None and store is not None and "seed" in store.meta():
-            seed = int(store.meta()["seed"])    # resuming: the stored match's seed
+        if seed is None and store is not None and "seed" in store.league.meta():
+            seed = int(store.league.meta()["seed"])    # resuming: the stored match's seed
         if seed is None:
             seed = random.randrange(2**31)
         openings = _openings(args, game, (a, b), seed)
@@ -103,7 +103,7 @@ def cmd_match(args: argparse.Namespace) -> int:
                           limits=Limits(memory_mb=args.memory_mb))
         identity = match_identity(run.job, seed, openings.identity(), sprt)
         if store is not None:
-            store.check_match(identity)   # another match's store: refused before a bot starts
+            store.league.check_match(identity)   # another match's store: refused before a bot starts
         if not _bots_start(args, game, (a, b), sandbox, settings, seed):
             return EXIT_FAILED           # nothing played, nothing stored
         if store is not None:
@@ -159,12 +159,12 @@ def _bind(args: argparse.Namespace, store, identity: dict[str, str], bots) -> No
 
     from .matchtext import version_lines
     a, b = bots
-    store.bind_match(identity, f"{a.name} vs {b.name}")
+    store.league.bind_match(identity, f"{a.name} vs {b.name}")
     plugins = loaded()
     reads = [os.path.abspath(os.path.expanduser(path)) for path in args.read]
     configs = [match_bot_config(bot, reads, plugins) for bot in bots]
     saved = [Path(args.save)] if args.save else []   # beside a bot, it is still not the bot
-    notes = store.sync_versions(fingerprint_bots(store, configs, plugins, Path.cwd(), saved))
+    notes = store.bots.sync(fingerprint_bots(store, configs, plugins, Path.cwd(), saved))
     for line in version_lines(notes, store):
         print(line, file=sys.stderr)
 
@@ -212,7 +212,7 @@ def _run_match(args: argparse.Namespace, run, fixtures, tally, sprt, seed: int) 
     start = None
     if sprt is not None or args.concurrency > 1 or store is not None or args.status_every:
         run.progress = Progress(len(fixtures), stream=sys.stderr, every=every, detail=detail)
-        stored = len(store.done_keys()) if store is not None else 0   # of these versions
+        stored = len(store.games.done_keys()) if store is not None else 0   # of these versions
         run.progress.already = min(stored, len(fixtures))
         where = f" stored in {store.path}" if store is not None else ""
         test = f", SPRT {args.sprt}" if sprt is not None else ""

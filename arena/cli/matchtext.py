@@ -118,7 +118,7 @@ def version_lines(notes: Iterable[VersionNote], store: Store) -> list[str]:
     versions count as the version fingerprinted now, as in a league."""
     lines = []
     for note in notes:
-        versions = store.versions(note.bot)
+        versions = store.bots.versions(note.bot)
         old = sum(v.games for v in versions if v.version != note.version)
         if note.why == ["new bot"]:
             stored = sum(v.games for v in versions)

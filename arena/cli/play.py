@@ -36,7 +36,7 @@ def _records_from_store(path, args: argparse.Namespace):
     from arena.league import Store
     with Store(path, readonly=True) as store:   # the bots' current versions, as the site
         warn_damage("replay", store)
-        rows = list(store.seated_records(current=True))
+        rows = list(store.games.seated(current=True))
     games = [game for game, _versions in rows]
     if not games:
         raise UserError(f"{path} holds no games yet")

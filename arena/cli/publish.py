@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .command import Command
 from .common import add_rating_option, league_source, path_argument, rating_system_from
 
+if TYPE_CHECKING:
+    from arena.league.config import RatingConfig
+    from arena.league.rating_systems import RatingSystem
 
-def publish(store, out, rating=None, title=None, system=None, command="publish"):
+
+def publish(store: str | os.PathLike[str], out: str | os.PathLike[str], rating: RatingConfig | None = None,
+            title: str | None = None, system: RatingSystem | None = None, command: str = "publish") -> Path:
     """Write the site of a league store, rated by system (default: the league's); the index
     page's path. Damage outside what the site reads is said on stderr."""
     from arena.league.storefile import damage_warning
     from arena.publish import publish_site
 
-    def warn(path, damage):
+    def warn(path: Path, damage: str) -> None:
         print(f"arena {command}: warning: {damage_warning(path, damage)}", file=sys.stderr)
     return publish_site(store, out, rating=rating, title=title, system=system, warn=warn)
 

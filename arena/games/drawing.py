@@ -8,18 +8,19 @@ State.render() stays the compact form records and tests use; this is the friendl
 from __future__ import annotations
 
 from .base import State
+from .bigboard import BigBoardState
 
 SQUARE_KEY = ("squares in a board:", "  0 1 2", "  3 4 5", "  6 7 8")
 
 
 def draw(state: State, last: int | None = None) -> str:
     """The position for a person; last (a cell) is marked when given."""
-    if not hasattr(state, "xwon"):
+    if not isinstance(state, BigBoardState):
         return state.render()
     return _draw_big(state, last)
 
 
-def _draw_big(state, last: int | None) -> str:
+def _draw_big(state: BigBoardState, last: int | None) -> str:
     """A 9x9 position: nine blocks labelled with their board number and status."""
     open_target = -1 if state.is_terminal() else state.target
     lines = []

@@ -62,7 +62,7 @@ def drive(games: Iterator[tuple[Fixture, GameRecord]], store: Store | None = Non
         for fixture, record in games:
             aborted = record.termination is Termination.ABORTED
             if store is not None and not aborted:
-                store.add_game(fixture, record)
+                store.games.add(fixture, record)
             if source is not None:
                 source.done(fixture, record)     # stored first: a source may read the store
             if not aborted:

@@ -93,7 +93,7 @@ class LadderSource:
         self.next_block: Counter[tuple[str, ...]] = Counter()
         self.seats = game.seats
         self.met: Counter[tuple[str, str]] = Counter()         # pair_key of NAME@V -> pairs
-        self.suspended = store.suspended()
+        self.suspended = store.bots.suspended()
         self.stored = 0          # the ladder's games stored, all runs (this season)
         self.in_flight = 0       # fixtures handed out whose record has not come back
         #: games in play by bot version: counted as games, so a bot whose game is slow is
@@ -106,11 +106,11 @@ class LadderSource:
         #: the ladder's membership, which calls join, change, leave and retune
         self.watch: Callable[[], None] | None = None
         self._watched = clock()
-        self.rng = random.Random(f"{config.seed}|{store.count()}")
+        self.rng = random.Random(f"{config.seed}|{store.games.count()}")
         pairs: set[tuple[str, str, int]] = set()   # pairs earlier runs started, by version
         #: (first, second, k) -> swap -> (opening, versions by name) of the stored games
         halves: dict[tuple[str, str, int], dict[int, tuple[tuple[int, ...], dict[str, int]]]] = {}
-        for _id, stored, played in store.seated_since(0):
+        for _id, stored, played in store.games.since(0):
             seats = self._learn(stored.key, stored.record, played)
             parts = parse_fixture_key(stored.key)
             if parts is not None and parts.more:    # a block of a game of more seats
@@ -176,7 +176,7 @@ class LadderSource:
 
     def done(self, fixture: Fixture, record: GameRecord) -> None:
         """A game came back: rate it, count it, suspend a version faulting too often."""
-        versions = fixture.versions or self.store.versions_of(fixture.seats)
+        versions = fixture.versions or self.store.bots.versions_of(fixture.seats)
         self.in_flight -= 1
         self.busy.subtract(zip(fixture.seats, versions))
         if record.termination is Termination.ABORTED:
@@ -293,7 +293,7 @@ class LadderSource:
             return
         kinds = ", ".join(f"{n} {kind}" for kind, n in counts.kinds.most_common())
         reason = f"faulted in {counts.faults} of {counts.games} games ({kinds})"
-        self.store.suspend(seat[0], seat[1], reason)
+        self.store.bots.suspend(seat[0], seat[1], reason)
         self.suspended[seat] = reason
         self.say(f"{seat[0]} v{seat[1]}: suspended, {reason}; it plays no more until a new "
                  "version")
@@ -432,12 +432,12 @@ class Ladder(Games[Ending]):
 
     def source(self, run: Run) -> LadderSource:
         store, config, plugins, job = run.claimed_store, self.config, run.plugins, run.job
-        self.versions = {bot.name: store.versions_of((bot.name, bot.name))[0] for bot in run.playing}
+        self.versions = {bot.name: store.bots.versions_of((bot.name, bot.name))[0] for bot in run.playing}
         matchmaker = plugins.matchmakers.require(self.ladder.matchmaker)()
         game = job.made if job.made is not None else plugins.games.create(config.game, **config.rules)
         limit = self.ladder.games
         progress = run.progress = run.progress or Progress(limit or 0)
-        self.earlier = store.suspended()
+        self.earlier = store.bots.suspended()
         self.ladder_source = source = LadderSource(config, store, matchmaker, self.versions, job.bots, game,
                                              league_openings(config, plugins.games),
                                              say=lambda line: progress.print_above(line, run.out),
@@ -517,13 +517,13 @@ class _Members:
             return
         config = update.config
         # the store keeps the config as it now is (its bots): the tables and the site read it
-        self.store.bind(config, league_openings(config, self.plugins.games).identity())
+        self.store.league.bind(config, league_openings(config, self.plugins.games).identity())
         self.source.retune(config)
         if config.ladder is not None and config.ladder.games != self.progress.total:
             self.progress.total = config.ladder.games or 0
         new = [note.bot for note in update.changed] + list(update.added)
         specs = self._specs(config, new) if new else {}
-        current = self.store.current_versions()
+        current = self.store.bots.current()
         for line in replace(update, added=[]).lines():   # a bot joins once it has started
             self.say(line)
         versions = {**current, **{note.bot: note.version for note in update.changed}}
@@ -545,7 +545,7 @@ class _Members:
         """How to start these bots, each with its current version's fingerprint (a worker
         starts a changed bot afresh rather than reuse its old process)."""
         job = make_job(config, self.plugins)
-        prints = {v.bot: v.fingerprint for v in self.store.versions() if v.current}
+        prints = {v.bot: v.fingerprint for v in self.store.bots.versions() if v.current}
         return {name: replace(job.bots[name], fingerprint=prints.get(name) or job.bots[name].fingerprint)
                 for name in names}
 

@@ -10,18 +10,19 @@ from typing import Any
 from arena.errors import did_you_mean
 from arena.plugins import Plugins, plugins_or_loaded
 
-from .config import BotProblem, LeagueConfig, PathCheck, load_config
+from .botentries import OptionFiles
+from .config import BotCheck, BotProblem, LeagueConfig, PathCheck, load_config
 
 #: what a league config's missing option file is told beside its path
 NO_FILE_HINT = (" (a path is taken from the config's directory; JSON text starting with '{' is "
                 "also allowed)")
 
 
-def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
+def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None) -> BotCheck:
     """The config validator's bot check, answered from the loaded plugins; with base_dir
     (the config's directory) files named by file options must exist. A bot's options are
     checked by its declaration (BotDeclaration.options_problem)."""
-    def check(name: str, game: str, options: dict[str, Any]) -> str | BotProblem | None:
+    def check(name: str, game: str, options: Mapping[str, Any]) -> str | BotProblem | None:
         decl = plugins.bots.get(name)
         if decl is None:
             names = [b.name for b in plugins.bots.all()]
@@ -35,7 +36,7 @@ def known_bots_check(plugins: Plugins, base_dir: str | Path | None = None):
     return check
 
 
-def option_files(plugins: Plugins, base_dir: str | Path):
+def option_files(plugins: Plugins, base_dir: str | Path) -> OptionFiles:
     """The files a registered bot's options name, by option (absolute, from base_dir), as
     the sandbox will show them to it."""
     def files(name: str, options: Mapping[str, Any]) -> dict[str, Path]:

@@ -112,9 +112,9 @@ class Membership:
         #: the changed bots' files (name, signature) when the config last failed to read
         self._blocked: tuple[tuple[str, Signature], ...] | None = None
         self._skip = store_files(config.store)
-        self._builds = store.build_records()
-        self._cache = RunCache(store.hash_cache())
-        self._retired = store.retired()
+        self._builds = store.caches.builds()
+        self._cache = RunCache(store.caches.hashes())
+        self._retired = store.bots.retired()
         self._root_cache: dict[str, tuple[BotConfig, list[Path]]] = {}
         scan = _Scan(self._skip)
         self._seen: dict[str, _Seen] = {}
@@ -135,7 +135,7 @@ class Membership:
         if reread and not _settled_stat(stat):
             return None   # being written: read once it has been still for RACY_SECONDS
         self._file_stat = stat
-        retired = self.store.retired()
+        retired = self.store.bots.retired()
         scan = _Scan(self._skip)
         dirty = self._dirty(self._file_config.bots, retired, scan)
         waiting = tuple((name, scan.signature(self._roots(self._bot(name)))[0]) for name in dirty)
@@ -165,12 +165,12 @@ class Membership:
                 refusals.append(problem)
             elif manifest is not None:
                 manifests[name] = manifest
-        notes = self.store.sync_versions(manifests) if manifests else []
+        notes = self.store.bots.sync(manifests) if manifests else []
         for name, manifest in manifests.items():
             seen = self._seen[name]
             seen.playing, seen.print_ = seen.bot, fingerprint(manifest)
         if dirty and dict(self._cache) != self._saved_cache:
-            self.store.save_hash_cache(self._cache)
+            self.store.caches.save_hashes(self._cache)
             self._saved_cache = dict(self._cache)
         return self._update(retired, notes, refusals)
 
@@ -248,7 +248,7 @@ class Membership:
         keys = {build_key(b, base) for b in self._file_config.bots} - {None}
         records = {key: record for key, record in {**self._builds, **done}.items() if key in keys}
         if records != self._builds:
-            self.store.save_build_records(records)
+            self.store.caches.save_builds(records)
             self._builds = records
         return None
 

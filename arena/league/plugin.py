@@ -6,7 +6,7 @@ from __future__ import annotations
 from arena.hooks import hookimpl
 from arena.registry import Registry
 
-from .leaderboard import render_csv, render_json, render_md, render_table
+from .leaderboard.formats import render_csv, render_json, render_md, render_table
 from .rating_systems import DEFAULT_RATING_SYSTEM, TRUESKILL_EP, TrueSkill, TrueSkillEP
 
 

@@ -66,16 +66,16 @@ def match_referee(spec: RefereeSpec, store: Store | None, out: TextIO) -> Refere
     it is made of changed: the store keeps its build's record, as a league's) and
     fingerprinted."""
     bot, home = referee_bot(spec), Path(spec.dir)
-    records = store.build_records() if store is not None else {}
-    cache = RunCache(store.hash_cache() if store is not None else {})
+    records = store.caches.builds() if store is not None else {}
+    cache = RunCache(store.caches.hashes() if store is not None else {})
     skip = store_files(store.path) if store is not None else frozenset()
     if spec.build is not None:
         records = build_bots([bot], home, records, cache, out, skip)
         if store is not None:
-            store.save_build_records(records)
+            store.caches.save_builds(records)
     fingerprint_of = fingerprint(manifest_of(bot, None, cache, home, skip | build_outputs([bot], home, records)))
-    if store is not None and dict(cache) != store.hash_cache():
-        store.save_hash_cache(cache)
+    if store is not None and dict(cache) != store.caches.hashes():
+        store.caches.save_hashes(cache)
     return spec.fingerprinted(fingerprint_of)
 
 

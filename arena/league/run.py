@@ -197,12 +197,12 @@ class Run:
         self.workers = self.options.workers or config.workers
         cache = self._take_store(config)
         config = self.config = fingerprinted(config, self.plugins.games, config.base_dir, store.path,
-                                             store.build_records(), cache)
+                                             store.caches.builds(), cache)
         self._bind(config)
         self.started = time.monotonic()   # the games' time: the builds' is not counted
         self.manifests = bot_manifests(config, self.plugins, store, cache)
-        store.sync_versions(self.manifests, record=False)
-        self.retired = store.retired() & set(config.bot_names)
+        store.bots.sync(self.manifests, record=False)
+        self.retired = store.bots.retired() & set(config.bot_names)
         for name in sorted(self.retired):
             print(f"{name}: retired, plays no new games (arena retire --undo brings it back)",
                   file=self.out)
@@ -250,12 +250,12 @@ class Run:
         written."""
         store, new_season = self.claimed_store, self.options.new_season
         openings = league_openings(config, self.plugins.games).identity()
-        store.check_bind(config, openings, new_season=new_season)
+        store.league.check_bind(config, openings, new_season=new_season)
         # built once the store is ours (it keeps what each build was made from and wrote),
         # before a new season begins: a failed build leaves the league as it was
-        cache = RunCache(store.hash_cache())
-        store.save_build_records(build_bots(list(config.bots) + referee_builds(config, self.plugins.games),
-                                            config.base_dir, store.build_records(), cache, self.out,
+        cache = RunCache(store.caches.hashes())
+        store.caches.save_builds(build_bots(list(config.bots) + referee_builds(config, self.plugins.games),
+                                            config.base_dir, store.caches.builds(), cache, self.out,
                                             store_files(store.path)))
         return cache
 
@@ -265,11 +265,11 @@ class Run:
         whether it knew bots already."""
         store, new_season = self.claimed_store, self.options.new_season
         openings = league_openings(config, self.plugins.games).identity()
-        self.known = bool(store.current_versions())
-        season = store.season
-        store.bind(config, openings, new_season=new_season)
-        if store.season != season:
-            print(f"season {store.season} begins: the {store.count()} games of earlier seasons "
+        self.known = bool(store.bots.current())
+        season = store.league.season
+        store.league.bind(config, openings, new_season=new_season)
+        if store.league.season != season:
+            print(f"season {store.league.season} begins: the {store.games.count()} games of earlier seasons "
                   f"stay in {config.store} as history", file=self.out)
 
     def _drive(self, source: FixtureSource, games: Games[Any], start: str | None) -> Driven:
@@ -288,7 +288,7 @@ class Run:
                 if bots and self.executor.plays_here(self.placement):
                     self._preflight(bots)
                 if self.manifests is not None:
-                    self._say_versions(self.claimed_store.sync_versions(self.manifests))
+                    self._say_versions(self.claimed_store.bots.sync(self.manifests))
                 if self.progress is not None:
                     self.progress.start(start, since=began)
             except BaseException:
@@ -395,7 +395,7 @@ def bot_manifests(config: LeagueConfig, plugins: Plugins, store: Store,
     """Fingerprint every bot of the league (by name), keeping the file hashes in the store;
     the files the bots' builds wrote are outputs, no part of a bot."""
     return fingerprint_bots(store, config.bots, plugins, config.base_dir,
-                            build_outputs(list(config.bots), config.base_dir, store.build_records()),
+                            build_outputs(list(config.bots), config.base_dir, store.caches.builds()),
                             cache)
 
 
@@ -405,18 +405,18 @@ def fingerprint_bots(store: Store, bots: Iterable[BotConfig], plugins: Plugins, 
     in the store, as a league and `arena match --store` both do. The store's files and the
     outputs (files the run writes) are never part of a bot. cache: this run's hash cache,
     when it has hashed files already (a build's inputs)."""
-    stored = store.hash_cache()
+    stored = store.caches.hashes()
     cache = cache if cache is not None else RunCache(stored)
     skip = store_files(store.path) | {Path(path).resolve() for path in outputs}
     manifests = {bot.name: manifest_of(bot, plugins, cache, base_dir, skip) for bot in bots}
     if dict(cache) != stored:   # a warm run writes nothing
-        store.save_hash_cache(cache)
+        store.caches.save_hashes(cache)
     return manifests
 
 
 def bot_versions(config: LeagueConfig, plugins: Plugins, store: Store) -> list[VersionNote]:
     """Fingerprint every bot of the league and record its version in the store: what changed."""
-    return store.sync_versions(bot_manifests(config, plugins, store))
+    return store.bots.sync(bot_manifests(config, plugins, store))
 
 
 __all__ = ["Ending", "Games", "Run", "RunOptions", "RunSummary", "bot_manifests", "bot_versions",

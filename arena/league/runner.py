@@ -17,13 +17,14 @@ from arena.plugins import Plugins, plugins_or_loaded
 from arena.record import Termination
 from arena.registry import Registry
 
+from . import boards
 from .builds import BuildError, build_bots
 from .config import BotConfig, LeagueConfig
 from .drive import Driven
 from .executors.base import GameJob, Placement, RunError, cause
 from .executors.local import WORKERS_PER_CPU
 from .ladder import Ladder
-from .leaderboard import build_leaderboard, render_top
+from .leaderboard import render_top
 from .loading import known_bots_check, load_league, option_files
 from .progress import Progress, standings_every
 from .rating_systems import RatingSystem, rating_system
@@ -56,11 +57,11 @@ class Schedule(Games[Ending]):
         store, config = run.claimed_store, self.config
         self.fixtures = [f for f in _drawn_schedule(store, config, run.plugins.games, run.out)
                          if not run.retired.intersection(f.seats)]
-        todo = store.missing(self.fixtures)
+        todo = store.games.missing(self.fixtures)
         self.todo = len(todo)
         run.progress = self._watch(run)
         # each fixture carries its bots and their versions, as a fixture minted later would
-        return FixtureList([fixture.carrying(run.job.bots, store.versions_of(fixture.seats))
+        return FixtureList([fixture.carrying(run.job.bots, store.bots.versions_of(fixture.seats))
                             for fixture in todo])
 
     def bots(self, run: Run) -> tuple[BotConfig, ...]:
@@ -72,7 +73,7 @@ class Schedule(Games[Ending]):
         played = driven.played
         summary = RunSummary(total=len(fixtures), already=len(fixtures) - self.todo, played=played,
                              interrupted=interrupted, seconds=run.elapsed())
-        stored = len(fixtures) - len(store.missing(fixtures))   # of this league's fixtures
+        stored = len(fixtures) - len(store.games.missing(fixtures))   # of this league's fixtures
         verb = "stopped" if interrupted else "finished"
         return Ending(summary, f"{verb}: {played} game{'s' * (played != 1)} played in "
                                f"{summary.seconds:.1f} s; {stored} of {len(fixtures)} stored in "
@@ -120,7 +121,7 @@ def _drawn_schedule(store: Store, config: LeagueConfig, games: Registry[type[Gam
     fixtures = schedule(config, games)
     if config.games is None:
         return fixtures
-    stored = store.done_keys()
+    stored = store.games.done_keys()
     if stored - {f.key for f in fixtures}:     # games of keys this schedule has not
         earlier = schedule(config, games, ffa_method="greedy")
         if len(stored & {f.key for f in earlier}) > len(stored & {f.key for f in fixtures}):
@@ -140,17 +141,14 @@ def live_standings(store: Store, config: LeagueConfig, rows: int = 10,
                    system: RatingSystem | None = None) -> list[str]:
     """The top of the league's table now, from the store, as the final leaderboard reads it
     (rated by system; by default the one the config's rating settings name)."""
-    retired = store.retired()
-    board = build_leaderboard(store.records(current=True), config.rating,
-                              [name for name in config.bot_names if name not in retired], system=system)
-    return render_top(board, rows)
+    return render_top(boards.standings(store, config.rating, config.bot_names, system=system).board, rows)
 
 
 def repeated_games(store: Store, fixtures: list[Fixture]) -> str | None:
     """The warning of arena.openings when the league's stored games that ended normally
     repeat one another (a fault's games repeat for the bot's reason, not the start)."""
     keys = {f.key for f in fixtures}
-    records = [g.record for g in store.records(current=True, keys=keys)
+    records = [g.record for g in store.games.records(current=True, keys=keys)
                if g.record.termination is Termination.NORMAL]
     return repeat_warning([[m.move for m in r.moves] for r in records],
                           at_once=any(r.moves_at_once for r in records),

@@ -1,8 +1,8 @@
 """A league store turned into plain, JSON-able data for the site.
 
 Games are numbered 1..N in the order ratings read them (a league's fixture order, a
-ladder's play order: Store.records), so a
-game's number, its list page and its moves file follow from its position alone.
+ladder's play order: the store's games.records), so a game's number, its list page and
+its moves file follow from its position alone.
 Every game is replayed through its rules here, so the browser only draws: it never
 needs to know a game's rules; a published site checks every game against them first
 (check_rules), so a record that lies is refused rather than shown.
@@ -26,7 +26,7 @@ from arena.league.leaderboard import LiveBoard, with_versions
 from arena.league.pairs import between
 from arena.league.rating_systems import RatingSystem
 from arena.league.schedule import parse_fixture_key
-from arena.league.store import StoreDamagedError, VersionInfo
+from arena.league.store import StandingsRule, StoreDamagedError, VersionInfo
 from arena.plugins import game_registry
 from arena.record import GameRecord, Termination, play_turn
 from arena.recordcheck import rules_problem
@@ -208,21 +208,25 @@ SLOW_FACTS_SECONDS = 15.0
 class LeagueReader:
     """A store's LeagueData, read again as the store grows. A ladder's games are read in the
     order they were stored: a later read() reads only the games stored since the last
-    (Store.seated_since) and counts them into what it keeps (the standings: LiveBoard; the
-    tallies: Tallies), so that it costs what the new games and the bots cost. When what the
-    standings read changes (a bot's new version, a bot retired or back, the league's bots or
-    rating settings), it counts again every game it has read, each parsed once. A league's
-    games (fixture order) are read whole each time. load_league is one read();
-    `arena serve` keeps one reading its ladder's store."""
+    (store.games.since) and counts them into what it keeps (the standings: LiveBoard; the
+    tallies: Tallies), so that it costs what the new games and the bots cost. Which games
+    the standings count, and which bots they rate, is the store's one rule
+    (store.games.standings_rule(), which store.games.seated(current=True) and so
+    boards.standings read by too). When that rule changes (a bot's new version, a bot
+    retired or back, a new season) or the league's bots or rating settings do, it counts
+    again every game it has read, each parsed once. A league's games (fixture order) are
+    read whole each time. load_league is one read(); `arena serve` keeps one reading its
+    ladder's store."""
 
     def __init__(self, store: Store, rating: RatingConfig | None = None, title: str | None = None,
                  system: RatingSystem | None = None) -> None:
         self.store, self.rating, self.title, self.system = store, rating, title, system
         self._basis: tuple[Any, ...] | None = None   # what the counts below were made for
-        self._current: dict[str, int] = {}     # the bots' versions they were made for
+        self._current: Mapping[str, int] = {}  # the bots' versions they were made for
         self._wanted: list[str] | None = None  # the bots the standings rate (None: every one met)
         self._last_id = 0
-        self._season: list[tuple[StoredGame, tuple[int, ...]]] = []   # every game read, parsed once
+        #: every game read, parsed once, with its bots' versions and the season it was read in
+        self._season: list[tuple[StoredGame, tuple[int, ...], int]] = []
         self._rows: list[tuple[StoredGame, tuple[int, ...]]] = []     # those the standings read
         self._games: list[StoredGame] = []                 # their games, and each one's versions
         self._played: dict[str, tuple[int, ...]] = {}
@@ -246,40 +250,36 @@ class LeagueReader:
 
     def _read(self) -> LeagueData:
         store = self.store
-        meta = store.meta()
+        meta = store.league.meta()
         settings = self.rating if self.rating is not None else rating_from_meta(meta)
-        names = bots_from_meta(meta)
-        retired = store.retired()   # history only: not in the standings
-        wanted = names and [n for n in names if n not in retired]
+        rule = store.games.standings_rule()
+        wanted = rule.rated(bots_from_meta(meta))
         if _ladder(meta):
-            current = store.current_versions()
-            new = store.seated_since(self._last_id)   # in the order stored (played)
+            new = store.games.since(self._last_id)   # this season's, in the order stored (played)
             if new:
                 self._last_id = new[-1][0]
-            fresh = [(game, versions) for _id, game, versions in new]
+            fresh = [(game, versions, rule.season) for _id, game, versions in new]
             self._season.extend(fresh)
-            basis = (settings, frozenset(retired), store.season)
-            again = basis != self._basis or self._changed(current, wanted)
+            basis = (settings, rule.retired, rule.season)
+            again = basis != self._basis or self._changed(rule.versions, wanted)
             if again:
-                self._count([(g, v) for g, v in self._season if _current(g, v, current, retired)],
-                            settings, wanted)
+                self._count(_counted(rule, self._season), settings, wanted)
             else:
                 self._add_bots(wanted)
-                self._add([(g, v) for g, v in fresh if _current(g, v, current, retired)])
+                self._add(_counted(rule, fresh))
                 self._played_more(fresh)
-            self._basis, self._current = basis, current
+            self._basis, self._current = basis, rule.versions
             known = {(info.bot, info.version) for info in self._infos}
             slow = (again or time.monotonic() - self._slow_at > SLOW_FACTS_SECONDS
-                    or any(seat not in known for seat in current.items()))
+                    or any(seat not in known for seat in rule.versions.items()))
         else:
-            current = {}
             self._basis = None
-            self._count(list(store.seated_records(current=True)), settings, wanted)
+            self._count(list(store.games.seated(current=True)), settings, wanted)
             slow = True
         if slow:
-            self._infos, self._updated = store.versions(), store.last_change()
+            self._infos, self._updated = store.bots.versions(), store.league.last_change()
             self._slow_at = time.monotonic()
-        return self._data(meta, settings, current)
+        return self._data(meta, settings, rule)
 
     def _changed(self, current: Mapping[str, int], wanted: list[str] | None) -> bool:
         """Whether the standings must count every game again: a bot's version changed, or
@@ -319,17 +319,17 @@ class LeagueReader:
             counted = self._live.add(stored.key, stored.record)
             self._tallies.add(len(self._rows), stored, counted)
 
-    def _played_more(self, rows: list[tuple[StoredGame, tuple[int, ...]]]) -> None:
+    def _played_more(self, rows: list[tuple[StoredGame, tuple[int, ...], int]]) -> None:
         """Each version's count of games, with games stored since the store was last asked."""
         more: dict[tuple[str, int], int] = {}
-        for stored, versions in rows:
+        for stored, versions, _season in rows:
             for seat in set(zip((bot.name for bot in stored.record.bots), versions)):
                 more[seat] = more.get(seat, 0) + 1
         if more:
             self._infos = [info._replace(games=info.games + more.get((info.bot, info.version), 0))
                            for info in self._infos]
 
-    def _data(self, meta: Mapping[str, str], settings: RatingConfig, current: Mapping[str, int]) -> LeagueData:
+    def _data(self, meta: Mapping[str, str], settings: RatingConfig, rule: StandingsRule) -> LeagueData:
         """The LeagueData of what is counted."""
         assert self._live is not None
         store = self.store
@@ -338,8 +338,7 @@ class LeagueReader:
         board = replace(self._live.board(), title=title)
         # each row's version is the one whose games it rates, as `arena leaderboard` gives it
         prints = {(info.bot, info.version): info.fingerprint for info in self._infos}
-        rated = {row.bot: current.get(row.bot, 1) if current else store.versions_of([row.bot])[0]
-                 for row in board.rows}
+        rated = {row.bot: rule.versions.get(row.bot, 1) for row in board.rows}
         board = ladder_marks(with_versions(board, {bot: (v, prints[bot, v]) for bot, v in rated.items()
                                                    if (bot, v) in prints}), store)
         slugs = slugify([row.bot for row in board.rows])
@@ -364,7 +363,7 @@ class LeagueReader:
                           seats=self._tallies.seats)
         for info in self._infos:
             data.versions.setdefault(info.bot, []).append(info)
-        data.suspended = store.suspended()
+        data.suspended = store.bots.suspended()
         self._tallies.fill(data)
         if data.refereed:    # no x and o, whatever the game's name: its seats by number
             data.seat_names = tuple(f"seat {seat}" for seat in range(data.seats))
@@ -380,12 +379,12 @@ def _ladder(meta: Mapping[str, str]) -> bool:
     return isinstance(snapshot, dict) and snapshot.get("schedule") == "ladder"
 
 
-def _current(stored: StoredGame, versions: tuple[int, ...], current: Mapping[str, int],
-             retired: set[str]) -> bool:
-    """Whether a ladder's game is one the standings read (Store.seated_records(current=True)):
-    between the current versions of bots none of which is retired."""
-    names = [bot.name for bot in stored.record.bots]
-    return tuple(current.get(name, 1) for name in names) == versions and not retired.intersection(names)
+def _counted(rule: StandingsRule, read: list[tuple[StoredGame, tuple[int, ...], int]]
+             ) -> list[tuple[StoredGame, tuple[int, ...]]]:
+    """The games read (each with its bots' versions and its season) that the standings
+    count, by the rule store.games.seated(current=True) reads a store by."""
+    return [(stored, versions) for stored, versions, season in read
+            if rule.counts(stored.key, [bot.name for bot in stored.record.bots], versions, season)]
 
 
 def check_rules(store: Store, games: Sequence[StoredGame]) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from arena.protocol import LineBuffer, LineTooLongError
 from arena.record import Termination
+from arena.sandbox import SandboxedProcess
 
 READ_CHUNK = 1 << 16
 EXIT_GRACE_S = 0.2  # after stdout closes, how long to wait for the exit status
@@ -56,7 +57,7 @@ _PROCESS_SIGNS = ("Resource temporarily unavailable", "BlockingIOError", "fork f
 class BotChannel:
     """One bot process's pipes, seen as requests and reply lines."""
 
-    def __init__(self, proc, limits: OutputLimits, label: str) -> None:
+    def __init__(self, proc: SandboxedProcess, limits: OutputLimits, label: str) -> None:
         self.proc = proc
         self.limits = limits
         self.label = label

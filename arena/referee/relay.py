@@ -36,7 +36,7 @@ from arena.protocol.brutaltester import (
 )
 from arena.protocol.dialects import RELAYED
 from arena.record import REFEREE_RECORD_VERSION, GameRecord, Termination
-from arena.sandbox import HostError, Limits, Sandbox, SandboxError
+from arena.sandbox import HostError, Limits, Sandbox, SandboxedProcess, SandboxError
 
 from .botpool import BotPool
 from .botspec import BotSpec
@@ -68,7 +68,7 @@ class RefereeChannel(BotChannel):
     """A referee process's pipes: every stdout line kept in order (each must be UTF-8), and
     the `###Error` lines of its stderr picked out beside its tail."""
 
-    def __init__(self, proc, players: int) -> None:
+    def __init__(self, proc: SandboxedProcess, players: int) -> None:
         super().__init__(proc, REFEREE_OUTPUT, "referee")
         self.players = players
         self.errors: list[Error] = []     #: from stderr, taken by the relay as they come

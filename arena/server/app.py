@@ -31,7 +31,6 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.league import Store, StoreError
 from arena.publish import templates
 
 from .accounts import Accounts, TokenChecksSpent, csrf_matches
@@ -41,6 +40,7 @@ from .forms import FormRefused, read_form
 from .intake import Incoming, UploadForm
 from .public import PublicView
 from .ratelimit import RateLimiter
+from .roster import BOT_ACTIONS, StoreUnavailable, UnknownBot, change_bot, retired_bots
 from .shown import without_server_paths
 from .uploads import UploadRefused, valid_name
 
@@ -49,7 +49,6 @@ SESSION_COOKIE = "arena_session"
 #: attributes (the published site's tables colour their cells with them); no framing
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
        "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
-BOT_ACTIONS = ("retire", "unretire", "suspend")
 FAILED_TOKENS_PER_SECOND, FAILED_TOKENS_BURST = 0.2, 10   #: wrong tokens an address may try
 #: the pages' scripts and styles: every page load asks for them, so they do not count
 #: toward a user's requests a second (a burst of page loads would be refused its styles)
@@ -544,7 +543,7 @@ class Handlers:
         board = await run_in_threadpool(self.server.public.leaderboard)
         bots = [{"bot": row["bot"], "owner": owners.get(row["bot"]), "games": row["games"],
                  "version": row.get("version"), "marks": row.get("marks", [])} for row in board["rows"]]
-        retired = await run_in_threadpool(_retired, self.server)
+        retired = await run_in_threadpool(retired_bots, self.server.config.league.store)
         return {"users": users, "bots": bots, "retired": sorted(retired),
                 "submissions": [s.public() | {"owner": owners.get(s.bot), "message": s.message}
                                 for s in self.db.submissions(limit=100)]}
@@ -635,35 +634,11 @@ async def _capped(request: Request, most: int) -> Any:
         yield chunk
 
 
-def _store(server: Server) -> Store:
-    try:
-        return Store(server.config.league.store)
-    except StoreError as exc:
-        raise Refused(503, f"the league's store cannot be written now: {exc}") from None
-
-
-def _retired(server: Server) -> set[str]:
-    if not server.config.league.store.is_file():
-        return set()
-    with Store(server.config.league.store, readonly=True) as store:
-        return store.retired()
-
-
 def _bot_action(server: Server, name: str, action: str) -> str:
-    """Retire a bot, bring it back, or suspend a participant's bot (its version in the
-    ladder stops; a new submission plays again)."""
-    with _store(server) as store:
-        versions = store.current_versions()
-        if name not in versions:
-            raise Refused(404, f"no bot {name[:40]!r} in the league's store")
-        if action == "retire":
-            store.retire(name)
-            return f"{name}: retired (its games stay as history)"
-        if action == "unretire":
-            store.retire(name, False)
-            return f"{name}: back in the ladder"
-        store.suspend(name, versions[name], "suspended by an admin")
-    for submission in server.db.submissions(bot=name, status="accepted"):
-        server.db.set_status(submission.id, "rejected",
-                             message="suspended by an admin; a new submission plays again")
-    return f"{name} v{versions[name]}: suspended"
+    """An admin's change to who plays, made by the roster; refused as HTTP says it."""
+    try:
+        return change_bot(server.config.league.store, server.db, name, action)
+    except UnknownBot as exc:
+        raise Refused(404, str(exc)) from None
+    except StoreUnavailable as exc:
+        raise Refused(503, str(exc)) from None

@@ -10,10 +10,10 @@ from typing import Any
 
 from arena.bounds import bounded
 from arena.league.config import LeagueConfig
-from arena.league.configfile import Reader, read_yaml
+from arena.league.configfile import Reader, read_path, read_yaml
 from arena.plugins import Plugins, plugins_or_loaded
 
-from .sandboxed import BuildLimits
+from .build import BuildLimits
 from .uploads import UploadCaps
 
 SERVER_KEYS = ("data", "validate", "uploads", "build", "rates")
@@ -87,8 +87,7 @@ def load_server(path: str | Path, plugins: Plugins | None = None, limits: bool =
     base = Path(path).resolve().parent
     data_dir = default_data_dir(league.store)
     if "data" in section:
-        given = reader.value(section["data"], ("server", "data"), str, {})
-        data_dir = (base / Path(given).expanduser()).resolve()
+        data_dir = read_path(reader, section["data"], ("server", "data"), base)
     against, games = _validate(reader, section.get("validate"), league)
     return ServerConfig(
         path=Path(path), league=league, data=data_dir, validate_against=against,

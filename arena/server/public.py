@@ -274,7 +274,7 @@ def _stored_games(store_path: Path) -> int:
         return 0
     try:
         with Store(store_path, readonly=True) as store:
-            return store.count()
+            return store.games.count()
     except StoreError:
         return 0
 
@@ -315,8 +315,8 @@ def read_store(store_path: str, title: str, known: tuple[Any, ...]) -> Reading |
             return None
         _KEPT.reader = LeagueReader(Store(store_path, readonly=True), title=title)
     store = _KEPT.reader.store
-    state = (store.count(), tuple(sorted(store.current_versions().items())), tuple(sorted(store.retired())),
-             tuple(sorted(store.suspended())), store.meta().get("config", ""))
+    state = (store.games.count(), tuple(sorted(store.bots.current().items())), tuple(sorted(store.bots.retired())),
+             tuple(sorted(store.bots.suspended())), store.league.meta().get("config", ""))
     if state == known:
         return None
     data = _KEPT.reader.read()

@@ -123,7 +123,7 @@ def serve(config_path: str, host: str = "127.0.0.1", port: int = 8000, secure_co
     import uvicorn
 
     from .app import make_app
-    from .sandboxed import roster_path
+    from .roster import roster_path
     out = out or sys.stderr
     server = load_server(config_path, plugins)
     require_bwrap(server)

@@ -14,7 +14,6 @@ short by the stop, its bots killed with it, is no verdict on the bot.
 
 from __future__ import annotations
 
-import json
 import shutil
 import signal
 import sys
@@ -27,10 +26,14 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.plugins import loaded_plugins
 
+from .build import build
 from .config import ServerConfig, load_server
 from .db import ServerDB, Submission
 from .intake import absolute_command, command_problem
-from .sandboxed import SubmissionError, build, validate, wheel_bots, write_roster
+from .process import SubmissionError
+from .roster import RosterEntry, write_roster
+from .validation import validate
+from .wheels import wheel_bots, wheel_entry
 
 POLL_SECONDS = 0.3
 #: set by the first stop signal: from then on no submission is accepted or rejected
@@ -46,11 +49,11 @@ class Worker:
         self.server = server
         self.db = db or ServerDB(server.database)
         self.stopping = stopping or threading.Event()
-        self._written: list[dict[str, Any]] | None = None
+        self._written: list[RosterEntry] | None = None
 
-    def entries(self) -> list[dict[str, Any]]:
+    def entries(self) -> list[RosterEntry]:
         """The roster's extra bots: each bot's accepted submission's entry, by bot name."""
-        return [json.loads(s.entry) for s in self.db.accepted() if s.entry]
+        return [RosterEntry.from_json(s.entry) for s in self.db.accepted() if s.entry]
 
     def sync_roster(self) -> Path | None:
         """Write the roster if the accepted bots changed since it was last written (always the
@@ -86,8 +89,8 @@ class Worker:
             entry = self._entry(submission, folder)
             # the command as its owner gave it (./bot stays ./bot); a wheel's, as its plugin declares it
             self.db.set_status(submission.id, "validating", build_log=log,
-                               command=submission.command or str(entry.get("command", "")),
-                               dialect=str(entry.get("dialect", "")))
+                               command=submission.command or entry.command,
+                               dialect=entry.dialect or "")
             workdir = self.server.data / "validations" / str(submission.id)
             shutil.rmtree(workdir, ignore_errors=True)
             try:
@@ -102,11 +105,11 @@ class Worker:
                 return
             # the roster first: a roster the ladder would not take leaves the earlier version in play
             self._go_on()
-            entries = [e for e in self.entries() if e.get("name") != submission.bot] + [entry]
-            entries.sort(key=lambda e: str(e.get("name")))
+            entries = [e for e in self.entries() if e.name != submission.bot] + [entry]
+            entries.sort(key=lambda e: e.name)
             write_roster(self.server.path, entries, plugins=self.server.plugins)
             self._written = entries
-            self.db.accept(submission.id, json.dumps(entry), build_log=log,
+            self.db.accept(submission.id, entry.to_json(), build_log=log,
                            message=f"{verdict.games} validation games against "
                                    f"{self.server.validate_against} without a fault; it plays in the ladder")
             self.sync_roster()
@@ -117,19 +120,16 @@ class Worker:
                                      "the organiser has the details", build_log=log)
             raise
 
-    def _entry(self, submission: Submission, folder: Path) -> dict[str, Any]:
+    def _entry(self, submission: Submission, folder: Path) -> RosterEntry:
         """The bot's entry in the roster: the wheel's bot for the game, or the command given."""
         if submission.kind == "wheel":
             game = self.server.league.game
-            return wheel_entry(wheel_bots(folder, game), submission.bot, game)
+            return RosterEntry.from_config(wheel_entry(wheel_bots(folder, game), submission.bot, game))
         problem = command_problem(submission.command, folder)
         if problem is not None:
             raise SubmissionError(problem)
-        entry = {"name": submission.bot, "command": absolute_command(submission.command, folder),
-                 "dir": str(folder.resolve())}
-        if submission.dialect:
-            entry["dialect"] = submission.dialect
-        return entry
+        return RosterEntry(name=submission.bot, command=absolute_command(submission.command, folder),
+                           dir=folder.resolve(), dialect=submission.dialect or None)
 
     def _go_on(self) -> None:
         """KeyboardInterrupt once the worker is stopping: what a stop cut short (a build
@@ -140,19 +140,6 @@ class Worker:
     def _reject(self, submission: Submission, message: str, **fields: str) -> None:
         self._go_on()
         self.db.set_status(submission.id, "rejected", message=message, **fields)
-
-
-def wheel_entry(bots: list[dict[str, Any]], name: str, game: str) -> dict[str, Any]:
-    """The roster entry of the wheel's bot for the game, under the submitted name: its only
-    one, or, when it declares several, the one declared under that name; SubmissionError
-    naming them when that leaves a choice (a submission is one bot)."""
-    if len(bots) > 1:
-        bots = [bot for bot in bots if bot.get("name") == name] or bots
-    if len(bots) > 1:
-        names = ", ".join(str(bot.get("name")) for bot in bots)
-        raise SubmissionError(f"the wheel's plugin declares {len(bots)} bots for {game} ({names}): "
-                              "submit it under the name of the one to play")
-    return {**bots[0], "name": name}
 
 
 def run_worker(server: ServerConfig, out: Any = None, stopping: threading.Event = STOPPING) -> None:

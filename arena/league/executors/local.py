@@ -12,7 +12,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Generator, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from arena.record import GameRecord
 from arena.sandbox.scratch import remove_own_roots
@@ -105,7 +105,15 @@ class _Pieces:
         return self.work[index]
 
 
-def _worker_main(job: GameJob, pieces: _Pieces, results, parent: int, cpus: frozenset[int] | None,
+class _Connection(Protocol):
+    """A worker's end of its pipe to the coordinator (a multiprocess Connection)."""
+
+    def send_bytes(self, buf: bytes) -> None: ...
+
+    def recv_bytes(self) -> bytes: ...
+
+
+def _worker_main(job: GameJob, pieces: _Pieces, results: _Connection, parent: int, cpus: frozenset[int] | None,
                  caps: PoolCaps) -> None:
     """A worker process: play the pieces it takes from `pieces`, send each game back at once
     (pickled here, in this thread: a queue's feeder thread would contend with the referee

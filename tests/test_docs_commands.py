@@ -136,6 +136,17 @@ NOT_RUN: dict[str, str] = {
                                                "games, a JVM each; tests/test_league_referees.py "
                                                "runs it with 6",
     "python benchmarks/referees.py": "a benchmark of about a minute",
+    **{command: "plays other people's referee and bots, cloned as the config's comment says "
+                "(minutes); without the clones tests/test_league_config.py checks it stops in "
+                "one line"
+       for command in (
+           "arena run tournaments/csb-public.yaml", "arena run tournaments/csb-public-ladder.yaml",
+           "arena run tournaments/tron-public-referee.yaml",
+           "arena match ./public-bots/csb-snuskasaurus/gold \"/usr/bin/python3 "
+           "public-bots/csb-sajus/final_submission.py\" --game tournaments/csb-public.yaml "
+           "--games 4 --name A=snuskasaurus --name B=sajus",
+           "arena replay tournaments/csb-public.yaml --game 1",
+           "arena publish tournaments/csb-public.yaml --out site")},
     # run as written, and its figure checked, by another test
     "arena perft ultimate 6": "tests/test_cli_games.py::test_perft_prints_the_count_last runs "
                               "it and checks the page's 4020960",

@@ -434,7 +434,9 @@ def test_every_shipped_league_config_is_valid(path):
     assert config.store.parent.name == "results"    # generated results stay out of git
 
 
-@pytest.mark.parametrize("name", ["tron-public.yaml", "tron-public-2010.yaml"])
+@pytest.mark.parametrize("name", ["tron-public.yaml", "tron-public-2010.yaml",
+                                  "csb-public.yaml", "csb-public-ladder.yaml",
+                                  "tron-public-referee.yaml"])
 def test_a_league_of_cloned_public_bots_without_its_clones_says_so_in_one_line(tmp_path, name):
     # the shipped configs of public bots name clones bot-arena does not ship (requires:);
     # without them a run stops before anything, in one line saying what is absent and where

@@ -331,11 +331,12 @@ def test_numbers_too_large_name_nothing_and_an_error_page_keeps_the_users_menu(s
             assert answer.status_code == 404 and "error" in answer.json(), (url, answer.text)
     with client(serving) as c:
         assert c.post("/login", data={"token": tokens["alice"]}).status_code == 303
-        for url in (f"/games/{huge}", "/bots/nobody"):
+        for url in (f"/games/{huge}", "/bots/nobody", "/no-such-page", "/site-x/deep/path.html"):
             page = c.get(url)
             assert page.status_code == 404 and 'id="error"' in page.text, url
             # the menu of who is logged in: their page and Log out, not Log in
             assert "Log out" in page.text and 'href="/me"' in page.text and ">Log in<" not in page.text, url
+        assert c.get("/api/no-such-thing").json() == {"error": "no such page"}   # JSON under /api/
 
 
 #: (path, method) of every route -> the URL to try and the status for
@@ -371,6 +372,7 @@ def matrix(submission: int) -> dict[tuple[str, str], tuple[str, tuple[int, int, 
         ("/api/admin/bots/{name}/{action}", "POST"): ("/api/admin/bots/blind/unretire", admin_post_api),
         ("/admin/users/{name}/revoke", "POST"): ("/admin/users/victim/revoke", admin_post),
         ("/api/admin/users/{name}/revoke", "POST"): ("/api/admin/users/victim/revoke", admin_post_api),
+        ("/{unknown:path}", "GET"): ("/no-such-page", (404, 404, 404, 404)),   # every other page
     }
 
 

@@ -223,6 +223,10 @@ async def _small_form(request: Request, server: Server) -> Any:
         raise Refused(exc.status, str(exc)) from None
 
 
+async def _no_such_page(request: Request, who: Who) -> Response:
+    raise Refused(404, "no such page")
+
+
 def _refusal(server: Server, request: Request, access: Access, refused: Refused, who: Who) -> Response:
     """The refusal as JSON (the API) or a page, whose menu is the one of who is asking."""
     if access.api or request.url.path.startswith("/api/"):
@@ -243,6 +247,9 @@ def make_app(config: ServerConfig, secure_cookies: bool = False) -> Starlette:
     for path, methods, level, handler in handlers.table():
         access = Access(level, api=path.startswith("/api/"))
         routes.append(Route(path, guard(server, access, handler), methods=methods, name=path))
+    # any other page: the 404 page with the asker's menu, as every refusal (JSON under /api/)
+    routes.append(Route("/{unknown:path}", guard(server, Access("public", api=False), _no_such_page),
+                        methods=["GET"], name="unknown"))
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         server.public.start()   # the first reading of the store starts now

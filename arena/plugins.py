@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "DEFAULT_PLUGINS", "DIALECTS", "ENTRY_POINT_GROUP", "EXECUTORS", "MATCHMAKERS",
            "OPTION_KINDS", "OUTPUT_FORMATS", "PROJECT", "RATING_SYSTEMS", "ArenaHookSpecs",
            "BotDeclaration", "BotOption", "BotRegistry", "PluginError", "Plugins",
-           "UnknownNameError", "game_registry", "games_only_registry", "hookimpl", "hookspec",
+           "UnknownNameError", "games_only_registry", "games_or_loaded", "hookimpl", "hookspec",
            "load_plugins", "loaded_plugins", "make_plugin_manager", "plugins_or_loaded"]
 
 ENTRY_POINT_GROUP = "arena"
@@ -284,9 +284,10 @@ def plugins_or_loaded(plugins: Plugins | None) -> Plugins:
     return loaded_plugins() if plugins is None else plugins
 
 
-def game_registry() -> Registry[type[Game]]:
-    """Every game the loaded plugins declare, built-in ones first."""
-    return loaded_plugins().games
+def games_or_loaded(games: Registry[type[Game]] | None) -> Registry[type[Game]]:
+    """games; where a caller gives none (a test, a script calling the library), the games
+    this process's loaded plugins declare: the one default of the functions that take games."""
+    return loaded_plugins().games if games is None else games
 
 
 def games_only_registry() -> Registry[type[Game]]:

@@ -109,7 +109,7 @@ def bot_for(text: str, game: Game | None, referee: RefereeSpec | None = None) ->
     if referee is not None:
         dialect, sep, command = text.partition(":")
         command = command if sep and dialect in loaded().dialects.names() else text
-        return command_spec(command.strip() or text, "arena", command)
+        return command_spec(command.strip() or text, "arena", command, dialects=loaded().dialects.names())
     assert game is not None, "a game of rules in arena, or a referee process's"
     name, sep, option_text = text.partition(":")
     if sep and loaded().bots.get(name) is not None:

@@ -60,7 +60,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                           all_versions=args.all_versions).board
     print(render(board, args.format))
     if config.publish is not None and not summary.interrupted:
-        index = publish(config.store, config.publish, config.rating, config.name, command="run")
+        index = publish(config.store, config.publish, config.rating, config.name, command="run",
+                        registry=plugins.games)
         print(f"published: {index}", file=sys.stderr)
     return 130 if summary.interrupted else 0
 

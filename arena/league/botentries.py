@@ -19,7 +19,7 @@ from arena.registry import Registry
 from .configfile import KeyPath, Reader, read_path
 from .sight import check_sight, own_code
 
-__all__ = ["BOT_KEYS", "BotCheck", "BotConfig", "BotProblem", "OptionFiles", "bot_entries", "bot_entry"]
+__all__ = ["BOT_KEYS", "BotCheck", "BotConfig", "BotContext", "BotProblem", "OptionFiles", "bot_entries", "bot_entry"]
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,19 @@ BOT_KEYS = ("name", "bot", "options", "command", "dialect", "dir", "readable", "
             "build")
 
 
-def bot_entries(reader: Reader, raw: Any, base: Path, game: str, known_bots: BotCheck | None,
-                dialects: Registry[Dialect], store: Path | None = None,
+@dataclass(frozen=True)
+class BotContext:
+    """What a bot entry is read against: the config's directory (relative paths start there),
+    the game its league plays, the check of registered bots (None: any name and options
+    pass) and the dialects a command may speak."""
+
+    base: Path
+    game: str
+    known_bots: BotCheck | None
+    dialects: Registry[Dialect]
+
+
+def bot_entries(reader: Reader, raw: Any, context: BotContext, store: Path | None = None,
                 publish: Path | None = None,
                 option_files: OptionFiles | None = None) -> tuple[BotConfig, ...]:
     """The `bots:` list, each entry checked (bot_entry), names unique, and what each may
@@ -81,18 +92,17 @@ def bot_entries(reader: Reader, raw: Any, base: Path, game: str, known_bots: Bot
     bots: list[BotConfig] = []
     first_use: dict[str, int] = {}
     for i, item in enumerate(raw):
-        bot = bot_entry(reader, item, ("bots", i), base, game, known_bots, dialects)
+        bot = bot_entry(reader, item, ("bots", i), context)
         if bot.name in first_use:
             reader.fail(("bots", i, "name"), f"duplicate bot name {bot.name!r} (already used by "
                                              f"bots[{first_use[bot.name]}]); names must be unique")
         first_use[bot.name] = i
         bots.append(bot)
-    check_sight(reader, raw, bots, base, store, publish, option_files)
+    check_sight(reader, raw, bots, context.base, store, publish, option_files)
     return tuple(bots)
 
 
-def bot_entry(reader: Reader, raw: Any, path: KeyPath, base: Path, game: str,
-         known_bots: BotCheck | None, dialects: Registry[Dialect]) -> BotConfig:
+def bot_entry(reader: Reader, raw: Any, path: KeyPath, context: BotContext) -> BotConfig:
     """One entry of `bots:` at key path `path`, checked whole; ConfigError (one line)."""
     item = reader.mapping(raw, path, BOT_KEYS, required=("name",), what="a bot: a mapping")
     name = reader.value(item["name"], path + ("name",), str, {})
@@ -103,32 +113,44 @@ def bot_entry(reader: Reader, raw: Any, path: KeyPath, base: Path, game: str,
         reader.fail(path, "give exactly one of 'bot' (a registered bot) or 'command' "
                           "(a program to run)")
     if "bot" in item:
-        for key in ("dialect", "dir", "build"):
-            if key in item:
-                reader.fail(path + (key,), "only allowed with 'command' (a registered bot "
-                                           "knows how it is started)")
-        bot_name = reader.value(item["bot"], path + ("bot",), str, {})
-        options = item.get("options") or {}
-        if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
-            reader.fail(path + ("options",), f"must be a mapping of option names to values, "
-                                             f"got {_describe(options)}")
-        if known_bots is not None:
-            problem = known_bots(bot_name, game, options)
-            if isinstance(problem, BotProblem) and problem.option is not None:
-                reader.fail(path + ("options", problem.option), problem.message)
-            if problem is not None:
-                reader.fail(path + ("bot",), problem.message if isinstance(problem, BotProblem)
-                            else problem)
-        return BotConfig(name=name, bot=bot_name, options=dict(options),
-                         readable=_readable(reader, item, path, base),
-                         allow_shared_dir=_allow_shared(reader, item, path))
+        return _registered_entry(reader, item, path, name, context)
+    return _command_entry(reader, item, path, name, context)
 
+
+def _registered_entry(reader: Reader, item: Mapping[str, Any], path: KeyPath, name: str,
+                      context: BotContext) -> BotConfig:
+    """A registered bot's entry (`bot:` and its options, checked by context.known_bots)."""
+    for key in ("dialect", "dir", "build"):
+        if key in item:
+            reader.fail(path + (key,), "only allowed with 'command' (a registered bot "
+                                       "knows how it is started)")
+    bot_name = reader.value(item["bot"], path + ("bot",), str, {})
+    options = item.get("options") or {}
+    if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
+        reader.fail(path + ("options",), f"must be a mapping of option names to values, "
+                                         f"got {_describe(options)}")
+    if context.known_bots is not None:
+        problem = context.known_bots(bot_name, context.game, options)
+        if isinstance(problem, BotProblem) and problem.option is not None:
+            reader.fail(path + ("options", problem.option), problem.message)
+        if problem is not None:
+            reader.fail(path + ("bot",), problem.message if isinstance(problem, BotProblem)
+                        else problem)
+    return BotConfig(name=name, bot=bot_name, options=dict(options),
+                     readable=_readable(reader, item, path, context.base),
+                     allow_shared_dir=_allow_shared(reader, item, path))
+
+
+def _command_entry(reader: Reader, item: Mapping[str, Any], path: KeyPath, name: str,
+                   context: BotContext) -> BotConfig:
+    """A command's entry: the command, its dialect, its build and its own directory."""
+    base = context.base
     if "options" in item:
         reader.fail(path + ("options",), "only allowed with 'bot'; pass a command's options "
                                          "in the command itself")
     command = reader.value(item["command"], path + ("command",), str, {})
     dialect = reader.value(item.get("dialect", "arena"), path + ("dialect",), str,
-                           {"choices": dialects.names()})
+                           {"choices": context.dialects.names()})
     try:
         parsed = parse_command(command, base)
     except BotSpecError as exc:

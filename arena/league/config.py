@@ -32,7 +32,7 @@ from arena.sandbox import MODES as SANDBOX_MODES
 from arena.sandbox import Limits
 from arena.userfiles import NAME_MAX, not_regular, read_rule_file
 
-from .botentries import BotCheck, BotConfig, BotProblem, OptionFiles, bot_entries, bot_entry
+from .botentries import BotCheck, BotConfig, BotContext, BotProblem, OptionFiles, bot_entries, bot_entry
 from .configfile import ConfigError, KeyPath, Reader, format_path, read_path, read_yaml
 from .refereegame import check_referee_sight, read_game, refuse_for_referee
 from .sight import STORE_SIDE_FILES, check_sight, check_site
@@ -231,8 +231,9 @@ def load_config(path: str | os.PathLike[str], known_bots: BotCheck | None = None
     instead); publish_check, when given, checks the `publish` path (a run writes it);
     option_files names the files registered bots' options show them (for the sight check)."""
     data, reader = read_yaml(path)
-    return _build(reader, data, Path(path).resolve().parent, known_bots,
-                  _known(plugins, games, dialects, executors), Path(path), publish_check, option_files)
+    return _build(_Context(reader, Path(path).resolve().parent, Path(path),
+                           _known(plugins, games, dialects, executors), known_bots, publish_check,
+                           option_files), data)
 
 
 def config_from_dict(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] = ".",
@@ -243,8 +244,8 @@ def config_from_dict(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str
                      executors: Collection[str] | None = None) -> LeagueConfig:
     """Validate a config given as a dict (no line numbers); raises ConfigError."""
     reader = Reader(source, {})
-    return _build(reader, data, Path(base_dir).resolve(), known_bots,
-                  _known(plugins, games, dialects, executors), None)
+    return _build(_Context(reader, Path(base_dir).resolve(), None,
+                           _known(plugins, games, dialects, executors), known_bots), data)
 
 
 @dataclass(frozen=True)
@@ -306,46 +307,127 @@ def _requires(reader: Reader, raw: Any, base: Path, source: Path | None) -> None
                                     f"ship; get them as {told} says, then run it again")
 
 
-def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, known: _Known,
-           source: Path | None, publish_check: PathCheck | None = None,
-           option_files: OptionFiles | None = None) -> LeagueConfig:
-    games = known.games
+@dataclass(frozen=True)
+class _Context:
+    """What one config is read with: its reader (the file's name and lines), the directory
+    relative paths start from, the file (None for a dict), what it may name, and the
+    caller's checks of its registered bots, its publish path and its bots' option files."""
+
+    reader: Reader
+    base: Path
+    source: Path | None
+    known: _Known
+    known_bots: BotCheck | None = None
+    publish_check: PathCheck | None = None
+    option_files: OptionFiles | None = None
+
+
+@dataclass(frozen=True)
+class _GameSection:
+    """The `game:` (and `rules:`) read: the game's name, its rules, the game made with them,
+    and its referee process's spec when a referee process plays it (else None)."""
+
+    name: str
+    rules: dict[str, Any]
+    made: Game
+    referee: RefereeSpec | None
+
+
+def _build(ctx: _Context, data: Any) -> LeagueConfig:
+    """The whole config read section by section, in the order its mistakes are reported."""
+    reader, known = ctx.reader, ctx.known
+    top = _top(ctx, data)
+    name = _name(reader, top)
+    game = _game(ctx, top)
+    seats = game.made.seats
+    ffa_games = _ffa_games(reader, top, game.name, seats)
+    gpp = _games_per_pairing(reader, top, ffa_games)
+    timeout_policy = _timeout_policy(reader, top)
+    executor, ray = _executor(reader, top, known)
+    store = _store(ctx, top, name)
+    publish = _publish(ctx, top)
+    bots = _bots(ctx, top, game, store, publish)
+    seed = reader.value(top.get("seed", 0), ("seed",), int, {"min": 0, "max": 2**63 - 1})
+    openings, order = ("none", "sequential") if game.referee is not None else \
+        _openings(reader, top.get("openings", "none"), known, game.name, game.rules, seed, ctx.base,
+                  bots)
+
+    if ffa_games is not None and len(bots) < seats:
+        reader.fail(("bots",), f"a game of {game.name} with these rules seats {seats} bots; the "
+                               f"league has {len(bots)}")
+    schedule, candidates = _schedule(reader, top, bots)
+    ladder = _ladder(reader, top, known) if schedule == "ladder" else None
+    sandbox_mode, limits = _sandbox(reader, top.get("sandbox"))
+
+    return LeagueConfig(
+        name=name, game=game.name, rules=game.rules, bots=bots, openings=openings,
+        openings_order=order, schedule=schedule, candidates=candidates, ladder=ladder,
+        games_per_pairing=gpp, games=ffa_games,
+        time_control=reader.section(top.get("time_control"), ("time_control",), TimeControl),
+        timeout_policy=timeout_policy,
+        sandbox_mode=sandbox_mode, limits=limits,
+        rating=_rating(reader, top.get("rating"), known),
+        workers=reader.value(top.get("workers", os.cpu_count() or 1), ("workers",), int,
+                             {"min": 1, "max": MAX_WORKERS}),
+        pin_workers=reader.value(top.get("pin_workers", True), ("pin_workers",), bool, {}),
+        executor=executor, ray=ray, store=store,
+        seed=seed, publish=publish, base_dir=ctx.base, source=ctx.source, referee=game.referee,
+    )
+
+
+def _top(ctx: _Context, data: Any) -> Mapping[str, Any]:
+    """The file's top level: a mapping of known keys, with name, game and bots; what it
+    `requires` present; `server` (arena serve's settings) a mapping."""
+    reader = ctx.reader
     if data is None:
         reader.fail((), f"the config is empty; expected a mapping with keys {', '.join(TOP_KEYS)}")
-    top = reader.mapping(data, (), TOP_KEYS, required=("name", "game", "bots"))
-    _requires(reader, top.get("requires"), base, source)
+    top: Mapping[str, Any] = reader.mapping(data, (), TOP_KEYS, required=("name", "game", "bots"))
+    _requires(reader, top.get("requires"), ctx.base, ctx.source)
 
     if top.get("server") is not None and not isinstance(top["server"], Mapping):
         # arena serve reads the section (arena/server); a league only checks its shape
         reader.fail(("server",), f"must be a mapping (the settings of arena serve, "
                                  f"docs/server.md), got {_describe(top['server'])}")
-    name = reader.value(top["name"], ("name",), str, {})
+    return top
+
+
+def _name(reader: Reader, top: Mapping[str, Any]) -> str:
+    """name: it names files, so letters, digits, '.', '_' and '-'."""
+    name: str = reader.value(top["name"], ("name",), str, {})
     if not NAME_RE.fullmatch(name):
         reader.fail(("name",), f"must be letters, digits, '.', '_' or '-' (it names files), "
                                f"starting with a letter or digit; got {name!r}")
+    return name
 
-    referee = None
+
+def _game(ctx: _Context, top: Mapping[str, Any]) -> _GameSection:
+    """game (and rules): a mapping for a game played by a referee process (docs/referees.md),
+    else a registered game's name, its rules checked against its options; a registered game
+    a referee process plays (a plugin's) is one too, and refuses what such a game cannot have."""
+    reader, games = ctx.reader, ctx.known.games
     if isinstance(top["game"], Mapping):     # a game played by a referee process (docs/referees.md)
-        referee = read_game(reader, top["game"], base)
+        referee = read_game(reader, top["game"], ctx.base)
         refuse_for_referee(reader, top)
-        game, rules = referee.name, {}
-        played: Game = ExternalGame(referee)
-    else:
-        game = reader.value(top["game"], ("game",), str, {})
-        if game not in games.names():
-            hint = did_you_mean(game, games.names())
-            reader.fail(("game",), f"unknown game {game!r}{hint}; known games: "
-                                   f"{', '.join(games.names())}")
-        rules = _rules(reader, top.get("rules"), games, game, base)
-        played = games.create(game, **rules)
-        if isinstance(played, ExternalGame):   # a plugin's game played by a referee process
-            referee = played.spec
-            refuse_for_referee(reader, top)
-    seats = played.seats
-    ffa_games = _ffa_games(reader, top, game, seats)
+        return _GameSection(referee.name, {}, ExternalGame(referee), referee)
+    game = reader.value(top["game"], ("game",), str, {})
+    if game not in games.names():
+        hint = did_you_mean(game, games.names())
+        reader.fail(("game",), f"unknown game {game!r}{hint}; known games: "
+                               f"{', '.join(games.names())}")
+    rules = _rules(reader, top.get("rules"), games, game, ctx.base)
+    played = games.create(game, **rules)
+    if isinstance(played, ExternalGame):   # a plugin's game played by a referee process
+        referee = played.spec
+        refuse_for_referee(reader, top)
+        return _GameSection(game, rules, played, referee)
+    return _GameSection(game, rules, played, None)
 
-    gpp = reader.value(top.get("games_per_pairing", 2), ("games_per_pairing",), int,
-                       {"min": 2, "max": MAX_GAMES})
+
+def _games_per_pairing(reader: Reader, top: Mapping[str, Any], ffa_games: int | None) -> int:
+    """games_per_pairing: even (seat-swapped pairs), not given to a ladder, and a league's
+    games in all (a two-seat league's: every pair of bots plays them) at most MAX_GAMES."""
+    gpp: int = reader.value(top.get("games_per_pairing", 2), ("games_per_pairing",), int,
+                            {"min": 2, "max": MAX_GAMES})
     if gpp % 2:
         reader.fail(("games_per_pairing",), f"must be an even integer >= 2 (games come in "
                                             f"seat-swapped pairs), got {gpp!r}")
@@ -361,15 +443,25 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
             reader.fail(("games_per_pairing",), f"{count} bots and {gpp} games per pairing make "
                                                 f"{total:,} games; a league has at most "
                                                 f"{MAX_GAMES:,}")
+    return gpp
 
-    timeout_policy = reader.section(top.get("timeout_policy"), ("timeout_policy",), TimeoutPolicy)
+
+def _timeout_policy(reader: Reader, top: Mapping[str, Any]) -> TimeoutPolicy:
+    """timeout_policy: strikes only with mode: strikes."""
+    timeout_policy: TimeoutPolicy = reader.section(top.get("timeout_policy"), ("timeout_policy",),
+                                                   TimeoutPolicy)
     if (timeout_policy.mode == "forfeit" and isinstance(top.get("timeout_policy"), Mapping)
             and "strikes" in top["timeout_policy"]):
         reader.fail(("timeout_policy", "strikes"), "only allowed with mode: strikes "
                                                   "(mode is 'forfeit')")
+    return timeout_policy
 
-    executor = reader.value(top.get("executor", "local"), ("executor",), str,
-                            {"choices": known.executors})
+
+def _executor(reader: Reader, top: Mapping[str, Any], known: _Known) -> tuple[str, RayConfig | None]:
+    """executor (a known one), and ray: its settings, only with executor: ray (the defaults
+    when not given)."""
+    executor: str = reader.value(top.get("executor", "local"), ("executor",), str,
+                                 {"choices": known.executors})
     ray = None
     if "ray" in top:
         if executor != "ray":
@@ -380,8 +472,14 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
                                             f"starts a local Ray instance), got {ray.address!r}")
     elif executor == "ray":
         ray = RayConfig()
+    return executor, ray
 
-    store = read_path(reader, top.get("store", f"results/{name}.sqlite"), ("store",), base)
+
+def _store(ctx: _Context, top: Mapping[str, Any], name: str) -> Path:
+    """store: a path whose name leaves room for SQLite's side files, a regular file or none
+    yet, whose missing directories can be made."""
+    reader = ctx.reader
+    store = read_path(reader, top.get("store", f"results/{name}.sqlite"), ("store",), ctx.base)
     room = NAME_MAX - max(len(side) for side in STORE_SIDE_FILES)
     if len(os.fsencode(store.name)) > room:
         reader.fail(("store",), f"names a file of {len(os.fsencode(store.name))} bytes; a store's "
@@ -394,50 +492,40 @@ def _build(reader: Reader, data: Any, base: Path, known_bots: BotCheck | None, k
     above = next(p for p in store.parents if p.exists())   # what must hold the missing dirs
     if not above.is_dir():
         reader.fail(("store",), f"cannot be made: {str(above)!r} is a file, not a directory")
-    publish = None if top.get("publish") is None else read_path(reader, top["publish"], ("publish",),
-                                                           base)
-    if publish is not None and publish_check is not None:
-        problem = publish_check(publish)
-        if problem is not None:
-            reader.fail(("publish",), problem)
+    return store
 
-    bots = bot_entries(reader, top["bots"], base, game, known_bots, known.dialects, store, publish,
-                 option_files)
-    if publish is not None and publish_check is not None:   # a run's: it publishes
-        check_site(reader, publish, store, bots, base, option_files)
+
+def _publish(ctx: _Context, top: Mapping[str, Any]) -> Path | None:
+    """publish: None, or a path the caller's publish_check (a run's: it writes it) accepts."""
+    publish = None if top.get("publish") is None else read_path(ctx.reader, top["publish"],
+                                                               ("publish",), ctx.base)
+    if publish is not None and ctx.publish_check is not None:
+        problem = ctx.publish_check(publish)
+        if problem is not None:
+            ctx.reader.fail(("publish",), problem)
+    return publish
+
+
+def _bots(ctx: _Context, top: Mapping[str, Any], game: _GameSection, store: Path,
+          publish: Path | None) -> tuple[BotConfig, ...]:
+    """bots: each entry read (botentries), what each may read checked against the store, the
+    site a run publishes and a referee process's files, and each command's dialect able to
+    play the game (a referee process's bots give none)."""
+    reader, known, referee = ctx.reader, ctx.known, game.referee
+    bots = bot_entries(reader, top["bots"], BotContext(ctx.base, game.name, ctx.known_bots,
+                                                       known.dialects),
+                       store, publish, ctx.option_files)
+    if publish is not None and ctx.publish_check is not None:   # a run's: it publishes
+        check_site(reader, publish, store, bots, ctx.base, ctx.option_files)
     if referee is not None:
         check_referee_sight(reader, referee, bots, store, publish)
     for i, bot in enumerate(bots):
         if referee is not None:
             _no_dialect(reader, top["bots"][i], i)
-        why = None if bot.command is None else known.dialects.require(bot.dialect).supports(played)
+        why = None if bot.command is None else known.dialects.require(bot.dialect).supports(game.made)
         if why is not None:
             reader.fail(("bots", i, "dialect"), why)
-    seed = reader.value(top.get("seed", 0), ("seed",), int, {"min": 0, "max": 2**63 - 1})
-    openings, order = ("none", "sequential") if referee is not None else \
-        _openings(reader, top.get("openings", "none"), known, game, rules, seed, base, bots)
-
-    if ffa_games is not None and len(bots) < seats:
-        reader.fail(("bots",), f"a game of {game} with these rules seats {seats} bots; the "
-                               f"league has {len(bots)}")
-    schedule, candidates = _schedule(reader, top, bots)
-    ladder = _ladder(reader, top, known) if schedule == "ladder" else None
-    sandbox_mode, limits = _sandbox(reader, top.get("sandbox"))
-
-    return LeagueConfig(
-        name=name, game=game, rules=rules, bots=bots, openings=openings, openings_order=order,
-        schedule=schedule, candidates=candidates, ladder=ladder,
-        games_per_pairing=gpp, games=ffa_games,
-        time_control=reader.section(top.get("time_control"), ("time_control",), TimeControl),
-        timeout_policy=timeout_policy,
-        sandbox_mode=sandbox_mode, limits=limits,
-        rating=_rating(reader, top.get("rating"), known),
-        workers=reader.value(top.get("workers", os.cpu_count() or 1), ("workers",), int,
-                             {"min": 1, "max": MAX_WORKERS}),
-        pin_workers=reader.value(top.get("pin_workers", True), ("pin_workers",), bool, {}),
-        executor=executor, ray=ray, store=store,
-        seed=seed, publish=publish, base_dir=base, source=source, referee=referee,
-    )
+    return bots
 
 
 def _ffa_games(reader: Reader, top: Mapping[str, Any], game: str, seats: int) -> int | None:
@@ -614,7 +702,8 @@ def validate_entrant(raw: Any, config: LeagueConfig, known_bots: BotCheck | None
     known = _known(plugins, games, dialects, None)
     reader = Reader(source or (str(config.source) if config.source else "<entrant>"), {})
     at = len(config.bots)
-    bot = bot_entry(reader, raw, ("bots", at), config.base_dir, config.game, known_bots, known.dialects)
+    bot = bot_entry(reader, raw, ("bots", at), BotContext(config.base_dir, config.game, known_bots,
+                                                               known.dialects))
     if bot.name in config.bot_names:
         reader.fail(("bots", at, "name"), f"duplicate bot name {bot.name!r} (already used by "
                                           f"bots[{config.bot_names.index(bot.name)}]); names must be unique")

@@ -8,9 +8,11 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING, Any
 
+from arena.games import Game
 from arena.games.external import ExternalGame, RefereeSpec
-from arena.plugins import game_registry
+from arena.plugins import games_or_loaded
 from arena.referee import BotSpec
+from arena.registry import Registry
 from arena.stats import SprtSpec
 
 from .config import LeagueConfig
@@ -38,13 +40,14 @@ def referee_identity(spec: RefereeSpec | None) -> dict[str, str]:
     return {"referee": json.dumps({**spec.identity(), "fingerprint": spec.fingerprint}, sort_keys=True)}
 
 
-def same_rules(stored: str, current: str, game: str) -> bool:
+def same_rules(stored: str, current: str, game: str, games: Registry[type[Game]] | None = None) -> bool:
     """Whether a store's rule options are the config's, counting an option the store predates
-    (a game gained it since) as agreeing when the config leaves it at its default."""
+    (a game of games, by default the loaded plugins', gained it since) as agreeing when the
+    config leaves it at its default."""
     old, new = json.loads(stored), json.loads(current)
     if old == new:
         return True
-    games = game_registry()
+    games = games_or_loaded(games)
     if game not in games.names():  # e.g. a plugin game no longer installed
         return False
     defaults = {opt.name: opt.default for opt in games.require(game).info.options}

@@ -40,7 +40,7 @@ from .schedule import Fixture, game_seed, league_openings, pairing_of, parse_fix
 from .sources import fixtures_of
 from .store import Store
 
-__all__ = ["LadderSource", "run_ladder", "separated"]
+__all__ = ["LadderOptions", "LadderSource", "run_ladder", "separated"]
 
 #: rows of the live standings
 STANDINGS_ROWS = 10
@@ -66,26 +66,37 @@ class _Version:
     kinds: Counter[str] = field(default_factory=Counter)
 
 
+@dataclass(frozen=True)
+class LadderOptions:
+    """How a LadderSource tells, times and rates: where its news goes (a suspension, the
+    stop), the clock its `hours` are measured by, and the rating system its standings read
+    (None: the config's rating system, of the built-ins)."""
+
+    say: Callable[[str], None] = print
+    clock: Callable[[], float] = time.monotonic
+    system: RatingSystem | None = None
+
+
 class LadderSource:
     """A FixtureSource that never runs out until a stop condition holds: each piece is one
     seat-swapped pair, of a pairing the matchmaker chose from the standings of the moment.
 
     versions: the playing bots' current versions (name -> version); specs: how to start
-    each (name -> BotSpec); say: where the ladder's news goes (a suspension, the stop)."""
+    each (name -> BotSpec); options: where the ladder's news goes (a suspension, the stop),
+    its clock and its rating system (LadderOptions)."""
 
     def __init__(self, config: LeagueConfig, store: Store, matchmaker: Matchmaker,
                  versions: Mapping[str, int], specs: Mapping[str, BotSpec], game: Game,
-                 openings: Openings, say: Callable[[str], None] = print,
-                 clock: Callable[[], float] = time.monotonic, system: RatingSystem | None = None) -> None:
+                 openings: Openings, options: LadderOptions = LadderOptions()) -> None:
         assert config.ladder is not None
         self.config, self.ladder, self.store = config, config.ladder, store
-        self.matchmaker, self.game, self.openings, self.say = matchmaker, game, openings, say
+        self.matchmaker, self.game, self.openings, self.say = matchmaker, game, openings, options.say
         self.versions, self.specs = dict(versions), dict(specs)
-        self.clock, self.started = clock, clock()
+        self.clock, self.started = options.clock, options.clock()
         # the standings, the live table and `until` read the model the leaderboard is ranked
         # by (TrueSkill, or TrueSkill fitted to all games: trueskill-ep); a plugin's system
         # gives no mu and sigma to match by, and TrueSkill stands in for it
-        system = system if system is not None else rating_system(config.rating)
+        system = options.system if options.system is not None else rating_system(config.rating)
         self.rater: Rater = rater(system if isinstance(system, TrueSkill) else TrueSkill(), config.rating)
         self.known: dict[tuple[str, int], _Version] = {}
         self.next_pair: Counter[tuple[str, str]] = Counter()   # (first, second) sorted -> k
@@ -105,7 +116,7 @@ class LadderSource:
         #: called every WATCH_EVERY_S at most, from take and done (the run's own thread):
         #: the ladder's membership, which calls join, change, leave and retune
         self.watch: Callable[[], None] | None = None
-        self._watched = clock()
+        self._watched = self.clock()
         self.rng = random.Random(f"{config.seed}|{store.games.count()}")
         pairs: set[tuple[str, str, int]] = set()   # pairs earlier runs started, by version
         #: (first, second, k) -> swap -> (opening, versions by name) of the stored games
@@ -438,10 +449,11 @@ class Ladder(Games[Ending]):
         limit = self.ladder.games
         progress = run.progress = run.progress or Progress(limit or 0)
         self.earlier = store.bots.suspended()
-        self.ladder_source = source = LadderSource(config, store, matchmaker, self.versions, job.bots, game,
-                                             league_openings(config, plugins.games),
-                                             say=lambda line: progress.print_above(line, run.out),
-                                             system=rating_system(config.rating, plugins))
+        self.ladder_source = source = LadderSource(
+            config, store, matchmaker, self.versions, job.bots, game,
+            league_openings(config, plugins.games),
+            LadderOptions(say=lambda line: progress.print_above(line, run.out),
+                          system=rating_system(config.rating, plugins)))
         self.already = source.stored
         progress.total, progress.already = limit or 0, self.already
         if limit is None:   # no end to count down to: the status line tells the standings' top
@@ -517,7 +529,8 @@ class _Members:
             return
         config = update.config
         # the store keeps the config as it now is (its bots): the tables and the site read it
-        self.store.league.bind(config, league_openings(config, self.plugins.games).identity())
+        self.store.league.bind(config, league_openings(config, self.plugins.games).identity(),
+                               games=self.plugins.games)
         self.source.retune(config)
         if config.ladder is not None and config.ladder.games != self.progress.total:
             self.progress.total = config.ladder.games or 0

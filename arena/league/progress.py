@@ -19,11 +19,16 @@ import os
 import shutil
 import sys
 import time
+import weakref
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from arena.errorline import error_line
 from arena.record import GameRecord, Termination
+
+if TYPE_CHECKING:
+    from arena.games import Game
+    from arena.registry import Registry
 
 PIPE_EVERY_S = 30.0      #: at least one line this often when not on a terminal
 PIPE_LINES = 10          #: about this many count lines for a whole run when not on a terminal
@@ -49,28 +54,32 @@ def stderr_cause(record: GameRecord, seat: int | None = None) -> str:
     return error_line(record.stderr_tails[seat])
 
 
-def summary_of(record: GameRecord) -> str:
-    """record.summary() as its game's rules word it: turns where its moves go by turns, its
-    seats by their names (tron's A and B, not x and o); as a game of turns with x and o
-    where this arena does not know the game."""
+def summary_of(record: GameRecord, games: Registry[type[Game]] | None = None) -> str:
+    """record.summary() as its game's rules in games (by default the loaded plugins') word
+    it: turns where its moves go by turns, its seats by their names (tron's A and B, not x
+    and o); as a game of turns with x and o where games does not know the game."""
     import json
 
     from arena.games import GameError
-    from arena.plugins import game_registry
+    from arena.plugins import games_or_loaded
     if record.referee is not None:   # played by a referee process: its seats are numbers
         return record.summary(False, tuple(f"seat {seat}" for seat in range(len(record.bots))))
+    games = games_or_loaded(games)
+    infos = _INFOS.setdefault(games, {})
     key = (record.game, json.dumps(record.rule_options, sort_keys=True))
-    if key not in _INFOS:
+    if key not in infos:
         try:
-            info = game_registry().create(record.game, **record.rule_options).info
-            _INFOS[key] = (info.by_turn, info.seat_names)
+            info = games.create(record.game, **record.rule_options).info
+            infos[key] = (info.by_turn, info.seat_names)
         except (GameError, TypeError):
-            _INFOS[key] = (None, ("x", "o"))
-    at_once, names = _INFOS[key]
+            infos[key] = (None, ("x", "o"))
+    at_once, names = infos[key]
     return record.summary(at_once, names)
 
 
-_INFOS: dict[tuple[str, str], tuple[bool | None, tuple[str, ...]]] = {}
+#: by registry, then by game and rules: whether its moves go at once, and its seats' names
+_INFOS: weakref.WeakKeyDictionary[Registry[type[Game]], dict[tuple[str, str], tuple[bool | None, tuple[str, ...]]]] = (
+    weakref.WeakKeyDictionary())
 
 
 def standings_every(pairings: int, todo: int, blocks: int = STANDINGS_BLOCKS) -> int:
@@ -85,10 +94,13 @@ class Progress:
 
     def __init__(self, total: int, already: int = 0, stream: TextIO | None = None,
                  tty: bool | None = None, clock: Callable[[], float] = time.monotonic,
-                 every: int | None = None, detail: Callable[[], str] | None = None) -> None:
+                 every: int | None = None, detail: Callable[[], str] | None = None,
+                 games: Registry[type[Game]] | None = None) -> None:
         self.stream = stream or sys.stderr
         self.every = every          # into a pipe: a line every this many games (None: a tenth)
         self.detail = detail        # more of the status line, after the counts
+        #: the games whose rules word a game's summary (a run sets its own; None: the loaded plugins')
+        self.games = games
         self.tty = self.stream.isatty() if tty is None else tty
         self.total = total
         self.done = 0
@@ -153,7 +165,7 @@ class Progress:
                 # the game's summary says why a fault that ended it happened; an out seat's why
                 why = "" if fault.seat == record.faulted else f"; {fault.reason}"
                 cause = stderr_cause(record, fault.seat)
-                self._line(f"fault: {summary_of(record)}{why}"
+                self._line(f"fault: {summary_of(record, self.games)}{why}"
                            + (f"; {name}'s stderr: {cause}" if cause else "")
                            + f" (further {fault.termination.label} faults of {name} are only counted)")
         now = self.clock()
@@ -164,7 +176,7 @@ class Progress:
             self._show_standings(self.standings())
         if self.tty:
             if last or now - self._drawn_at >= REDRAW_S:
-                self._redraw(f"{self.status()} | {summary_of(record)}")
+                self._redraw(f"{self.status()} | {summary_of(record, self.games)}")
                 self._drawn_at = now
         elif self.every is not None:
             if last or self.done - self._written_done >= self.every:
@@ -181,7 +193,7 @@ class Progress:
         self.void += 1
         if self.void <= MAX_FAULT_LINES:
             cause = error_line((record.referee or {}).get("stderr", ""))
-            self._line(f"referee fault: {summary_of(record)}"
+            self._line(f"referee fault: {summary_of(record, self.games)}"
                        + (f"; the referee's stderr: {cause}" if cause else "")
                        + ("" if self.void < MAX_FAULT_LINES else " (further ones are only counted)"))
 

@@ -250,7 +250,7 @@ class Run:
         written."""
         store, new_season = self.claimed_store, self.options.new_season
         openings = league_openings(config, self.plugins.games).identity()
-        store.league.check_bind(config, openings, new_season=new_season)
+        store.league.check_bind(config, openings, new_season=new_season, games=self.plugins.games)
         # built once the store is ours (it keeps what each build was made from and wrote),
         # before a new season begins: a failed build leaves the league as it was
         cache = RunCache(store.caches.hashes())
@@ -267,7 +267,7 @@ class Run:
         openings = league_openings(config, self.plugins.games).identity()
         self.known = bool(store.bots.current())
         season = store.league.season
-        store.league.bind(config, openings, new_season=new_season)
+        store.league.bind(config, openings, new_season=new_season, games=self.plugins.games)
         if store.league.season != season:
             print(f"season {store.league.season} begins: the {store.games.count()} games of earlier seasons "
                   f"stay in {config.store} as history", file=self.out)
@@ -290,6 +290,8 @@ class Run:
                 if self.manifests is not None:
                     self._say_versions(self.claimed_store.bots.sync(self.manifests))
                 if self.progress is not None:
+                    if self._plugins is not None:   # its summaries worded by the run's games
+                        self.progress.games = self._plugins.games
                     self.progress.start(start, since=began)
             except BaseException:
                 _close(records)     # stops the workers started above

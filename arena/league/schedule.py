@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from arena.games import Game
 from arena.openings import NONE, Openings, parse_spec
-from arena.plugins import plugins_or_loaded
+from arena.plugins import games_or_loaded
 from arena.referee import BotSpec
 from arena.registry import Registry
 
@@ -372,36 +372,20 @@ def _even_out(groups: list[list[int]], before: list[list[int]], rng: random.Rand
     blocks, seats = len(groups), len(groups[0])
     if blocks < 2:
         return
-    met = [row[:] for row in before]
-    for group in groups:
-        for i, j in combinations(group, 2):
-            met[i][j] += 1
-            met[j][i] += 1
-    adding = blocks * seats * (seats - 1) // 2
-    total = sum(before[i][j] for i in range(len(before)) for j in range(i)) + adding
-    pairs_of_bots = len(before) * (len(before) - 1) // 2
-    high = -(-total // pairs_of_bots) + 1         # a pair meeting more is far from even
-
-    floor = _floor(before, adding, high)
+    met = _met_with(before, groups)
+    high, floor = _high_and_floor(before, blocks, seats)
     cost = sum(_pair_cost(met[i][j], high) for i in range(len(met)) for j in range(i))
     # up[m]: what one more meeting costs a pair that met m times
     up = [_pair_cost(m + 1, high) - _pair_cost(m, high) for m in range(high + blocks + 2 + max(map(max, met)))]
     best, kept, since = cost, [group[:] for group in groups], 0
     left: dict[tuple[int, int], int] = {}      # (bot, block) -> the step it left that block
     pairs = list(combinations(range(blocks), 2))
-    # the blocks each bot plays among the round's first p, for p = 0..blocks: a swap of u
-    # in block a and v in block b (a < b) takes one from u and gives one to v for each p
-    # in a+1..b; a count outside behind[p]..ahead[p] (two bots more than one apart) costs
-    # UNEVEN a block
+    # a swap of u in block a and v in block b (a < b) takes one from u and gives one to v
+    # in played[.][p] for each p in a+1..b; a count outside behind[p]..ahead[p] (two bots
+    # more than one apart) costs UNEVEN a block
     bots = len(before)
-    played = [[0] * (blocks + 1) for _ in range(bots)]
-    for block, group in enumerate(groups):
-        for i in range(bots):
-            played[i][block + 1] = played[i][block] + (i in group)
-    ahead = [-(-p * seats // bots) for p in range(blocks + 1)]
-    behind = [p * seats // bots for p in range(blocks + 1)]
-    cost += UNEVEN * sum(max(0, played[i][p] - ahead[p]) + max(0, behind[p] - played[i][p])
-                         for i in range(bots) for p in range(blocks + 1))
+    played, ahead, behind = _played_by_prefix(groups, bots, seats)
+    cost += _uneven(played, ahead, behind)
     best = cost
     step = 0
     while best > floor and since < STEPS_A_ROUND and budget[0] > 0:
@@ -448,30 +432,81 @@ def _even_out(groups: list[list[int]], before: list[list[int]], rng: random.Rand
         if chosen is None:
             break
         a, b, x, y = chosen
-        delta = least
-        one, two = groups[a], groups[b]
-        u, v = one[x], two[y]
-        for w in one:
-            if w != u:
-                met[u][w] -= 1
-                met[w][u] -= 1
-                met[v][w] += 1
-                met[w][v] += 1
-        for w in two:
-            if w != v:
-                met[v][w] -= 1
-                met[w][v] -= 1
-                met[u][w] += 1
-                met[w][u] += 1
-        one[x], two[y] = v, u
-        for p in range(a + 1, b + 1):
-            played[u][p] -= 1
-            played[v][p] += 1
+        u, v = _swap(groups, met, played, chosen)
         left[u, a] = left[v, b] = step
-        cost += delta
+        cost += least
         if cost < best:
             best, kept, since = cost, [group[:] for group in groups], 0
     groups[:] = kept
+
+
+def _met_with(before: list[list[int]], groups: list[list[int]]) -> list[list[int]]:
+    """The meetings of every two bots before the round (a copy of before) and in it."""
+    met = [row[:] for row in before]
+    for group in groups:
+        for i, j in combinations(group, 2):
+            met[i][j] += 1
+            met[j][i] += 1
+    return met
+
+
+def _high_and_floor(before: list[list[int]], blocks: int, seats: int) -> tuple[int, int]:
+    """With a round of `blocks` blocks of `seats` seats after the meetings `before`: the
+    meetings past which a pair is far from even (one more than the mean), and the least
+    cost (_floor) the round could reach."""
+    adding = blocks * seats * (seats - 1) // 2
+    total = sum(before[i][j] for i in range(len(before)) for j in range(i)) + adding
+    pairs_of_bots = len(before) * (len(before) - 1) // 2
+    high = -(-total // pairs_of_bots) + 1         # a pair meeting more is far from even
+    return high, _floor(before, adding, high)
+
+
+def _uneven(played: list[list[int]], ahead: list[int], behind: list[int]) -> int:
+    """UNEVEN for each bot and prefix of the round's blocks (_played_by_prefix) where it
+    played more than ahead or fewer than behind, by each block it is out."""
+    return UNEVEN * sum(max(0, row[p] - ahead[p]) + max(0, behind[p] - row[p])
+                        for row in played for p in range(len(ahead)))
+
+
+def _played_by_prefix(groups: list[list[int]], bots: int,
+                      seats: int) -> tuple[list[list[int]], list[int], list[int]]:
+    """played[i][p]: the blocks bot i plays among the round's first p, for p = 0..blocks;
+    ahead[p] and behind[p]: the most and the fewest any bot may have played there, if
+    every two bots are within one."""
+    blocks = len(groups)
+    played = [[0] * (blocks + 1) for _ in range(bots)]
+    for block, group in enumerate(groups):
+        for i in range(bots):
+            played[i][block + 1] = played[i][block] + (i in group)
+    ahead = [-(-p * seats // bots) for p in range(blocks + 1)]
+    behind = [p * seats // bots for p in range(blocks + 1)]
+    return played, ahead, behind
+
+
+def _swap(groups: list[list[int]], met: list[list[int]], played: list[list[int]],
+          chosen: tuple[int, int, int, int]) -> tuple[int, int]:
+    """Swap bot x of block a with bot y of block b (chosen: a, b, x, y; a < b), in place,
+    with the meetings and the prefix counts it changes; the two bots (u from a, v from b)."""
+    a, b, x, y = chosen
+    one, two = groups[a], groups[b]
+    u, v = one[x], two[y]
+    for w in one:
+        if w != u:
+            met[u][w] -= 1
+            met[w][u] -= 1
+            met[v][w] += 1
+            met[w][v] += 1
+    for w in two:
+        if w != v:
+            met[v][w] -= 1
+            met[w][v] -= 1
+            met[u][w] += 1
+            met[w][u] += 1
+    one[x], two[y] = v, u
+    for p in range(a + 1, b + 1):
+        played[u][p] -= 1
+        played[v][p] += 1
+    return u, v
 
 
 def _least(options: Sequence[tuple[int, ...]], fit: Callable[[Sequence[int]], tuple[int, int]],
@@ -546,4 +581,4 @@ def league_openings(config: LeagueConfig, games: Registry[type[Game]] | None = N
 def _made(config: LeagueConfig, games: Registry[type[Game]] | None) -> Game:
     """The config's game (by its referee process, or made from games: where a caller gives
     none, the loaded plugins')."""
-    return config.made_game(plugins_or_loaded(None).games if games is None else games)
+    return config.made_game(games_or_loaded(games))

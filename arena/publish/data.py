@@ -27,7 +27,7 @@ from arena.league.pairs import between
 from arena.league.rating_systems import RatingSystem
 from arena.league.schedule import parse_fixture_key
 from arena.league.store import StandingsRule, StoreDamagedError, VersionInfo
-from arena.plugins import game_registry
+from arena.plugins import games_or_loaded
 from arena.record import GameRecord, Termination, play_turn
 from arena.recordcheck import rules_problem
 from arena.registry import Registry
@@ -189,14 +189,16 @@ def bots_from_meta(meta: Mapping[str, str]) -> list[str] | None:
 
 
 def load_league(store: Store, rating: RatingConfig | None = None,
-                title: str | None = None, system: RatingSystem | None = None) -> LeagueData:
+                title: str | None = None, system: RatingSystem | None = None,
+                registry: Registry[type[Game]] | None = None) -> LeagueData:
     """Read every game of a store and derive the standings, per-bot tallies and faults.
 
     Rating settings and the bot list come from the store's config snapshot unless
     rating is given; the title defaults to the league's name; system rates the bots
-    (by default the one the rating settings name).
+    (by default the one the rating settings name); registry: the games the league's
+    game is looked up in (by default the loaded plugins').
     """
-    return LeagueReader(store, rating, title, system).read()
+    return LeagueReader(store, rating, title, system, registry).read()
 
 
 #: what a LeagueReader reading a ladder on asks the store again at most this often: each
@@ -219,8 +221,9 @@ class LeagueReader:
     ladder's store."""
 
     def __init__(self, store: Store, rating: RatingConfig | None = None, title: str | None = None,
-                 system: RatingSystem | None = None) -> None:
+                 system: RatingSystem | None = None, registry: Registry[type[Game]] | None = None) -> None:
         self.store, self.rating, self.title, self.system = store, rating, title, system
+        self.registry = games_or_loaded(registry)   #: the games the league's game is looked up in
         self._basis: tuple[Any, ...] | None = None   # what the counts below were made for
         self._current: Mapping[str, int] = {}  # the bots' versions they were made for
         self._wanted: list[str] | None = None  # the bots the standings rate (None: every one met)
@@ -353,8 +356,8 @@ class LeagueReader:
             rules = dict(games[0].record.rule_options)
         ruled = game + json.dumps(rules, sort_keys=True)
         if ruled not in self._simultaneous:
-            self._simultaneous[ruled] = _simultaneous(game, rules)
-            self._seat_names[ruled] = _seat_names(game, rules)
+            self._simultaneous[ruled] = _simultaneous(game, rules, self.registry)
+            self._seat_names[ruled] = _seat_names(game, rules, self.registry)
         data = LeagueData(title=title, name=name, game=game, rules=rules,
                           created=meta.get("created", ""), updated=self._updated,
                           settings=settings, board=board, bots=bots, games=games,
@@ -387,11 +390,12 @@ def _counted(rule: StandingsRule, read: list[tuple[StoredGame, tuple[int, ...], 
             if rule.counts(stored.key, [bot.name for bot in stored.record.bots], versions, season)]
 
 
-def check_rules(store: Store, games: Sequence[StoredGame]) -> None:
+def check_rules(store: Store, games: Sequence[StoredGame],
+                registry: Registry[type[Game]] | None = None) -> None:
     """StoreDamagedError naming the first game whose record its game's rules contradict
     (arena.recordcheck): a site never shows a game that was not played. A game this arena
-    does not know is taken as it is."""
-    replayer = Replayer()
+    does not know (in registry, by default the loaded plugins' games) is taken as it is."""
+    replayer = Replayer(registry)
     for stored in games:
         game = replayer.game(stored.record)
         problem = None if game is None else rules_problem(stored.record, game)
@@ -402,21 +406,21 @@ def check_rules(store: Store, games: Sequence[StoredGame]) -> None:
                 "backup or use another file")
 
 
-def _simultaneous(game: str, rules: Mapping[str, Any]) -> bool:
+def _simultaneous(game: str, rules: Mapping[str, Any], registry: Registry[type[Game]]) -> bool:
     """Whether the league's game is one whose moves go by turns (seats moving at once, or in
     rounds), replayed turn by turn (False for a game this arena does not know, whose
     replays show no board either way)."""
     try:
-        return game_registry().create(game, **rules).info.by_turn
+        return registry.create(game, **rules).info.by_turn
     except (GameError, TypeError):
         return False
 
 
-def _seat_names(game: str, rules: Mapping[str, Any]) -> tuple[str, ...]:
+def _seat_names(game: str, rules: Mapping[str, Any], registry: Registry[type[Game]]) -> tuple[str, ...]:
     """What the league's game calls its seats (GameInfo.seat_names); x and o for a game this
     arena does not know."""
     try:
-        return game_registry().create(game, **rules).info.seat_names
+        return registry.create(game, **rules).info.seat_names
     except (GameError, TypeError):
         return ("x", "o")
 
@@ -600,7 +604,7 @@ class Replayer:
     """Replays records through their game's rules, caching one Game per rule set."""
 
     def __init__(self, games: Registry[type[Game]] | None = None) -> None:
-        self._registry = games if games is not None else game_registry()
+        self._registry = games_or_loaded(games)
         self._games: dict[str, Game | None] = {}
 
     def game(self, record: GameRecord) -> Game | None:
@@ -839,10 +843,12 @@ def _places(before: str, after: Grid, cell: int, seat: int) -> bool:
             and after.marks == before[:square] + "xo"[seat] + before[square + 1:])
 
 
-def move_chunks(data: LeagueData) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The replay data of every game, CHUNK_GAMES to a file ("moves/N", N from 0)."""
+def move_chunks(data: LeagueData, registry: Registry[type[Game]] | None = None
+                ) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The replay data of every game, CHUNK_GAMES to a file ("moves/N", N from 0), replayed
+    by the rules of registry's games (by default the loaded plugins')."""
     ids = data.ids
-    replayer = Replayer()
+    replayer = Replayer(registry)
     for start in range(0, len(data.games), CHUNK_GAMES):
         chunk = data.games[start:start + CHUNK_GAMES]
         yield f"moves/{start // CHUNK_GAMES}", {

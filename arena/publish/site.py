@@ -18,8 +18,10 @@ from itertools import chain
 from pathlib import Path
 
 from arena.errors import ArenaError
+from arena.games import Game
 from arena.league import RatingConfig, RatingSystem, Store, StoreError
 from arena.league.sight import inside
+from arena.registry import Registry
 
 from .data import (
     LeagueData,
@@ -53,11 +55,13 @@ class PublishError(ArenaError, RuntimeError):
 def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
                  rating: RatingConfig | None = None, title: str | None = None,
                  system: RatingSystem | None = None,
-                 warn: Callable[[Path, str], None] | None = None) -> Path:
+                 warn: Callable[[Path, str], None] | None = None,
+                 registry: Registry[type[Game]] | None = None) -> Path:
     """Write the static site of a league store into out_dir, rated by system (by default the
     one the rating settings name); returns the path of its index.html. A store damaged in
     what the site shows is refused; damage elsewhere (the runs' own tables) is told to
-    warn (the store's path, what is damaged)."""
+    warn (the store's path, what is damaged). registry: the games its records are
+    replayed and checked by (by default the loaded plugins')."""
     store_file = Path(store_path)
     if not store_file.is_file():
         raise PublishError(f"{store_file}: no such store file (run the league first)")
@@ -67,8 +71,8 @@ def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         with Store(store_file, readonly=True) as store:
             if store.damage is not None and warn is not None:
                 warn(store.path, store.damage)
-            data = load_league(store, rating, title, system)
-            check_rules(store, data.games)   # the site shows no game its rules contradict
+            data = load_league(store, rating, title, system, registry)
+            check_rules(store, data.games, registry)   # the site shows no game its rules contradict
     except StoreError as exc:
         raise PublishError(str(exc)) from None
     staging = out.parent / f".{out.name}.new-{secrets.token_hex(4)}"
@@ -78,7 +82,7 @@ def publish_site(store_path: str | os.PathLike[str], out_dir: str | os.PathLike[
     except OSError as exc:
         raise _unwritable(out, exc) from None
     try:
-        write_site(data, staging)
+        write_site(data, staging, registry)
         check_output(out, [store_file])   # again: the old site is about to be replaced
         _swap(staging, out)
     except BaseException as exc:
@@ -185,8 +189,9 @@ def data_script(key: str, value: object) -> str:
     return f"arenaData({json.dumps(key)},{text});\n"
 
 
-def write_site(data: LeagueData, root: Path) -> None:
-    """Write every page, asset and data file of a league under root (an existing directory)."""
+def write_site(data: LeagueData, root: Path, registry: Registry[type[Game]] | None = None) -> None:
+    """Write every page, asset and data file of a league under root (an existing directory);
+    its games are replayed by the rules of registry's games (by default the loaded plugins')."""
     made: set[Path] = set()
     written: list[str] = []
 
@@ -205,7 +210,7 @@ def write_site(data: LeagueData, root: Path) -> None:
             + (TRANSCRIPT_ASSETS if data.refereed else ()):
         write(f"assets/{name}", assets.joinpath(name).read_text("utf-8"))
     files: Iterable[tuple[str, object]] = chain(
-        [("league", league_json(data))], list_pages(data), fault_pages(data), move_chunks(data),
+        [("league", league_json(data))], list_pages(data), fault_pages(data), move_chunks(data, registry),
         transcript_pages(data))
     for key, value in files:
         write(f"data/{key}.js", data_script(key, value))

@@ -248,36 +248,19 @@ def _play_in_processes(job: GameJob, source: FixtureSource, workers: int,
     and again after each record while it has nothing now)."""
     import multiprocess
     from multiprocess.connection import wait
-    work: list[Piece] = []
-    if isinstance(source, FixtureList):
-        while (piece := source.take(workers, 1)):
-            work.append(piece)
+    work = _cut(source, workers)
     # the lock's file, gone from the directory at once (nothing is left even after a kill -9);
     # each forked worker opens its own description of it through the descriptor it inherits
     lock_fd, lock_path = tempfile.mkstemp(prefix="arena-pieces-")
     os.unlink(lock_path)
     pieces = _Pieces(work, multiprocess.Value("i", 0, lock=False), f"/proc/self/fd/{lock_fd}")
-    procs, readers = [], []
+    procs: list[Any] = []
+    readers: list[Any] = []
     started = min(workers, len(work)) if isinstance(source, FixtureList) else workers
-    shares: list[frozenset[int] | None] = [None] * started
-    if pin:
-        shares = list(cpu_shares(started) or shares)
-    caps = pool_caps(started)
+    shares, caps = _placement(started, pin)
     try:
         for cpus in shares:
-            reader, writer = multiprocess.Pipe()   # games one way, "stored" the other
-            proc = multiprocess.Process(target=_worker_main,
-                                        args=(job, pieces, writer, os.getpid(), cpus, caps), daemon=True)
-            # the child keeps the coordinator's handlers until _worker_main sets its own: a
-            # stop in between waits, blocked, rather than print a traceback from the start-up
-            mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
-            try:
-                proc.start()
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            procs.append(proc)
-            writer.close()   # the worker holds the only writer: its death reads as EOF here
-            readers.append(reader)
+            readers.append(_start_worker(job, pieces, cpus, caps, procs))
         yield None     # started: the workers play while the caller goes on
         hungry: list[Any] = []    # workers waiting for a piece the source had not yet
         running: dict[Any, frozenset[str]] = {}   # reader -> the bots its worker keeps
@@ -327,6 +310,44 @@ def _play_in_processes(job: GameJob, source: FixtureSource, workers: int,
         _stop(procs, terminate=False)
     finally:
         os.close(lock_fd)
+
+
+def _cut(source: FixtureSource, workers: int) -> list[Piece]:
+    """A FixtureList's pieces, all cut now (for `workers` workers); none of another source."""
+    work: list[Piece] = []
+    if isinstance(source, FixtureList):
+        while (piece := source.take(workers, 1)):
+            work.append(piece)
+    return work
+
+
+def _placement(started: int, pin: bool) -> tuple[list[frozenset[int] | None], PoolCaps]:
+    """Where the `started` workers run: each one's own share of the CPUs (None: anywhere;
+    all None unless pin), and the caps of the pool they make."""
+    shares: list[frozenset[int] | None] = [None] * started
+    if pin:
+        shares = list(cpu_shares(started) or shares)
+    return shares, pool_caps(started)
+
+
+def _start_worker(job: GameJob, pieces: _Pieces, cpus: frozenset[int] | None,
+                  caps: PoolCaps, procs: list[Any]) -> Any:
+    """Start one worker (kept to cpus, when given), added to procs once started; the end of
+    the pipe its games come back on."""
+    import multiprocess
+    reader, writer = multiprocess.Pipe()   # games one way, "stored" the other
+    proc = multiprocess.Process(target=_worker_main,
+                                args=(job, pieces, writer, os.getpid(), cpus, caps), daemon=True)
+    # the child keeps the coordinator's handlers until _worker_main sets its own: a
+    # stop in between waits, blocked, rather than print a traceback from the start-up
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        proc.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    procs.append(proc)
+    writer.close()   # the worker holds the only writer: its death reads as EOF here
+    return reader
 
 
 def _stop(procs: list, terminate: bool) -> None:

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from arena.games import Game
+from arena.registry import Registry
+
 from ..config import LeagueConfig
 from ..identity import difference, differs, fill_identity, fill_match_identity, league_identity, same_rules
 from ..schedule import league_openings
@@ -22,33 +25,34 @@ class LeagueBinding:
         self._season = int(self.meta().get("season", "1"))
 
     def bind(self, config: LeagueConfig, openings: str | None = None,
-             new_season: bool = False) -> None:
+             new_season: bool = False, games: Registry[type[Game]] | None = None) -> None:
         """Tie the store to a league: first use records it; later uses must agree.
 
         Game, rule options, seed, openings, time control and timeout policy must match what
         the store was made with, unless new_season: then a new season begins and the old
         games stay as history. Other settings may change between runs, and bots may be
-        added; the latest config snapshot is kept. openings is Openings.identity().
+        added; the latest config snapshot is kept. openings is Openings.identity(); games:
+        the registry the league's game is read from (by default the loaded plugins').
         """
         with self._file.transaction():
-            fresh, season = self._binding(self._meta(), config, openings, new_season)
+            fresh, season = self._binding(self._meta(), config, openings, new_season, games)
             self._file.db.executemany("INSERT OR REPLACE INTO league (key, value) VALUES (?, ?)",
                                       fresh.items())
             self._season = season
 
     def check_bind(self, config: LeagueConfig, openings: str | None = None,
-                   new_season: bool = False) -> None:
+                   new_season: bool = False, games: Registry[type[Game]] | None = None) -> None:
         """StoreError where bind would refuse, writing nothing: a run asks before it builds."""
         with self._file.lock:
-            self._binding(self._meta(), config, openings, new_season)
+            self._binding(self._meta(), config, openings, new_season, games)
 
     def _binding(self, meta: dict[str, str], config: LeagueConfig, openings: str | None,
-                 new_season: bool) -> tuple[dict[str, str], int]:
+                 new_season: bool, games: Registry[type[Game]] | None) -> tuple[dict[str, str], int]:
         """What bind writes (the league's rows) and the season it begins, from the stored
         meta; StoreError for a store of another league or of a match."""
         at = now()
         if openings is None:
-            openings = league_openings(config).identity()
+            openings = league_openings(config, games).identity()
         identity = league_identity(config, openings)
         if "match.bots" in meta:
             raise StoreError(f"{self._file.path}: this store holds an `arena match`, not a league; "
@@ -56,7 +60,7 @@ class LeagueBinding:
         if "game" in meta:
             fill_identity(meta)
         changed = [key for key, value in identity.items() if key in meta and meta[key] != value
-                   and not (key == "rules" and same_rules(meta[key], value, config.game))]
+                   and not (key == "rules" and same_rules(meta[key], value, config.game, games))]
         season = int(meta.get("season", "1"))
         if "game" in meta and new_season:
             season += 1

@@ -258,10 +258,17 @@ def test_a_participant_submits_through_the_form_and_watches_it_play(site, driver
     assert console_errors(driver) == []
 
     # bob's stderr is out of alice's reach: his submission is no page of hers, and the
-    # replay of his faulted game shows no stderr
-    bob_faults = poll(lambda: httpx.get(f"{url}/api/me", timeout=30,
-                                        headers={"Authorization": f"Bearer {tokens['bob']}"}).json()["faults"],
-                      "bobbot's fault in the ladder")
+    # replay of his faulted game shows no stderr. The cue is a new version of each bot (v2),
+    # and a new version starts the standings, and the site's game numbers, again: a number
+    # read before both v2s are counted names another game or none a reading later. Once a
+    # reading has a v2 fault of alicebot's and a later one of bobbot's, no file of theirs
+    # changes again, and bob's game keeps its number.
+    def cued_faults(user):
+        faults = httpx.get(f"{url}/api/me", timeout=30,
+                           headers={"Authorization": f"Bearer {tokens[user]}"}).json()["faults"]
+        return [fault for fault in faults if fault["version"] == 2]
+    poll(lambda: cued_faults("alice"), "alicebot v2's fault in the standings")
+    bob_faults = poll(lambda: cued_faults("bob"), "bobbot v2's fault in the standings")
     assert BOB_SECRET in bob_faults[0]["stderr"]
     cookie = driver.get_cookie("arena_session")["value"]
     as_alice = httpx.get(f"{url}/api/submissions/{bob_submission}", cookies={"arena_session": cookie}, timeout=30)

@@ -36,6 +36,7 @@ from arena.league import Store, StoreError, render
 from arena.league.executors.local import die_with_parent
 from arena.publish.data import (
     CHUNK_GAMES,
+    Fault,
     LeagueData,
     LeagueReader,
     Replayer,
@@ -393,7 +394,12 @@ def _bot(data: LeagueData, name: str, bot_id: int, row: dict[str, Any]) -> dict[
 def _faults(data: LeagueData) -> dict[str, list[dict[str, Any]]]:
     """Each bot's latest faults with the stderr it wrote: for its owner."""
     names = {bot.id: bot.name for bot in data.bots}
+
+    def version(fault: Fault) -> int:   # the faulting bot's version in that game
+        versions = data.played.get(data.games[fault.no - 1].key, ())
+        return versions[fault.seat] if fault.seat < len(versions) else 1
     return {names[bot]: [{"no": f.no, "bot": names[bot], "opponent": names.get(f.opponent, "?"), "seat": f.seat,
+                          "version": version(f),
                           "termination": f.termination, "reason": f.reason, "stderr": f.stderr,
                           "replay": f"/games/{f.no}"}
                          for f in reversed(found[-OWN_FAULTS:])]

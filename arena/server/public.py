@@ -111,11 +111,13 @@ class PublicView:
         with self._lock:
             self._stopped = True
             if self._pool is not None:
-                # a reading may take seconds: the reader is ended, not waited for (the
-                # interpreter's exit would join it)
+                # a reading may take seconds: the reader is ended, not waited for; the pool's
+                # manager thread, which then finds it dead, is: left to end on its own, it
+                # raced the interpreter's exit (which wakes it through a pipe the thread
+                # closes as it ends: "OSError: Bad file descriptor" on a Ctrl-C)
                 for process in list(getattr(self._pool, "_processes", {}).values()):
                     process.terminate()
-                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool.shutdown(wait=True, cancel_futures=True)
                 self._pool = None
 
     def _reader(self) -> concurrent.futures.ProcessPoolExecutor:

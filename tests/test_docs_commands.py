@@ -44,7 +44,7 @@ QUICKSTART = ("plays the quickstart's 168 games (about half a minute); every shi
 NOT_RUN: dict[str, str] = {
     # README.md
     "scripts/install.sh && .venv/bin/arena run tournaments/quickstart.yaml": f"{INSTALL}; {QUICKSTART}",
-    "scripts/install.sh --test && .venv/bin/python -m pytest -q -n 2 --dist loadfile":
+    "scripts/install.sh --test && .venv/bin/python -m pytest -q -n 2 --dist worksteal":
         f"{INSTALL}; {SUITE}: the whole of it",
     "scripts/install.sh && .venv/bin/arena serve tournaments/ladder-demo.yaml": f"{INSTALL}; {SERVER}",
     # CONTRIBUTING.md

@@ -179,7 +179,7 @@ class LeagueConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready snapshot (paths as strings), sections as the file writes them."""
-        snapshot: dict[str, Any] = _jsonable(dataclasses.asdict(self))
+        snapshot: dict[str, Any] = plain_data(dataclasses.asdict(self))
         snapshot["sandbox"] = {"mode": snapshot.pop("sandbox_mode"), **snapshot.pop("limits")}
         if snapshot["time_control"]["first_move_ms"] is None:   # as before time controls had it
             del snapshot["time_control"]["first_move_ms"]
@@ -196,13 +196,14 @@ class LeagueConfig:
         return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
 
 
-def _jsonable(value: Any) -> Any:
+def plain_data(value: Any) -> Any:
+    """Config data as JSON and YAML write it: paths as text, tuples as lists, keys as text."""
     if isinstance(value, Path):
         return str(value)
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): plain_data(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [plain_data(v) for v in value]
     return value
 
 

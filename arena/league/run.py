@@ -13,6 +13,7 @@ SPRT stop (arena.match.MatchGames).
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import dataclasses
 import os
@@ -87,16 +88,16 @@ class Ending:
 Outcome = TypeVar("Outcome")
 
 
-class Games(Generic[Outcome]):
+class Games(abc.ABC, Generic[Outcome]):
     """What a run plays: the one part in which a league, a ladder and a match differ. The
     Run asks it, in this order: source (once the store is the run's and the bots'
     versions and job are known), begin (once the workers are counted), then record for
     each game stored, and end."""
 
+    @abc.abstractmethod
     def source(self, run: Run) -> FixtureSource:
         """The fixtures to play; what is said of them goes to run.out, and run.progress is
         set up (its total, the games already stored, the live table)."""
-        raise NotImplementedError
 
     def begin(self, run: Run) -> str | None:
         """Said just before the first game: the status line's first words (None: the games
@@ -114,9 +115,9 @@ class Games(Generic[Outcome]):
             run.progress.update(record)
         return None
 
+    @abc.abstractmethod
     def end(self, run: Run, driven: Driven) -> Outcome:
         """What the run did, once its games are over (the store still open)."""
-        raise NotImplementedError
 
 
 class Run:

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import yaml
 
 from arena.errors import ArenaError
-from arena.league.config import ConfigError
+from arena.league.config import ConfigError, plain_data
 from arena.league.configfile import read_yaml
 from arena.league.runner import load_league
 from arena.league.store import Store, StoreError
@@ -123,7 +123,7 @@ def write_roster(config_path: Path, extra: Sequence[RosterEntry | Mapping[str, A
     if not isinstance(data, Mapping) or not isinstance(data.get("bots"), list):
         raise SubmissionError(f"{config_path}: the ladder's config has no list of bots")
     roster = dict(data)
-    roster["bots"] = [*data["bots"], *(_plain(item) for item in entries)]
+    roster["bots"] = [*data["bots"], *(plain_data(item) for item in entries)]
     if isinstance(roster.get("ladder"), Mapping):
         roster["ladder"] = {k: v for k, v in roster["ladder"].items() if k not in STOP_KEYS}
     target = roster_path(config_path)
@@ -147,15 +147,6 @@ def write_roster(config_path: Path, extra: Sequence[RosterEntry | Mapping[str, A
     return target
 
 
-def _plain(value: Any) -> Any:
-    """Entries as YAML writes them: paths as text, tuples as lists."""
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 

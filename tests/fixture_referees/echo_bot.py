@@ -20,7 +20,7 @@ for line in sys.stdin:
         sys.stdout.flush()
         continue
     word = (line.split() or [""])[0]
-    for _ in range(int(word) if word.isdigit() else 1):
-        print(f"ok {word}", flush=True)
-    if answers == when and how == "extra":
-        print("one line too many", flush=True)
+    lines = [f"ok {word}"] * (int(word) if word.isdigit() else 1)
+    if answers == when and how == "extra":   # in the same write as the answer: no race with the game's end
+        lines.append("one line too many")
+    print("\n".join(lines), flush=True)

@@ -363,6 +363,7 @@ def matrix(submission: int) -> dict[tuple[str, str], tuple[str, tuple[int, int, 
         ("/api/games/{no:int}", "GET"): ("/api/games/1", public),
         ("/site/{path:path}", "GET"): ("/site/index.html", public),
         ("/static/{name}", "GET"): ("/static/live.js", public),
+        ("/favicon.ico", "GET"): ("/favicon.ico", public),   # a browser asks for it by itself
         ("/login", "GET"): ("/login", public),
         ("/login", "POST"): ("/login", (401, 401, 401, 401)),          # a wrong token
         ("/logout", "POST"): ("/logout", (401, 303, 303, 303)),

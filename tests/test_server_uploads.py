@@ -59,10 +59,14 @@ def tree(root: Path) -> dict[str, int]:
 
 @pytest.mark.parametrize("case", HOSTILE, ids=[case.name for case in HOSTILE])
 def test_a_hostile_upload_is_refused_with_its_status_and_one_line_and_writes_nothing(tmp_path, case):
-    sent, dest = tmp_path / "sent", tmp_path / "dest"
+    # dest two levels down: one or two '..' out of it (the cases have no more) land inside
+    # tmp_path, which this test alone writes (its parent holds other tests' files, still
+    # being written by their processes on the same xdist worker)
+    sent, dest = tmp_path / "sent", tmp_path / "a" / "b" / "dest"
     sent.mkdir()
+    dest.parent.mkdir(parents=True)
     upload, filename = case.build(sent)
-    around = tmp_path.parent  # a '..' out of dest lands in tmp_path, two in its parent
+    around = tmp_path
     before = tree(around)
     with pytest.raises(UploadRefused) as refused:
         unpack(upload, filename, dest, UploadCaps())

@@ -310,6 +310,7 @@ class Handlers:
             ("/api/games/{no:int}", ["GET"], "public", self.game_json),
             ("/site/{path:path}", ["GET"], "public", self.site_file),
             ("/static/{name}", ["GET"], "public", self.static_file),
+            ("/favicon.ico", ["GET"], "public", self.favicon),
             ("/login", ["GET"], "public", self.login_page),
             ("/login", ["POST"], "public", self.login),
             ("/logout", ["POST"], "user", self.logout),
@@ -397,12 +398,19 @@ class Handlers:
 
     async def static_file(self, request: Request, who: Who) -> Response:
         name = request.path_params["name"]
-        kind = {"js": "text/javascript", "css": "text/css"}.get(name.rpartition(".")[2])
+        kind = {"js": "text/javascript", "css": "text/css", "svg": "image/svg+xml"}.get(name.rpartition(".")[2])
         asset = resources.files("arena.server").joinpath("static").joinpath(name)
         if kind is None or "/" in name or name.startswith(".") or not asset.is_file():
             raise Refused(404, "no such file")
         return Response(asset.read_text("utf-8"), media_type=kind,
                         headers={"Cache-Control": "public, max-age=300"})
+
+    async def favicon(self, request: Request, who: Who) -> Response:
+        """The icon a browser asks for by itself for a page without one (a JSON answer, an
+        image): without it each such visit logs a 404 on the browser's console."""
+        icon = resources.files("arena.server").joinpath("static").joinpath("favicon.svg")
+        return Response(icon.read_text("utf-8"), media_type="image/svg+xml",
+                        headers={"Cache-Control": "public, max-age=86400"})
 
     # --- logging in and out ---
 

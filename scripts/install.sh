@@ -34,3 +34,8 @@ fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install --quiet --disable-pip-version-check -e ".$extra"
+# An editable install compiles nothing: byte-compile the package now, as a regular install
+# does, so that no command, and no bot importing arena.sdk in its read-only sandbox,
+# compiles it again at every start (where PYTHONDONTWRITEBYTECODE is set, or a bot's
+# sandbox cannot write, a command would take about 0.17 s more each time)
+.venv/bin/python -m compileall -q -j 0 arena bots >/dev/null

@@ -21,7 +21,7 @@ bots:
   - {name: first-free, command: python3 ttt/first-free/bot.py}
   - {name: random-1, command: python3 ttt/random/bot.py 1}
 schedule: ladder
-ladder: {matchmaker: active, games: 6}
+ladder: {matchmaker: active}   # no games limit: a ladder that stopped at N would never play a bot submitted late
 time_control: {move_ms: 500, startup_ms: 5000}
 workers: 1
 store: store.sqlite

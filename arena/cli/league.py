@@ -35,9 +35,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from arena.league import render
     from arena.league.runner import RunError, load_league, run_league
     plugins = loaded()
-    from arena.publish.site import output_problem
     # the site is written after the games: where it goes is checked with the config, before them
-    config = load_league(args.config, plugins, publish_check=output_problem)
+    config = load_league(args.config, plugins, publish_check=_site_problem)
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be 1 or more, not {args.workers}")
     if args.standings is not None and args.standings < 0:
@@ -64,6 +63,13 @@ def cmd_run(args: argparse.Namespace) -> int:
                         registry=plugins.games)
         print(f"published: {index}", file=sys.stderr)
     return 130 if summary.interrupted else 0
+
+
+def _site_problem(out_dir: Path) -> str | None:
+    """Why the league's site cannot be written at out_dir, or None (asked only of a league
+    that publishes: the publishing modules are imported for it alone)."""
+    from arena.publish.site import output_problem
+    return output_problem(out_dir)
 
 
 @contextlib.contextmanager

@@ -23,7 +23,6 @@ from .config import BotConfig, LeagueConfig
 from .drive import Driven
 from .executors.base import GameJob, Placement, RunError, cause
 from .executors.local import WORKERS_PER_CPU
-from .ladder import Ladder
 from .leaderboard import render_top
 from .loading import known_bots_check, load_league, option_files
 from .progress import Progress, standings_every
@@ -108,7 +107,11 @@ def run_league(config: LeagueConfig, plugins: Plugins | None = None, **options: 
     fault. standings: show the top of the table every that many stored games and at the
     end (0: never; None: whole rounds, about ten times a run). cancel: a token that stops
     the run as Ctrl-C does (drive)."""
-    games: Games[Ending] = Ladder(config) if config.ladder is not None else Schedule(config)
+    if config.ladder is not None:
+        from .ladder import Ladder  # its matchmaking and membership: imported for a ladder alone
+        games: Games[Ending] = Ladder(config)
+    else:
+        games = Schedule(config)
     return Run(plugins_or_loaded(plugins), Placement.of(config), RunOptions(**options)).league(config, games)
 
 

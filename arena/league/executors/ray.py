@@ -13,8 +13,9 @@ record back as it ends (a Ray generator method). A worker that dies (its process
 node) is replaced, and the games of its piece not yet received are given to another, up
 to `ray.max_retries` times a piece. Whichever attempt finishes a fixture, it is yielded
 once (and the store refuses a second copy of a fixture key anyway).
-This module is the coordinator's side; what runs on the nodes is in raynode, the bots'
-files shipped to them in rayfiles. docs/distributed.md is the user's side of this.
+This module is the coordinator's side (imported by the RayExecutor of
+arena.league.executors.plugin when a league plays on Ray); what runs on the nodes is in
+raynode, the bots' files shipped to them in rayfiles. docs/distributed.md is the user's side of this.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from arena.referee.botspec import ARENA_PACKAGE_DIR
 from ..config import RayConfig
 from ..schedule import Fixture
 from ..sources import FixtureList, FixtureSource, SourceStalled, as_source, take_from
-from .base import Executor, GameJob, Placement
+from .base import GameJob
 from .rayfiles import RayExecutorError, Shipment, build_bundle
 from .raynode import GamePlayer
 
@@ -53,23 +54,6 @@ CLOSE_GRACE_S = 10.0
 
 
 # --- the coordinator --------------------------------------------------------------------------
-
-class RayExecutor(Executor):
-    """`executor: ray`: Ray tasks on a cluster, or on a private local instance (play_fixtures_ray)."""
-
-    name = "ray"
-
-    def check(self, placement: Placement) -> None:
-        import_ray()   # a missing Ray is said before anything starts
-
-    def plays_here(self, placement: Placement) -> bool:
-        # bots start where games are played: here only with a private local instance
-        return placement.ray is None or placement.ray.address is None
-
-    def play(self, job: GameJob, source: FixtureSource, workers: int,
-             placement: Placement | None = None) -> Iterator[tuple[Fixture, GameRecord]]:
-        return play_fixtures_ray(job, source, placement.ray if placement is not None else None, workers)
-
 
 def play_fixtures_ray(job: GameJob, fixtures: FixtureSource | list[Fixture],
                       ray_config: RayConfig | None = None,
@@ -392,4 +376,4 @@ class _Window:
         return self._slots
 
 
-__all__ = ["RayExecutor", "RayExecutorError", "play_fixtures_ray"]
+__all__ = ["RayExecutorError", "import_ray", "play_fixtures_ray"]

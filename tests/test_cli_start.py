@@ -1,0 +1,52 @@
+"""What the arena command imports: each command imports what it uses when it uses it, so
+that starting one costs no more than it needs (benchmarks/cli_start.py times it). A league
+that does not publish, play on Ray or climb a ladder imports none of that. Checked on the
+real command, each in a process of its own: the modules it had imported when it finished."""
+
+import subprocess
+import sys
+
+import pytest
+
+#: the arena command in a process of its own, then the modules it imported on one line
+_AND_MODULES = ("import sys\nfrom arena.cli import main\ncode = main(sys.argv[1:])\n"
+                "print('modules:', *sorted(sys.modules))\nraise SystemExit(code)")
+
+LEAGUE = """\
+name: start
+game: tictactoe
+bots:
+  - {name: random, bot: random}
+  - {name: blind, bot: ttt-blind}
+games_per_pairing: 2
+workers: 1
+seed: 1
+store: start.sqlite
+"""
+
+
+def imported(folder, *args: str) -> set[str]:
+    """The modules `arena ARGS` imported, run in folder (it must succeed)."""
+    done = subprocess.run([sys.executable, "-c", _AND_MODULES, *args], cwd=folder, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    last = done.stdout.splitlines()[-1]
+    assert last.startswith("modules: "), done.stdout
+    return set(last.split()[1:])
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory):
+    """A small league's folder, its league run once: (the folder, what the run imported)."""
+    folder = tmp_path_factory.mktemp("start")
+    (folder / "start.yaml").write_text(LEAGUE)
+    return folder, imported(folder, "run", "start.yaml")
+
+
+def test_a_league_run_imports_no_publishing_ray_or_ladder(league):
+    _, modules = league
+    assert "arena.league.executors" in modules and "arena.referee.referee" in modules   # it played
+    unused = {m for m in modules if m.startswith("arena.publish") or m.split(".")[0] in ("jinja2", "ray")}
+    unused |= modules & {"arena.league.executors.ray", "arena.league.ladder", "arena.league.membership"}
+    assert not sorted(unused)
+

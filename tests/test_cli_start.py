@@ -1,7 +1,8 @@
 """What the arena command imports: each command imports what it uses when it uses it, so
 that starting one costs no more than it needs (benchmarks/cli_start.py times it). A league
-that does not publish, play on Ray or climb a ladder imports none of that. Checked on the
-real command, each in a process of its own: the modules it had imported when it finished."""
+that does not publish, play on Ray or climb a ladder imports none of that; a leaderboard of
+a store reads no YAML and imports nothing that plays a game. Checked on the real command,
+each in a process of its own: the modules it had imported when it finished."""
 
 import subprocess
 import sys
@@ -50,3 +51,11 @@ def test_a_league_run_imports_no_publishing_ray_or_ladder(league):
     unused |= modules & {"arena.league.executors.ray", "arena.league.ladder", "arena.league.membership"}
     assert not sorted(unused)
 
+
+def test_a_leaderboard_of_a_store_reads_no_yaml_and_imports_no_player(league):
+    folder, _ = league
+    modules = imported(folder, "leaderboard", "start.sqlite")
+    assert "arena.league.store" in modules
+    players = {"arena.referee.referee", "arena.referee.botpool", "arena.sandbox.sandbox",
+               "arena.sandbox.process", "arena.league.executors.worker", "multiprocess"}
+    assert not sorted(modules & (players | {"yaml"}))

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from arena.errorline import error_line
 from arena.errors import ArenaError, did_you_mean
-from arena.sandbox import MODES as SANDBOX_MODES
 from arena.userfiles import UserFileError, not_regular, open_regular, path_problem, shown
 
 if TYPE_CHECKING:
@@ -276,7 +275,8 @@ def add_referee_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeouts", default="forfeit",
                    help="'forfeit' (a late move loses) or 'strikes:N' (N late moves are replaced "
                         "by a random legal move)")
-    p.add_argument("--sandbox", default="auto", choices=SANDBOX_MODES)
+    from arena.sandbox import MODES
+    p.add_argument("--sandbox", default="auto", choices=MODES)
     p.add_argument("--memory-mb", type=int, default=1024, help="memory limit per bot (MiB)")
     p.add_argument("--read", action="append", default=[], metavar="PATH", type=path_argument,
                    help="a file or directory the bots may read, read-only (repeatable); a bot "

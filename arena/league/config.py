@@ -28,7 +28,6 @@ from arena.plugins import Plugins, plugins_or_loaded
 from arena.protocol import Dialect
 from arena.referee.timecontrol import TimeControl, TimeoutPolicy
 from arena.registry import Registry
-from arena.sandbox import MODES as SANDBOX_MODES
 from arena.sandbox import Limits
 from arena.userfiles import NAME_MAX, not_regular, read_rule_file
 
@@ -558,10 +557,12 @@ def _ffa_games(reader: Reader, top: Mapping[str, Any], game: str, seats: int) ->
 
 def _sandbox(reader: Reader, raw: Any) -> tuple[str, Limits]:
     """sandbox: the isolation mode, and the Limits of every bot process beside it."""
+    # the modes are the sandbox's detection's: imported to read a config, not with config's types
+    from arena.sandbox import MODES
     path: KeyPath = ("sandbox",)
     given = reader.mapping(raw, path, SANDBOX_KEYS)
     mode = reader.value(given.get("mode", "auto"), path + ("mode",), str,
-                        {"choices": SANDBOX_MODES})
+                        {"choices": MODES})
     return mode, Limits(**reader.fields(given, path, Limits))
 
 

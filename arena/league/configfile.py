@@ -10,13 +10,14 @@ import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
-
-import yaml
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from arena.bounds import describe, field_types, problem
 from arena.errors import ArenaError, did_you_mean
 from arena.userfiles import MiB, UserFileError, path_problem, read_text, shown
+
+if TYPE_CHECKING:
+    import yaml
 
 KeyPath = tuple[str | int, ...]
 
@@ -60,10 +61,13 @@ def read_yaml(path: str | os.PathLike[str]) -> tuple[Any, Reader]:
 
 
 # --- YAML with line numbers -----------------------------------------------------------------------
+# yaml is imported by the functions that read it: a command that reads no YAML (a leaderboard
+# of a store) does not import it
 
 def _check_shape(text: str, source: str) -> None:
     """Refuse deep nesting and alias bombs from the event stream (flat, cheap), before
     anything recursive or anything that expands aliases sees the document."""
+    import yaml
     depth, nodes = 0, 0
     sizes: dict[str, int] = {}     # values under each anchor, aliases expanded
     opened: list[tuple[str | None, int]] = []
@@ -105,6 +109,7 @@ def parse_yaml(text: str, source: str) -> tuple[Any, dict[KeyPath, int]]:
     """The document's data and the line of every key and list item in it; every YAML arena
     reads is read here (MalformedYAML when text is no YAML, ConfigError when its shape is
     refused: too deep, too many values, a value holding itself)."""
+    import yaml
     _check_shape(text, source)
     loader = None
     try:
@@ -137,6 +142,7 @@ def parse_yaml(text: str, source: str) -> tuple[Any, dict[KeyPath, int]]:
 
 def _index_lines(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int], source: str) -> None:
     """Record the line of every key and list item; refuse duplicate keys (YAML keeps the last)."""
+    import yaml
     lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import threading
@@ -533,6 +532,7 @@ def become_child_subreaper() -> bool:
     """Make this process adopt its orphaned descendants; True if it worked."""
     global _subreaper_set
     if not _subreaper_set:
+        import ctypes  # here alone: the clocks that read this module need none of it
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             _subreaper_set = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0

@@ -6,18 +6,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from arena.errors import ArenaError
-from arena.games import Game
-from arena.record import GameRecord
-from arena.referee import BotSpec, MatchSettings
-from arena.sandbox import Limits, SandboxError
+from arena.sandbox.errors import SandboxError
 
-from ..config import LeagueConfig, RayConfig
-from ..schedule import Fixture
-from ..sources import FixtureSource, chunks
+from ..sources import chunks
 from ..store import StoreError
+
+if TYPE_CHECKING:
+    from arena.games import Game
+    from arena.record import GameRecord
+    from arena.referee import BotSpec, MatchSettings
+    from arena.sandbox import Limits
+
+    from ..config import LeagueConfig, RayConfig
+    from ..schedule import Fixture
+    from ..sources import FixtureSource
 
 
 class RunError(ArenaError, RuntimeError):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import fcntl
 import os
 import pickle
@@ -12,15 +11,19 @@ import sys
 import tempfile
 import time
 from collections.abc import Generator, Iterator
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from arena.record import GameRecord
-from arena.sandbox.scratch import remove_own_roots
 
 from ..schedule import Fixture
 from ..sources import FixtureList, FixtureSource, Piece, SourceStalled, as_source, fixtures_of, take_from
 from .base import Executor, GameJob, Placement, RunError, cause
-from .worker import PoolCaps, bot_pool, play_piece, pool_caps, set_table
+
+if TYPE_CHECKING:
+    from .worker import PoolCaps
+
+# What plays the games (.worker: the referee, the sandbox) is imported where they are played:
+# the plugin that registers this executor, loaded by every command, imports none of it.
 
 #: local workers beyond this many per CPU are not used: they only slow every game down
 WORKERS_PER_CPU = 4
@@ -55,6 +58,7 @@ def die_with_parent(parent: int, signum: int = signal.SIGTERM) -> None:
     """Have the kernel send signum to this process when `parent` dies (however it dies);
     exit at once if it is already gone."""
     if sys.platform.startswith("linux"):
+        import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
     if os.getppid() != parent:     # it died before the line above
@@ -140,6 +144,9 @@ def _worker_main(job: GameJob, pieces: _Pieces, results: _Connection, parent: in
             os.sched_setaffinity(0, cpus)
         except OSError:
             pass   # the CPUs were taken away meanwhile: play anywhere, as unpinned
+    from arena.sandbox.scratch import remove_own_roots
+
+    from .worker import bot_pool, play_piece, set_table
     pool = bot_pool(job, caps)
     unstored = False   # a game sent back that the coordinator has not yet said it stored
     try:
@@ -180,6 +187,7 @@ def play_fixtures(job: GameJob, fixtures: FixtureSource | list[Fixture], workers
     at once, each pinned to its share of the CPUs (cpu_shares) unless pin is False.
     Pieces are single pairs, interleaved (chunks): each worker keeps its bots started.
     An error that is no bot's fault stops the play as a RunError."""
+    from .worker import bot_pool, play_piece, pool_caps, set_table
     source = as_source(fixtures)
     if _empty(source):
         return
@@ -324,6 +332,7 @@ def _cut(source: FixtureSource, workers: int) -> list[Piece]:
 def _placement(started: int, pin: bool) -> tuple[list[frozenset[int] | None], PoolCaps]:
     """Where the `started` workers run: each one's own share of the CPUs (None: anywhere;
     all None unless pin), and the caps of the pool they make."""
+    from .worker import pool_caps
     shares: list[frozenset[int] | None] = [None] * started
     if pin:
         shares = list(cpu_shares(started) or shares)

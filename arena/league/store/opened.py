@@ -13,7 +13,6 @@ saw the file is still its own (check_file): one written over in place never gets
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import fcntl
 import os
 import sqlite3
@@ -199,6 +198,7 @@ class OpenStore:
         if not self.readonly and self._token is not None and not self._overwritten:
             self._overwritten = file_identity(self.path) == self._file and not self._token_holds()
         if self._overwritten:   # kept open, and never freed: not even at the interpreter's exit
+            import ctypes
             ctypes.pythonapi.Py_IncRef(ctypes.py_object(self.db))
         else:
             self.db.close()

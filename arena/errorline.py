@@ -8,24 +8,27 @@ from __future__ import annotations
 
 import re
 
+# The patterns are compiled by re on their first use (and kept in its cache), not at import:
+# most commands never read a bot's stderr.
+
 #: a line that says what went wrong, as runtimes print it
-_ERROR = re.compile(
+_ERROR = (
     r"(?:[\w$]+\.)*[\w$]*(?:Error|Exception)\b(?:\s*\[[^\]]*\])?(?::.*)?"   # ValueError: x, java.lang.X
     r"|Exception in thread .*|Caused by: .*|Uncaught .*"
     r"|terminate called .*|panic: .*|fatal error: .*|thread '.*' panicked .*")
 #: what a runtime prints around or after its error line: not the cause
-_TRACE = re.compile(
+_TRACE = (
     r"Node\.js v[\d.]+|\^+|\.\.\. \d+ more|\(Use `node --trace.*"
     r"|note: run with `RUST_BACKTRACE.*|goroutine \d+ \[.*\]:|exit status \d+"
     r"|Traceback \(most recent call last\):|[\w/*-]+\.[\w.()*]+\(.*\)")   # Go's frames: main.main()
 #: an error line whose message is on the next line (C++'s what(), Rust's panic message)
-_CONTINUED = re.compile(r"terminate called .*|thread '.*' panicked at .*:")
+_CONTINUED = r"terminate called .*|thread '.*' panicked at .*:"
 
 
 def _is_trace(raw: str) -> bool:
     """Blank, indented (a stack frame, a source line, a what()), or a trace's own line."""
     line = raw.strip()
-    return not line or raw[:1].isspace() or _TRACE.fullmatch(line) is not None
+    return not line or raw[:1].isspace() or re.fullmatch(_TRACE, line) is not None
 
 
 def error_line(text: str, limit: int = 200) -> str:
@@ -36,15 +39,15 @@ def error_line(text: str, limit: int = 200) -> str:
     for at in range(len(lines) - 1, -1, -1):
         raw = lines[at]
         line = raw.strip()
-        if _ERROR.fullmatch(line):
-            if _CONTINUED.fullmatch(line):
+        if re.fullmatch(_ERROR, line):
+            if re.fullmatch(_CONTINUED, line):
                 rest = next((n.strip() for n in lines[at + 1:] if n.strip()), "")
-                if rest and not _TRACE.fullmatch(rest):
+                if rest and not re.fullmatch(_TRACE, rest):
                     line = f"{line} {rest}"
             return line[:limit]
         if not _is_trace(raw):
             above = lines[at - 1].strip() if at else ""
-            if _ERROR.fullmatch(above) and _CONTINUED.fullmatch(above):   # its message
+            if re.fullmatch(_ERROR, above) and re.fullmatch(_CONTINUED, above):   # its message
                 return f"{above} {line}"[:limit]
             return line[:limit]
     shown = [line.strip() for line in lines if line.strip()]

@@ -1,7 +1,8 @@
 """What the arena command imports: each command imports what it uses when it uses it, so
 that starting one costs no more than it needs (benchmarks/cli_start.py times it). A league
 that does not publish, play on Ray or climb a ladder imports none of that; a leaderboard of
-a store reads no YAML and imports nothing that plays a game. Checked on the real command,
+a store reads no YAML and imports nothing that plays a game; a match refused for its bots
+imports nothing that would have played it. Checked on the real command,
 each in a process of its own: the modules it had imported when it finished."""
 
 import subprocess
@@ -26,11 +27,11 @@ store: start.sqlite
 """
 
 
-def imported(folder, *args: str) -> set[str]:
-    """The modules `arena ARGS` imported, run in folder (it must succeed)."""
+def imported(folder, *args: str, code: int = 0) -> set[str]:
+    """The modules `arena ARGS` imported, run in folder (it must exit with code)."""
     done = subprocess.run([sys.executable, "-c", _AND_MODULES, *args], cwd=folder, capture_output=True,
                           text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == code, done.stderr
     last = done.stdout.splitlines()[-1]
     assert last.startswith("modules: "), done.stdout
     return set(last.split()[1:])
@@ -59,3 +60,9 @@ def test_a_leaderboard_of_a_store_reads_no_yaml_and_imports_no_player(league):
     players = {"arena.referee.referee", "arena.referee.botpool", "arena.sandbox.sandbox",
                "arena.sandbox.process", "arena.league.executors.worker", "multiprocess"}
     assert not sorted(modules & (players | {"yaml"}))
+
+
+def test_a_match_refused_for_a_bot_imports_nothing_that_plays_it(tmp_path):
+    modules = imported(tmp_path, "match", "uttt-minimax-pruning:depth=deep", "random", "--game", "ultimate",
+                       code=2)
+    assert not sorted(modules & {"arena.league.run", "arena.league.runner", "arena.match"})

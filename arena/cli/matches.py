@@ -52,18 +52,19 @@ def _named(a, b, names: Sequence[str]):
 
 def cmd_match(args: argparse.Namespace) -> int:
     from arena.games.external import ExternalGame
-    from arena.league.identity import match_identity
-    from arena.league.run import Run, RunOptions
-    from arena.league.runner import GameJob
-    from arena.match import DEFAULT_SPRT_CAP, MatchTally, match_fixtures
-    from arena.sandbox import Limits
-    from arena.stats import SprtSpec
     spec = _referee_file(args)
     game = two_seat_game(args.game, args.rule) if spec is None else None
     if isinstance(game, ExternalGame):    # a plugin's game played by a referee process
         spec, game = game.spec, None
     a, b = (with_reads(bot_for(args.a, game, spec), args), with_reads(bot_for(args.b, game, spec), args))
     a, b = _named(a, b, args.name)
+    # the game and the bots are known: what plays the match is imported now
+    from arena.league.identity import match_identity
+    from arena.league.run import Run, RunOptions
+    from arena.league.runner import GameJob
+    from arena.match import DEFAULT_SPRT_CAP, MatchTally, match_fixtures
+    from arena.sandbox import Limits
+    from arena.stats import SprtSpec
     sprt = None
     if args.sprt is not None:
         try:

@@ -5,12 +5,10 @@ and a bot a plugin declares into the BotSpec that runs it (bot_spec)."""
 
 from __future__ import annotations
 
-import compileall
 import dataclasses
 import functools
 import importlib.util
 import os
-import py_compile
 import re
 import shlex
 import shutil
@@ -69,6 +67,8 @@ def byte_compile(path: str) -> None:
     file). A sandboxed bot sees its code read-only and cannot cache them itself, so
     without them every bot start compiles its modules from source again. Best effort:
     an unwritable directory just stays as it is."""
+    import compileall
+    import py_compile
     try:
         if os.path.isdir(path):
             compileall.compile_dir(path, quiet=2)

@@ -3,20 +3,23 @@
 Times, as the tests run it (a new process each time), `arena --version`, `arena games`, a
 refused `arena match` (a bad bot option: plugins loaded, nothing played), `arena run` of a
 2-bot, 2-game tic-tac-toe league into a new store, and `arena leaderboard` of that store.
-Each command is run --runs times and the median is printed: the wall time of the whole
-command, its CPU time (with its children's: the bots of the run), which a loaded machine
-moves less, and the part of it spent importing (the top-level imports' cumulative times as
-`python -X importtime` reports them, summed over the imports made after the interpreter's
-start-up, in a run of its own).
+Each command is run --runs times; for each, the median and the fastest run (on a machine
+shared with other work, the one it held up least) of: the wall time of the whole command;
+its CPU time (with its children's: the bots of the run), which a loaded machine moves less;
+and the part of it spent importing (the top-level imports' cumulative times as `python -X
+importtime` reports them, summed over the imports after the interpreter's own start-up, in
+a run of its own).
 
-Every checkout's modules are byte-compiled into a folder of the run's own (PYTHONPYCACHEPREFIX)
-by an untimed first round, so the one with files changed since its install, whose byte-code
-would be stale (PYTHONDONTWRITEBYTECODE is set here), is not measured compiling them, and
-nothing is written into either checkout.
+Every checkout's modules are byte-compiled into a folder of the benchmark's own
+(PYTHONPYCACHEPREFIX) by an untimed first round: a checkout with files changed since its
+install, whose byte-code is stale, is not measured compiling them (where
+PYTHONDONTWRITEBYTECODE is set it would at every start), and nothing is written into either
+checkout.
 
 With --against CHECKOUT (another checkout of bot-arena with its own .venv, e.g. the main
-branch's) the same commands of both are run in turn, in the same rounds, so the load of a
-shared machine weighs on both alike, and the table shows them side by side.
+branch's) the same commands of both are run in the same rounds, each command of one right
+after the other's, so the load of a shared machine weighs on both alike, and the tables show
+them side by side.
 
     python benchmarks/cli_start.py [--runs 7] [--against /work/main]
 """
@@ -30,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
@@ -111,7 +115,8 @@ def import_seconds(stderr: str) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7, help="runs of each command (the median is shown)")
+    parser.add_argument("--runs", type=int, default=7,
+                        help="runs of each command (the median and the fastest are shown)")
     parser.add_argument("--against", type=Path, metavar="CHECKOUT",
                         help="another bot-arena checkout with its own .venv, shown side by side")
     args = parser.parse_args()
@@ -125,16 +130,21 @@ def main() -> None:
             for label, command, code in COMMANDS:
                 checkout.run(label, command, code)
         for round_ in range(args.runs):
-            for checkout in checkouts[round_ % 2:] + checkouts[:round_ % 2]:   # each goes first in turn
-                for label, command, code in COMMANDS:
-                    checkout.run(label, command, code)
-                for label, command, code in COMMANDS:
-                    checkout.run(label, command, code, importtime=True)
-    print(f"median of {args.runs} runs, in ms" + (f"; against: {checkouts[1].root}" if len(checkouts) > 1 else ""))
-    print_table(checkouts)
+            # each command of each checkout in turn, each checkout going first in turn
+            ordered = checkouts[round_ % 2:] + checkouts[:round_ % 2]
+            for label, command, code in COMMANDS:
+                for importtime in (False, True):
+                    for checkout in ordered:
+                        checkout.run(label, command, code, importtime)
+    against = f"; against: {checkouts[1].root}" if len(checkouts) > 1 else ""
+    print(f"in ms, the median of {args.runs} runs{against}")
+    print_table(checkouts, statistics.median)
+    # the fastest run is the one other work on the machine held up least
+    print(f"\nin ms, the fastest of {args.runs} runs")
+    print_table(checkouts, min)
 
 
-def print_table(checkouts: list[Checkout]) -> None:
+def print_table(checkouts: list[Checkout], statistic: Callable[[list[float]], float]) -> None:
     """One row a command: wall time, CPU time and imports of each checkout (and the change)."""
     width = max(len(label) for label, _, _ in COMMANDS)
     sides = ("this", "against", "change")[:3 if len(checkouts) == 2 else 1]
@@ -144,7 +154,7 @@ def print_table(checkouts: list[Checkout]) -> None:
     for label, _, _ in COMMANDS:
         cells = []
         for measure in ("wall", "cpu", "imports"):
-            values = [statistics.median(getattr(c, measure)[label]) * 1000 for c in checkouts]
+            values = [statistic(getattr(c, measure)[label]) * 1000 for c in checkouts]
             cells.append("".join(f"{value:8.0f}" for value in values) +
                          (f"{values[0] / values[1] - 1:+8.0%}" if len(values) == 2 else ""))
         print(f"{label:<{width}}" + "".join(f"  {cell}" for cell in cells))

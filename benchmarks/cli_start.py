@@ -19,7 +19,8 @@ checkout.
 With --against CHECKOUT (another checkout of bot-arena with its own .venv, e.g. the main
 branch's) the same commands of both are run in the same rounds, each command of one right
 after the other's, so the load of a shared machine weighs on both alike, and the tables show
-them side by side.
+them side by side, with the change: the median of the rounds' ratios (each round's two runs
+ran back to back, under one load), and the fastest's ratio.
 
     python benchmarks/cli_start.py [--runs 7] [--against /work/main]
 """
@@ -30,7 +31,6 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -137,14 +137,20 @@ def main() -> None:
                     for checkout in ordered:
                         checkout.run(label, command, code, importtime)
     against = f"; against: {checkouts[1].root}" if len(checkouts) > 1 else ""
-    print(f"in ms, the median of {args.runs} runs{against}")
-    print_table(checkouts, statistics.median)
+    print(f"in ms, the median of {args.runs} runs{against}; change: the median of each round's ratio")
+    print_table(checkouts, statistics.median, _median_ratio)
     # the fastest run is the one other work on the machine held up least
-    print(f"\nin ms, the fastest of {args.runs} runs")
-    print_table(checkouts, min)
+    print(f"\nin ms, the fastest of {args.runs} runs; change: the fastest's ratio")
+    print_table(checkouts, min, lambda this, other: min(this) / min(other))
 
 
-def print_table(checkouts: list[Checkout], statistic: Callable[[list[float]], float]) -> None:
+def _median_ratio(this: list[float], other: list[float]) -> float:
+    """The median of the rounds' ratios: each round's pair ran back to back, under one load."""
+    return statistics.median(a / b for a, b in zip(this, other))
+
+
+def print_table(checkouts: list[Checkout], statistic: Callable[[list[float]], float],
+                ratio: Callable[[list[float], list[float]], float]) -> None:
     """One row a command: wall time, CPU time and imports of each checkout (and the change)."""
     width = max(len(label) for label, _, _ in COMMANDS)
     sides = ("this", "against", "change")[:3 if len(checkouts) == 2 else 1]
@@ -154,10 +160,11 @@ def print_table(checkouts: list[Checkout], statistic: Callable[[list[float]], fl
     for label, _, _ in COMMANDS:
         cells = []
         for measure in ("wall", "cpu", "imports"):
-            values = [statistic(getattr(c, measure)[label]) * 1000 for c in checkouts]
-            cells.append("".join(f"{value:8.0f}" for value in values) +
-                         (f"{values[0] / values[1] - 1:+8.0%}" if len(values) == 2 else ""))
+            runs = [getattr(c, measure)[label] for c in checkouts]
+            cells.append("".join(f"{statistic(values) * 1000:8.0f}" for values in runs) +
+                         (f"{ratio(*runs) - 1:+8.0%}" if len(runs) == 2 else ""))
         print(f"{label:<{width}}" + "".join(f"  {cell}" for cell in cells))
 
+
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

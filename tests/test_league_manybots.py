@@ -197,8 +197,11 @@ def test_the_local_workers_tell_the_source_which_bots_they_run(tmp_path):
 
 
 def test_a_league_of_many_bots_leaves_no_process_once_it_has_run(tmp_path):
-    config = write_config(tmp_path / "many.yaml", [(f"r{i:02d}", "uttt-random") for i in range(34)],
+    # 34 bots: more than 2 x BLOCK_BOTS (arena/league/sources.py), so the run goes block by
+    # block; tic-tac-toe, whose games are short (what is counted is processes, not moves)
+    config = write_config(tmp_path / "many.yaml", [(f"r{i:02d}", "ttt-blind") for i in range(34)],
                           workers=2)
+    config.write_text(config.read_text().replace("game: ultimate\n", "game: tictactoe\n"))
     try:
         run = subprocess.run([sys.executable, "-m", "arena", "run", str(config), "--standings", "0"],
                              capture_output=True, text=True, timeout=600, cwd=tmp_path,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from browser import chromium as browser
-from browser.league import HOSTILE_STDERR, FaultPlan, bot_names, build_store, shared_store
+from browser.league import HOSTILE_STDERR, FaultPlan, bot_names, build_store, session_dir, shared_site
 
 from arena.games import default_registry
 from arena.league import RatingConfig, Store, build_leaderboard
@@ -25,10 +25,9 @@ WAIT_S = 10
 
 @pytest.fixture(scope="module")
 def league(tmp_path_factory):
-    """The 20-bot, 2,000-game store (shared with the scale test) and its site."""
-    store = shared_store(tmp_path_factory.getbasetemp(), bots=20, games=2000)
-    site = tmp_path_factory.mktemp("browser") / "site"
-    publish_site(store, site)
+    """The 20-bot, 2,000-game store and its site (both shared with the scale test, which
+    checks the site's files; the pages here only read it)."""
+    store, site = shared_site(session_dir(tmp_path_factory), bots=20, games=2000)
     with Store(store) as opened:
         games = list(opened.records())
     return site, games

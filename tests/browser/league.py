@@ -9,9 +9,13 @@ their stderr is hostile HTML, to prove the site escapes it.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import math
+import os
 import random
-from collections.abc import Sequence
+import shutil
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,15 +134,47 @@ def _record(fixture: Fixture, rules_game, game: str, rules: dict, strength: dict
     return record
 
 
+def session_dir(tmp_path_factory) -> Path:
+    """The temp directory of the whole pytest session: with pytest-xdist, the one its workers'
+    own temp directories are in (so what is built there once serves every worker)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextlib.contextmanager
+def _alone(base: Path, name: str) -> Iterator[None]:
+    """Held by one process at a time (a flock): another builder of name waits, then finds it."""
+    with open(base / f".{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def shared_store(base: Path, bots: int = 20, games: int = 2000) -> Path:
     """A league store of `bots` bots (the last with an HTML name) and `games` games, built once
-    under base (e.g. pytest's session temp directory) and reused by later callers."""
+    under base (e.g. session_dir()) and reused by later callers, in any process."""
     path = base / f"league-{bots}-bots-{games}-games.sqlite"
-    if not path.exists():
-        per_pair = bots * (bots - 1) // 2
-        gpp = max(2, -(-games // per_pair))
-        gpp += gpp % 2
-        partial = base / f".building-{path.name}"
-        build_store(partial, bot_names(bots, hostile=True), games, games_per_pairing=gpp)
-        partial.rename(path)        # only a finished store gets the name others look for
+    with _alone(base, path.name):
+        if not path.exists():
+            per_pair = bots * (bots - 1) // 2
+            gpp = max(2, -(-games // per_pair))
+            gpp += gpp % 2
+            partial = base / f".building-{path.name}"
+            partial.unlink(missing_ok=True)
+            build_store(partial, bot_names(bots, hostile=True), games, games_per_pairing=gpp)
+            partial.rename(path)        # only a finished store gets the name others look for
     return path
+
+
+def shared_site(base: Path, bots: int = 20, games: int = 2000) -> tuple[Path, Path]:
+    """shared_store()'s store and the site arena.publish.publish_site makes of it, published
+    once under base and reused by later callers (who only read it)."""
+    from arena.publish import publish_site
+    store = shared_store(base, bots, games)
+    site = base / f"{store.stem}-site"
+    with _alone(base, site.name):
+        if not site.exists():
+            partial = base / f".building-{site.name}"
+            shutil.rmtree(partial, ignore_errors=True)
+            publish_site(store, partial)
+            partial.rename(site)
+    return store, site

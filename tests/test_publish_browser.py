@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from browser import chromium as browser
-from browser.league import HOSTILE_STDERR, FaultPlan, bot_names, build_store, session_dir, shared_site
+from browser.league import HOSTILE_STDERR, FaultPlan, bot_names, build_store, shared_site
+from made_once import session_dir
 
 from arena.games import default_registry
 from arena.league import RatingConfig, Store, build_leaderboard

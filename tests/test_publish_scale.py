@@ -4,7 +4,8 @@ measured by benchmarks/publish.py (no test holds a timing)."""
 
 import re
 
-from browser.league import session_dir, shared_site
+from browser.league import shared_site
+from made_once import session_dir
 
 from arena.publish.data import CHUNK_GAMES, PAGE_GAMES
 

@@ -9,15 +9,13 @@ their stderr is hostile HTML, to prove the site escapes it.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import math
-import os
 import random
-import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from made_once import made_once
 
 from arena.games import default_registry, random_game
 from arena.league import Fixture, Store, config_from_dict, make_fixtures
@@ -134,35 +132,14 @@ def _record(fixture: Fixture, rules_game, game: str, rules: dict, strength: dict
     return record
 
 
-def session_dir(tmp_path_factory) -> Path:
-    """The temp directory of the whole pytest session: with pytest-xdist, the one its workers'
-    own temp directories are in (so what is built there once serves every worker)."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
-@contextlib.contextmanager
-def _alone(base: Path, name: str) -> Iterator[None]:
-    """Held by one process at a time (a flock): another builder of name waits, then finds it."""
-    with open(base / f".{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
 def shared_store(base: Path, bots: int = 20, games: int = 2000) -> Path:
     """A league store of `bots` bots (the last with an HTML name) and `games` games, built once
-    under base (e.g. session_dir()) and reused by later callers, in any process."""
-    path = base / f"league-{bots}-bots-{games}-games.sqlite"
-    with _alone(base, path.name):
-        if not path.exists():
-            per_pair = bots * (bots - 1) // 2
-            gpp = max(2, -(-games // per_pair))
-            gpp += gpp % 2
-            partial = base / f".building-{path.name}"
-            partial.unlink(missing_ok=True)
-            build_store(partial, bot_names(bots, hostile=True), games, games_per_pairing=gpp)
-            partial.rename(path)        # only a finished store gets the name others look for
-    return path
+    under base (e.g. made_once.session_dir()) and reused by later callers, in any process."""
+    per_pair = bots * (bots - 1) // 2
+    gpp = max(2, -(-games // per_pair))
+    gpp += gpp % 2
+    return made_once(base, f"league-{bots}-bots-{games}-games.sqlite", lambda path: build_store(
+        path, bot_names(bots, hostile=True), games, games_per_pairing=gpp))
 
 
 def shared_site(base: Path, bots: int = 20, games: int = 2000) -> tuple[Path, Path]:
@@ -170,11 +147,4 @@ def shared_site(base: Path, bots: int = 20, games: int = 2000) -> tuple[Path, Pa
     once under base and reused by later callers (who only read it)."""
     from arena.publish import publish_site
     store = shared_store(base, bots, games)
-    site = base / f"{store.stem}-site"
-    with _alone(base, site.name):
-        if not site.exists():
-            partial = base / f".building-{site.name}"
-            shutil.rmtree(partial, ignore_errors=True)
-            publish_site(store, partial)
-            partial.rename(site)
-    return store, site
+    return store, made_once(base, f"{store.stem}-site", lambda path: publish_site(store, path))

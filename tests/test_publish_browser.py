@@ -35,10 +35,9 @@ def league(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def driver():
+def driver(shared_chromium):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with browser.chromium() as chrome:
-        yield chrome
+    return shared_chromium
 
 
 def open_page(driver, site: Path, page: str, fragment: str = "") -> None:

@@ -1,4 +1,7 @@
-"""Perft counts against independently computed values (DESIGN.md)."""
+"""Perft counts against independently computed values (DESIGN.md).
+
+Ultimate's depth 7 (33,782,544; 7-13 s of one core) is counted by benchmarks/perft_deep.py,
+not here: depth 6 of ultimate and nineboard stays in the suite."""
 
 import pytest
 
@@ -20,10 +23,6 @@ def test_perft_from_the_start(name):
 
 def test_perft_depth_zero_is_one():
     assert perft(default_registry().create("ultimate").initial_state(), 0) == 1
-
-
-def test_ultimate_perft_7():
-    assert perft(default_registry().create("ultimate").initial_state(), 7) == 33782544
 
 
 def test_tictactoe_game_and_position_counts():

@@ -330,7 +330,7 @@ def test_ctrl_c_during_the_preflight_stops_at_once(tmp_path):
 
 def test_a_second_run_on_the_same_store_is_refused(tmp_path):
     config = write_config(tmp_path / "two.yaml", RANDOMS[:3] + [gated(tmp_path)],
-                          games_per_pairing=20, workers=2, move_ms=GATED_MOVE_MS)
+                          games_per_pairing=4, workers=2, move_ms=GATED_MOVE_MS)
     db = tmp_path / "two.sqlite"
     first = start_run(config, tmp_path)
     try:
@@ -350,7 +350,7 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path):
     open_gate(tmp_path)
     again = arena("run", str(config))
     assert again.returncode == 0, again.stderr
-    assert f"{len(games)} of 120 games already stored" in again.stderr
+    assert f"{len(games)} of 24 games already stored" in again.stderr
 
 
 def test_workers_beyond_four_per_cpu_are_capped_with_a_warning(tmp_path):
@@ -433,13 +433,22 @@ def test_a_damaged_store_is_refused_and_left_as_it_was(tmp_path):
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
 
 
-def _damaged_copy(tmp_path: Path, name: str) -> tuple[Path, Path]:
-    """A league's config and its store of 12 stored games, to be damaged by the caller."""
-    config = write_config(tmp_path / f"{name}.yaml", RANDOMS[:3], games_per_pairing=4)
+@pytest.fixture(scope="module")
+def twelve_games(tmp_path_factory) -> Path:
+    """A directory with a league's config (d.yaml) and its store of 12 stored games
+    (d.sqlite), closed cleanly: made once, for the tests that damage a copy of it."""
+    base = tmp_path_factory.mktemp("twelve-games")
+    config = write_config(base / "d.yaml", RANDOMS[:3], games_per_pairing=4)
     assert arena("run", str(config)).returncode == 0
-    db = tmp_path / f"{name}.sqlite"
-    assert not Path(f"{db}-wal").exists()
-    return config, db
+    assert not (base / "d.sqlite-wal").exists()
+    return base
+
+
+def _damaged_copy(twelve_games: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the league's config and its store of 12 stored games, to be damaged by the caller."""
+    for name in ("d.yaml", "d.sqlite"):
+        shutil.copy(twelve_games / name, tmp_path / name)
+    return tmp_path / "d.yaml", tmp_path / "d.sqlite"
 
 
 def _one_line_naming(out: subprocess.CompletedProcess, db: Path, needle: str) -> None:
@@ -448,11 +457,11 @@ def _one_line_naming(out: subprocess.CompletedProcess, db: Path, needle: str) ->
     assert len(lines) == 1 and db.name in lines[0] and needle in lines[0], out.stderr
 
 
-def test_a_record_that_is_not_utf8_is_one_line_from_every_command_and_nothing_is_written(tmp_path):
+def test_a_record_that_is_not_utf8_is_one_line_from_every_command_and_nothing_is_written(twelve_games, tmp_path):
     # SQLite's structure is sound (quick_check says ok), but one record holds bytes
     # that are not UTF-8: `arena run` said "12 of 12 games already stored", wrote to the
     # store, then a traceback, exit 1; publish and leaderboard the same traceback
-    config, db = _damaged_copy(tmp_path, "text")
+    config, db = _damaged_copy(twelve_games, tmp_path)
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE games SET record = CAST(X'7b22ff' AS TEXT) WHERE id = 3")
         assert conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
@@ -466,8 +475,8 @@ def test_a_record_that_is_not_utf8_is_one_line_from_every_command_and_nothing_is
     assert not (tmp_path / "site").exists()
 
 
-def test_a_record_that_is_text_but_no_record_is_one_line_from_the_readers(tmp_path):
-    config, db = _damaged_copy(tmp_path, "json")
+def test_a_record_that_is_text_but_no_record_is_one_line_from_the_readers(twelve_games, tmp_path):
+    config, db = _damaged_copy(twelve_games, tmp_path)
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE games SET record = '{\"moves\": [' WHERE id = 3")
     conn.close()
@@ -475,9 +484,9 @@ def test_a_record_that_is_text_but_no_record_is_one_line_from_the_readers(tmp_pa
         _one_line_naming(arena(*command), db, "its record cannot be read")
 
 
-def test_a_damaged_page_is_one_line_from_the_commands_that_read_it(tmp_path):
+def test_a_damaged_page_is_one_line_from_the_commands_that_read_it(twelve_games, tmp_path):
     # `arena versions` and `arena publish` gave a traceback (database disk image is malformed)
-    config, db = _damaged_copy(tmp_path, "page")
+    config, db = _damaged_copy(twelve_games, tmp_path)
     with sqlite3.connect(db) as conn:
         page = conn.execute("PRAGMA page_size").fetchone()[0]
         root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'versions'").fetchone()[0]

@@ -451,31 +451,29 @@ def test_bots_join_change_and_leave_a_running_ladder(tmp_path):
     config = write_ladder(tmp_path / "live.yaml", bots, "{min_games: 4}")
     db = tmp_path / "live.sqlite"
     proc = start_run(config, tmp_path, "--standings", "0")
+    # the ladder looks at its config, files and store every WATCH_EVERY_S (2 s): the changes
+    # come in two batches, each taken at one look (or the next), not one look each
     try:
         wait_for_games(db, 4)
-        # added: joins at once, said
+        # added: joins at once, said; changed: the new version plays, the old one stops
+        (tmp_path / "bots" / "mine" / "mine.py").write_text(MENDED + "# mended again\n")
+        saved_a_while_ago(tmp_path / "bots" / "mine" / "mine.py")
         config = saved_a_while_ago(write_ladder(config, bots + [("n", "random")], "{min_games: 4}"))
         assert wait_until(lambda: games_of(db, "n") >= 2), (tmp_path / "stderr").read_text()
         assert said(tmp_path, "n: joins the ladder")
-        # changed: the new version plays, the old one stops
-        (tmp_path / "bots" / "mine" / "mine.py").write_text(MENDED + "# mended again\n")
-        saved_a_while_ago(tmp_path / "bots" / "mine" / "mine.py")
         assert wait_until(lambda: games_of(db, "m", 2) >= 2), (tmp_path / "stderr").read_text()
         assert said(tmp_path, "m: ") and said(tmp_path, "(now v2, ")
         old = games_of(db, "m", 1)
-        # removed: stops
-        config = saved_a_while_ago(write_ladder(config, [bots[0], bots[2], ("n", "random")],
-                                                "{min_games: 4}"))
-        assert wait_until(lambda: said(tmp_path, "r2: removed from the config, plays no more"))
-        gone = games_of(db, "r2")
-        # retired with arena retire while it runs: stops
+        # retired with arena retire while it runs: stops; removed: stops; a bot that cannot
+        # start is said and does not join
         retire = arena("retire", str(db), "r1")
         assert retire.returncode == 0, retire.stderr
-        assert wait_until(lambda: said(tmp_path, "r1: retired, plays no more"))
-        retired = games_of(db, "r1")
-        # a bot that cannot start is said and does not join
         saved_a_while_ago(write_ladder(config, [bots[0], bots[2], ("n", "random"), ("d", dead)],
                                        "{min_games: 4}"))
+        assert wait_until(lambda: said(tmp_path, "r2: removed from the config, plays no more"))
+        gone = games_of(db, "r2")
+        assert wait_until(lambda: said(tmp_path, "r1: retired, plays no more"))
+        retired = games_of(db, "r1")
         assert wait_until(lambda: said(tmp_path, "bot 'd' cannot start"))
         assert not said(tmp_path, "d: joins")
         played = count(db)

@@ -20,7 +20,7 @@ from arena.referee.botspec import bot_spec
 from arena.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
-FAST_OPTIONS = {"mcts": {"time_ms": 30}, "nineboard-negamax": {"time_ms": 30},
+FAST_OPTIONS = {"mcts": {"time_ms": 5}, "nineboard-negamax": {"time_ms": 5},
                 "meta-minimax": {"depth": 2}, "uttt-minimax": {"depth": 1},
                 "uttt-minimax-pruning": {"depth": 1}}
 

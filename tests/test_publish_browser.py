@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from browser import chromium as browser
-from browser.league import HOSTILE_STDERR, FaultPlan, bot_names, build_store, shared_store
+from browser.league import HOSTILE_STDERR, FaultPlan, bot_names, build_store, shared_site
+from made_once import session_dir
 
 from arena.games import default_registry
 from arena.league import RatingConfig, Store, build_leaderboard
@@ -25,20 +26,18 @@ WAIT_S = 10
 
 @pytest.fixture(scope="module")
 def league(tmp_path_factory):
-    """The 20-bot, 2,000-game store (shared with the scale test) and its site."""
-    store = shared_store(tmp_path_factory.getbasetemp(), bots=20, games=2000)
-    site = tmp_path_factory.mktemp("browser") / "site"
-    publish_site(store, site)
+    """The 20-bot, 2,000-game store and its site (both shared with the scale test, which
+    checks the site's files; the pages here only read it)."""
+    store, site = shared_site(session_dir(tmp_path_factory), bots=20, games=2000)
     with Store(store) as opened:
         games = list(opened.records())
     return site, games
 
 
 @pytest.fixture(scope="module")
-def driver():
+def driver(shared_chromium):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with browser.chromium() as chrome:
-        yield chrome
+    return shared_chromium
 
 
 def open_page(driver, site: Path, page: str, fragment: str = "") -> None:

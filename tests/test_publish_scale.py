@@ -4,16 +4,15 @@ measured by benchmarks/publish.py (no test holds a timing)."""
 
 import re
 
-from browser.league import shared_store
+from browser.league import shared_site
+from made_once import session_dir
 
-from arena.publish import publish_site
 from arena.publish.data import CHUNK_GAMES, PAGE_GAMES
 
 
 def test_a_2000_game_site_loads_only_what_each_page_shows(tmp_path_factory):
-    store = shared_store(tmp_path_factory.getbasetemp(), bots=20, games=2000)
-    out = tmp_path_factory.mktemp("scale") / "site"
-    publish_site(store, out)
+    # publish_site's site of the store, published once a session (the browser test reads it too)
+    _store, out = shared_site(session_dir(tmp_path_factory), bots=20, games=2000)
 
     # pages stay small and load only what they show
     index = (out / "index.html").read_text()

@@ -186,10 +186,9 @@ def test_a_two_player_game_ended_by_a_fault_replays_up_to_it(tmp_path):
 # --- in the browser ------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def driver():
+def driver(shared_chromium):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with browser.chromium() as chrome:
-        yield chrome
+    return shared_chromium
 
 
 def wait(driver, condition, message: str):

@@ -136,9 +136,11 @@ def test_store_file_is_out_of_sight(sandbox, tmp_path):
 
 
 def test_an_answer_just_inside_the_limit_is_not_a_timeout(sandbox):
-    record = play_game(ULTIMATE, (hostile("late", "150"), GOOD), 7, sandbox, SETTINGS)
-    # the 'late' bot answers move 3 after 150 ms of a 400 ms limit, then every move the same way
+    record = play_game(TTT, (hostile("late", "150"), GOOD), 7, sandbox, SETTINGS)
+    # the 'late' bot answers its move at ply 2 after 150 ms of a 400 ms limit, then every
+    # move the same way: plies 2, 4 and 6, where it wins (ultimate's ~25 such moves took 3.8 s)
     assert record.termination is Termination.NORMAL, record.reason
+    assert [m.seat for m in record.moves][2::2] == [0, 0, 0] and record.winner == 0
 
 
 def test_strikes_policy_substitutes_random_moves_then_forfeits(sandbox):

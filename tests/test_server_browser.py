@@ -71,9 +71,8 @@ def site(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def driver():
-    with browser.chromium() as chrome:
-        yield chrome
+def driver(shared_chromium):
+    return shared_chromium
 
 
 def wait(driver, condition, message: str, seconds: float = WAIT_S):

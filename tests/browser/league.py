@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from made_once import made_once
+
 from arena.games import default_registry, random_game
 from arena.league import Fixture, Store, config_from_dict, make_fixtures
 from arena.record import BotEntry, GameRecord, MoveRecord, Termination
@@ -132,13 +134,17 @@ def _record(fixture: Fixture, rules_game, game: str, rules: dict, strength: dict
 
 def shared_store(base: Path, bots: int = 20, games: int = 2000) -> Path:
     """A league store of `bots` bots (the last with an HTML name) and `games` games, built once
-    under base (e.g. pytest's session temp directory) and reused by later callers."""
-    path = base / f"league-{bots}-bots-{games}-games.sqlite"
-    if not path.exists():
-        per_pair = bots * (bots - 1) // 2
-        gpp = max(2, -(-games // per_pair))
-        gpp += gpp % 2
-        partial = base / f".building-{path.name}"
-        build_store(partial, bot_names(bots, hostile=True), games, games_per_pairing=gpp)
-        partial.rename(path)        # only a finished store gets the name others look for
-    return path
+    under base (e.g. made_once.session_dir()) and reused by later callers, in any process."""
+    per_pair = bots * (bots - 1) // 2
+    gpp = max(2, -(-games // per_pair))
+    gpp += gpp % 2
+    return made_once(base, f"league-{bots}-bots-{games}-games.sqlite", lambda path: build_store(
+        path, bot_names(bots, hostile=True), games, games_per_pairing=gpp))
+
+
+def shared_site(base: Path, bots: int = 20, games: int = 2000) -> tuple[Path, Path]:
+    """shared_store()'s store and the site arena.publish.publish_site makes of it, published
+    once under base and reused by later callers (who only read it)."""
+    from arena.publish import publish_site
+    store = shared_store(base, bots, games)
+    return store, made_once(base, f"{store.stem}-site", lambda path: publish_site(store, path))

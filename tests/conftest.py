@@ -28,21 +28,3 @@ def example_plugin_wheel(tmp_path_factory) -> Path:
     folder = made_once(session_dir(tmp_path_factory), "example-plugin-wheel", build)
     [wheel] = (folder / "wheels").glob("*.whl")
     return wheel
-
-
-@pytest.fixture(scope="session")
-def _chromium_session():
-    from browser import chromium as browser
-    if browser.missing() is not None:
-        pytest.skip(f"no browser: {browser.missing()}")
-    with browser.chromium() as driver:
-        yield driver
-
-
-@pytest.fixture(scope="module")
-def shared_chromium(_chromium_session):
-    """The headless Chromium of this pytest process (tests/browser/chromium.py), started once
-    for every module that uses one (a start takes about a second) and made fresh for each:
-    no cookie, window, console entry or dialog of an earlier module is left."""
-    from browser import chromium as browser
-    return browser.fresh(_chromium_session)

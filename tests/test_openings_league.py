@@ -136,9 +136,12 @@ def test_a_bad_openings_setting_stops_the_config_at_its_line(tmp_path):
     assert out.returncode == 2 and "openings.order: must be one of 'sequential', 'random'" in out.stderr
 
 
-def test_the_site_replay_marks_the_opening_moves(tmp_path, shared_chromium):
-    """In a real browser (the session's: skipped without one): the replay viewer of a league
-    played from a shipped book."""
+def test_the_site_replay_marks_the_opening_moves(tmp_path):
+    """In a real browser: the replay viewer of a league played from a shipped book."""
+    import pytest
+    from browser import chromium as browser
+    if browser.missing() is not None:
+        pytest.skip(f"no browser for the site test: {browser.missing()}")
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
     config = tmp_path / "ttt.yaml"
@@ -150,23 +153,23 @@ def test_the_site_replay_marks_the_opening_moves(tmp_path, shared_chromium):
     run = arena("run", str(config))
     assert run.returncode == 0, run.stderr
     assert all(r["termination"] == "normal" for r in stored(tmp_path / "ttt.sqlite").values())
-    driver = shared_chromium
-    driver.get((tmp_path / "site" / "replay.html").as_uri() + "#g=1&m=1")
-    WebDriverWait(driver, 10).until(lambda d: d.find_element("id", "replay").is_displayed())
-    classes = driver.execute_script(
-        "return Array.from(document.querySelectorAll('#movelist tbody tr'), r => r.className)")
-    assert len(classes) > 2
-    assert ["opening" in c.split() for c in classes] == [True, True] + [False] * (len(classes) - 2)
-    texts = driver.execute_script(
-        "return Array.from(document.querySelectorAll('#movelist tbody tr'), r => r.textContent)")
-    assert all("opening" in t for t in texts[:2]) and not any("opening" in t for t in texts[2:])
-    now = driver.find_element("id", "now").text
-    assert "Opening move 1 of 2" in now and "not chosen by the bot" in now
-    assert "2-move opening" in driver.find_element("id", "replay-sub").text
-    driver.find_element(By.CSS_SELECTOR, "#controls [data-go=last]").click()
-    now = driver.find_element("id", "now").text
-    assert "ms wall" in now and "Opening move" not in now
-    assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+    with browser.chromium() as driver:
+        driver.get((tmp_path / "site" / "replay.html").as_uri() + "#g=1&m=1")
+        WebDriverWait(driver, 10).until(lambda d: d.find_element("id", "replay").is_displayed())
+        classes = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#movelist tbody tr'), r => r.className)")
+        assert len(classes) > 2
+        assert ["opening" in c.split() for c in classes] == [True, True] + [False] * (len(classes) - 2)
+        texts = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#movelist tbody tr'), r => r.textContent)")
+        assert all("opening" in t for t in texts[:2]) and not any("opening" in t for t in texts[2:])
+        now = driver.find_element("id", "now").text
+        assert "Opening move 1 of 2" in now and "not chosen by the bot" in now
+        assert "2-move opening" in driver.find_element("id", "replay-sub").text
+        driver.find_element(By.CSS_SELECTOR, "#controls [data-go=last]").click()
+        now = driver.find_element("id", "now").text
+        assert "ms wall" in now and "Opening move" not in now
+        assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
 
 
 def test_a_repeating_tron_league_is_told_to_vary_the_seed_not_openings(tmp_path):

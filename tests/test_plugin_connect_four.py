@@ -138,34 +138,34 @@ def test_the_published_site_sends_the_viewer_its_board(env, league):
 
 
 @pytest.mark.skipif(browser.missing() is not None, reason=f"no browser: {browser.missing()}")
-def test_the_replay_viewer_draws_the_board_in_chromium(env, league, shared_chromium):
+def test_the_replay_viewer_draws_the_board_in_chromium(env, league):
     from selenium.webdriver.support.ui import WebDriverWait
     site = league / "site"
     g = _site_data(site / "data" / "moves" / "0.js")["games"][0]
     n = len(g["moves"])
-    driver = shared_chromium
-    driver.get((site / "replay.html").as_uri() + f"#g=1&m={n}")
-    WebDriverWait(driver, 10).until(lambda d: d.find_element("id", "replay").is_displayed())
-    shown = driver.execute_script(
-        "return Array.from(document.querySelectorAll('#board [data-cell]'),"
-        " c => c.dataset.mark || '.').join('')")
-    assert shown == g["marks"][-1]
-    board = driver.find_element("id", "board")
-    assert board.get_attribute("data-rows") == "6" and board.get_attribute("data-columns") == "7"
-    assert board.size["width"] > board.size["height"] > 0        # wider than tall, as 7x6 is
-    last = driver.execute_script("return document.querySelector('#board .cell.last').dataset.cell")
-    assert int(last) % 7 == g["moves"][-1][0]
-    shots = ROOT / "artifacts" / "screenshots"
-    shots.mkdir(parents=True, exist_ok=True)
-    driver.save_screenshot(str(shots / "replay-connect-four.png"))
-    driver.get((site / "replay.html").as_uri() + "#g=1&m=1")
-    driver.refresh()
-    WebDriverWait(driver, 10).until(lambda d: d.find_element("id", "ply").text == f"1 / {n}")
-    marks = driver.execute_script(
-        "return Array.from(document.querySelectorAll('#board [data-cell]'), c => c.dataset.mark || '.').join('')")
-    assert marks == g["marks"][1]
-    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-    assert errors == []
+    with browser.chromium() as driver:
+        driver.get((site / "replay.html").as_uri() + f"#g=1&m={n}")
+        WebDriverWait(driver, 10).until(lambda d: d.find_element("id", "replay").is_displayed())
+        shown = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#board [data-cell]'),"
+            " c => c.dataset.mark || '.').join('')")
+        assert shown == g["marks"][-1]
+        board = driver.find_element("id", "board")
+        assert board.get_attribute("data-rows") == "6" and board.get_attribute("data-columns") == "7"
+        assert board.size["width"] > board.size["height"] > 0        # wider than tall, as 7x6 is
+        last = driver.execute_script("return document.querySelector('#board .cell.last').dataset.cell")
+        assert int(last) % 7 == g["moves"][-1][0]
+        shots = ROOT / "artifacts" / "screenshots"
+        shots.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(shots / "replay-connect-four.png"))
+        driver.get((site / "replay.html").as_uri() + "#g=1&m=1")
+        driver.refresh()
+        WebDriverWait(driver, 10).until(lambda d: d.find_element("id", "ply").text == f"1 / {n}")
+        marks = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#board [data-cell]'), c => c.dataset.mark || '.').join('')")
+        assert marks == g["marks"][1]
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        assert errors == []
 
 
 def test_the_plugins_own_tests_pass_in_the_fresh_environment(env):

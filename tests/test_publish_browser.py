@@ -35,9 +35,10 @@ def league(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def driver(shared_chromium):
+def driver():
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return shared_chromium
+    with browser.chromium() as chrome:
+        yield chrome
 
 
 def open_page(driver, site: Path, page: str, fragment: str = "") -> None:

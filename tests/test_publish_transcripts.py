@@ -91,7 +91,7 @@ def test_a_referee_games_site_keeps_its_transcripts_in_pages_capped_in_size(site
 
 
 @pytest.mark.skipif(browser.missing() is not None, reason=f"no browser for the site test: {browser.missing()}")
-def test_the_replay_page_steps_through_a_transcript_with_the_referees_errors_and_stderr(site, shared_chromium):
+def test_the_replay_page_steps_through_a_transcript_with_the_referees_errors_and_stderr(site):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -99,27 +99,27 @@ def test_the_replay_page_steps_through_a_transcript_with_the_referees_errors_and
         return driver.execute_script("const n = document.querySelector(arguments[0]); return n && n.textContent",
                                      selector)
 
-    driver = shared_chromium
-    driver.get((site / "replay.html").as_uri() + "#g=1&m=5")
-    wait = WebDriverWait(driver, WAIT_S)
-    wait.until(lambda d: (text(d, "#transcript pre.answered") or "") == "ok step3", "step 5 is not shown")
-    assert text(driver, "#transcript pre.given").startswith("step3 yyy")
-    assert text(driver, "#transcript .big") == "Step 5:  echo-b (seat 1), its 3rd answer"
-    error = driver.find_element(By.CSS_SELECTOR, "#transcript li.referee-error")
-    assert error.text == "###Error about seat 1: your third answer was <b>dull</b>"
-    assert error.find_elements(By.TAG_NAME, "b") == []       # the referee's markup is text
-    assert text(driver, "#step-page") == f"steps 1–100 of {STEPS} (page 1 of 2)"
-    assert "referee log: step 150 answered" in text(driver, "#referee-stderr")
-    assert "Played by the referee process chatty" in text(driver, "#result")
-    driver.find_element(By.CSS_SELECTOR, "button[data-go=last]").click()
-    wait.until(lambda d: text(d, "#step-page") == f"steps 101–{STEPS} of {STEPS} (page 2 of 2)",
-               "the last page of steps is not shown")
-    wait.until(lambda d: text(d, "#transcript pre.answered") == "ok step150", "the last step is not shown")
-    assert "not published: the site keeps the lines given up to a size" in text(driver, "#transcript")
-    assert driver.find_element(By.CSS_SELECTOR, "#movelist tr.current").get_attribute("data-step") == str(STEPS)
-    assert "Game over. Ranking: 1st" in text(driver, "#now")
-    row = driver.find_element(By.CSS_SELECTOR, "#movelist tr[data-step='140']")
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", row)
-    row.click()
-    wait.until(lambda d: text(d, "#ply") == f"140 / {STEPS}", "a click on a step does not show it")
-    assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+    with browser.chromium() as driver:
+        driver.get((site / "replay.html").as_uri() + "#g=1&m=5")
+        wait = WebDriverWait(driver, WAIT_S)
+        wait.until(lambda d: (text(d, "#transcript pre.answered") or "") == "ok step3", "step 5 is not shown")
+        assert text(driver, "#transcript pre.given").startswith("step3 yyy")
+        assert text(driver, "#transcript .big") == "Step 5:  echo-b (seat 1), its 3rd answer"
+        error = driver.find_element(By.CSS_SELECTOR, "#transcript li.referee-error")
+        assert error.text == "###Error about seat 1: your third answer was <b>dull</b>"
+        assert error.find_elements(By.TAG_NAME, "b") == []       # the referee's markup is text
+        assert text(driver, "#step-page") == f"steps 1–100 of {STEPS} (page 1 of 2)"
+        assert "referee log: step 150 answered" in text(driver, "#referee-stderr")
+        assert "Played by the referee process chatty" in text(driver, "#result")
+        driver.find_element(By.CSS_SELECTOR, "button[data-go=last]").click()
+        wait.until(lambda d: text(d, "#step-page") == f"steps 101–{STEPS} of {STEPS} (page 2 of 2)",
+                   "the last page of steps is not shown")
+        wait.until(lambda d: text(d, "#transcript pre.answered") == "ok step150", "the last step is not shown")
+        assert "not published: the site keeps the lines given up to a size" in text(driver, "#transcript")
+        assert driver.find_element(By.CSS_SELECTOR, "#movelist tr.current").get_attribute("data-step") == str(STEPS)
+        assert "Game over. Ranking: 1st" in text(driver, "#now")
+        row = driver.find_element(By.CSS_SELECTOR, "#movelist tr[data-step='140']")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", row)
+        row.click()
+        wait.until(lambda d: text(d, "#ply") == f"140 / {STEPS}", "a click on a step does not show it")
+        assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []

@@ -186,9 +186,10 @@ def test_a_two_player_game_ended_by_a_fault_replays_up_to_it(tmp_path):
 # --- in the browser ------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def driver(shared_chromium):
+def driver():
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return shared_chromium
+    with browser.chromium() as chrome:
+        yield chrome
 
 
 def wait(driver, condition, message: str):

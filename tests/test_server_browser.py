@@ -71,8 +71,9 @@ def site(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def driver(shared_chromium):
-    return shared_chromium
+def driver():
+    with browser.chromium() as chrome:
+        yield chrome
 
 
 def wait(driver, condition, message: str, seconds: float = WAIT_S):

@@ -2,8 +2,7 @@
 
 Nothing is downloaded: the driver path is given explicitly and SE_OFFLINE=true keeps
 selenium-manager from looking for browsers or drivers on the network. Each session
-gets a fresh profile directory, removed when it ends. The tests share one session per
-pytest process (tests/conftest.py: shared_chromium), made fresh() for each module.
+gets a fresh profile directory, removed when it ends.
 """
 
 from __future__ import annotations
@@ -55,25 +54,3 @@ def chromium(width: int = 1280, height: int = 900) -> Iterator[Any]:
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
-
-
-def fresh(driver: Any) -> Any:
-    """driver as a new session would be for the next test module: no dialog open, one window
-    showing a blank page, no cookie of any site, an empty cache, no device metrics override,
-    and nothing left of what earlier pages said on the console."""
-    from selenium.common.exceptions import NoAlertPresentException
-    try:
-        driver.switch_to.alert.dismiss()
-    except NoAlertPresentException:
-        pass
-    first, *others = driver.window_handles
-    for handle in others:
-        driver.switch_to.window(handle)
-        driver.close()
-    driver.switch_to.window(first)
-    driver.get("about:blank")
-    for command in ("Network.clearBrowserCookies", "Network.clearBrowserCache",
-                    "Emulation.clearDeviceMetricsOverride"):
-        driver.execute_cdp_cmd(command, {})
-    driver.get_log("browser")       # read once, the console's entries so far are gone
-    return driver

@@ -27,7 +27,10 @@ _MODULE = {"BotPool": "botpool", "BotSpec": "botspec", "dialect_of": "botspec", 
 
 
 def __getattr__(name: str) -> Any:
-    """A name of the package, imported from its module on first use (PEP 562)."""
+    """A name of the package, imported from its module on first use (PEP 562) and kept in
+    the package, so that later uses find it without asking here again."""
     if name not in _MODULE:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_MODULE[name]}"), name)
+    value = getattr(importlib.import_module(f"{__name__}.{_MODULE[name]}"), name)
+    globals()[name] = value
+    return value
